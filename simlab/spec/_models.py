@@ -1,0 +1,250 @@
+"""pydantic models of simlab's YAML files: personas, goals and suites.
+
+Every model forbids unknown fields, so a misspelt key is an error with the
+valid choices, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Language = Literal["en", "vi"]
+
+Slot = Literal[
+    "origin",
+    "destination",
+    "date",
+    "return_date",
+    "passengers",
+    "children",
+    "child_age",
+    "budget",
+    "latest_departure",
+    "hotel_nights",
+    "booking_ref",
+    "fare",
+    "route",
+    "bags",
+    "reason",
+]
+"""The kinds of fact a travel goal can carry; verbalizer templates and the
+reference agent's parser are keyed by these."""
+
+FactValue = str | int
+
+
+class Mode(StrEnum):
+    """How the goal's facts reach the agent (Laban et al. 2025)."""
+
+    FULL = "full"  # every fact in the first user turn
+    SHARDED = "sharded"  # facts revealed across turns per the disclosure plan
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- personas
+
+
+class Traits(_Spec):
+    """What drives a persona's disclosure plan and voice."""
+
+    patience: Annotated[int, Field(ge=1, le=100)] = 12
+    """User turns this person will spend before giving up (GAVE_UP)."""
+    disclosure: Literal["drip", "batch"] = "drip"
+    """drip: a few facts per turn; batch: most facts up front."""
+    facts_per_turn: Annotated[int, Field(ge=1, le=20)] = 1
+    """Facts volunteered per turn when dripping."""
+    change_mind: Annotated[float, Field(ge=0, le=1)] = 0.0
+    """Probability that each of the goal's mind changes happens in a session."""
+    verbosity: Annotated[float, Field(ge=0, le=1)] = 0.2
+    """Probability of filler or small talk around each message."""
+    typo_rate: Annotated[float, Field(ge=0, le=1)] = 0.0
+    """Probability that a non-entity word gets a typo."""
+    strip_diacritics: bool = False
+    """Types Vietnamese without accents (Ha Noi for Hà Nội)."""
+    style: Literal["neutral", "terse", "chatty", "novice", "frustrated"] = "neutral"
+    """Which family of verbalizer templates to prefer."""
+
+
+class Persona(_Spec):
+    """A simulated user: who they are, which language they write, how they behave."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    name: str
+    language: Language
+    description: str = ""
+    traits: Traits = Traits()
+
+
+# ---------------------------------------------------------------- goals
+
+
+class Fact(_Spec):
+    """One piece of the user's goal, with a machine-checkable value."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    slot: Slot
+    value: FactValue
+    required: bool = True
+    """Required facts are ones the agent needs and will ask for; optional ones
+    (a budget, a latest departure) the user volunteers when the plan says so."""
+
+
+class MindChange(_Spec):
+    """A later statement that replaces a fact's value ("actually, make it the 21st")."""
+
+    fact: str
+    value: FactValue
+
+
+class Constraint(_Spec):
+    """A hard constraint the final action must satisfy.
+
+    The action's ``field`` (from the final tool call's arguments and result) is
+    compared with the latest value the user stated for ``fact``.
+    """
+
+    fact: str
+    field: str
+    op: Literal["eq", "le", "ge"] = "eq"
+
+
+class Goal(_Spec):
+    """What the simulated user wants done, and how success is checked."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    title: str
+    title_vi: str = ""
+    description: str = ""
+    final_tool: str
+    """The tool call that completes the goal (hold_booking, refund, ...)."""
+    facts: Annotated[list[Fact], Field(min_length=1)]
+    mind_changes: list[MindChange] = Field(default_factory=list)
+    constraints: list[Constraint] = Field(default_factory=list)
+    expected_tools: list[str] = Field(default_factory=list)
+    trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
+
+    @model_validator(mode="after")
+    def _references_exist(self) -> Goal:
+        ids = [f.id for f in self.facts]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"fact ids must be unique, got {ids}")
+        for ref in [m.fact for m in self.mind_changes] + [c.fact for c in self.constraints]:
+            if ref not in ids:
+                raise ValueError(f"unknown fact {ref!r}; facts are {ids}")
+        return self
+
+    def fact(self, fact_id: str) -> Fact:
+        """The fact with this id."""
+        for f in self.facts:
+            if f.id == fact_id:
+                return f
+        raise KeyError(fact_id)
+
+
+# ---------------------------------------------------------------- suites
+
+
+class ReferenceTarget(_Spec):
+    """simlab's built-in booking agent, ``v1`` (defects on) or ``v2`` (fixed)."""
+
+    kind: Literal["reference"] = "reference"
+    version: Literal["v1", "v2"] = "v1"
+
+
+class CallableTarget(_Spec):
+    """A Python callable ``module:attr`` (sync or async) or a TargetAgent factory."""
+
+    kind: Literal["callable"] = "callable"
+    ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
+
+
+TargetSpec = Annotated[ReferenceTarget | CallableTarget, Field(discriminator="kind")]
+
+
+class ScriptedSimulator(_Spec):
+    """The deterministic, offline template simulator."""
+
+    kind: Literal["scripted"] = "scripted"
+
+
+SimulatorSpec = Annotated[ScriptedSimulator, Field(discriminator="kind")]
+
+_BUCKET_RE = re.compile(r"^(\d+)(?:-(\d+)|\+)$")
+
+
+class Bucket(_Spec):
+    """A conversation-length bucket by number of user turns, ``max`` inclusive."""
+
+    name: str
+    min: Annotated[int, Field(ge=0)]
+    max: int | None = None
+
+    def contains(self, n_user_turns: int) -> bool:
+        """Whether a session of this many user turns falls in the bucket."""
+        return n_user_turns >= self.min and (self.max is None or n_user_turns <= self.max)
+
+
+def _parse_bucket(value: Any) -> Any:
+    if isinstance(value, str):
+        m = _BUCKET_RE.match(value.strip())
+        if not m:
+            raise ValueError(f"bucket {value!r} must look like '2-4' or '10+'")
+        lo, hi = int(m.group(1)), m.group(2)
+        return {"name": value.strip(), "min": lo, "max": int(hi) if hi else None}
+    return value
+
+
+def _parse_target(value: Any) -> Any:
+    if isinstance(value, str):
+        if value.startswith("reference:"):
+            return {"kind": "reference", "version": value.split(":", 1)[1]}
+        return {"kind": "callable", "ref": value}
+    return value
+
+
+class Suite(_Spec):
+    """A run's whole configuration: who talks to what, how often, how it is cut."""
+
+    name: str = "suite"
+    seed: int = 0
+    personas: list[str] = Field(default_factory=lambda: ["*"])
+    """Persona ids, or ``*`` for every persona in ``persona_dirs``."""
+    goals: list[str] = Field(default_factory=lambda: ["*"])
+    modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
+    reps: Annotated[int, Field(ge=1, le=10_000)] = 5
+    target: TargetSpec = ReferenceTarget()
+    simulator: SimulatorSpec = ScriptedSimulator()
+    concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
+    max_turns: Annotated[int, Field(ge=1, le=500)] = 20
+    turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    buckets: Annotated[list[Bucket], Field(min_length=1)] = [
+        Bucket(name="2-4", min=2, max=4),
+        Bucket(name="5-9", min=5, max=9),
+        Bucket(name="10+", min=10),
+    ]
+    persona_dirs: list[str] = Field(default_factory=lambda: ["personas"])
+    goal_dirs: list[str] = Field(default_factory=lambda: ["goals"])
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target_short_form(cls, value: Any) -> Any:
+        return _parse_target(value)
+
+    @field_validator("buckets", mode="before")
+    @classmethod
+    def _bucket_short_forms(cls, value: Any) -> Any:
+        return [_parse_bucket(v) for v in value] if isinstance(value, list) else value
+
+    def bucket_of(self, n_user_turns: int) -> str | None:
+        """The name of the bucket a session of this length falls in, if any."""
+        for b in self.buckets:
+            if b.contains(n_user_turns):
+                return b.name
+        return None

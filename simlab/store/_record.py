@@ -1,0 +1,94 @@
+"""The stable record of one finished session: one line of ``sessions.jsonl``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from simlab.transcript import Transcript
+
+SCHEMA_VERSION = 1
+
+
+class StopReason(StrEnum):
+    """Why a session ended (ARCHITECTURE.md section 4)."""
+
+    GOAL_REACHED = "goal_reached"
+    USER_GAVE_UP = "user_gave_up"
+    MAX_TURNS = "max_turns"
+    AGENT_ERROR = "agent_error"
+    SIMULATOR_ERROR = "simulator_error"
+    INFRA_ERROR = "infra_error"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+
+
+Status = Literal["ok", "error"]
+
+
+class SessionKey(BaseModel):
+    """Which cell and repetition a session is: unique within a run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    persona: str
+    goal: str
+    mode: str
+    rep: int
+    perturbations: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """A stable, readable identifier: ``persona/goal/mode/rep[/perturbations]``."""
+        base = f"{self.persona}/{self.goal}/{self.mode}/{self.rep}"
+        return base + ("/" + "+".join(self.perturbations) if self.perturbations else "")
+
+    @property
+    def cell(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """The cell this repetition belongs to (everything but ``rep``)."""
+        return (self.persona, self.goal, self.mode, self.perturbations)
+
+
+class Check(BaseModel):
+    """One named grader check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool
+    detail: str = ""
+    turn: int | None = None  # the user turn the check is about, where there is one
+
+
+class Usage(BaseModel):
+    """Tokens spent by LLM calls in the session (zero on the offline path)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    calls: int = 0
+
+
+class SessionRecord(BaseModel):
+    """One finished session, as written to ``sessions.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    key: SessionKey
+    seed: int
+    status: Status
+    stop_reason: StopReason
+    n_user_turns: int
+    score: float | None = None  # 0-100; None when status is "error"
+    passed: bool | None = None  # None when status is "error"
+    checks: dict[str, Check] = Field(default_factory=dict)
+    transcript: Transcript = Field(default_factory=Transcript)
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float = 0.0
+    error: str | None = None
+    duration_s: float = 0.0
+    meta: dict[str, Any] = Field(default_factory=dict)
