@@ -1,0 +1,73 @@
+"""Does a final action satisfy the user's constraints? Shared by graders and simulators.
+
+A goal's final action is its ``final_tool`` call. Its *view* is the call's
+arguments overlaid with its result (when the result is a mapping), so a
+constraint can name either (``passengers`` from the args, ``total_price`` from
+the result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from simlab.spec import Constraint, FactValue, Goal
+from simlab.transcript import ToolCall, Transcript
+
+
+def action_view(call: ToolCall) -> dict[str, Any]:
+    """The fields a constraint can check on this call."""
+    view = dict(call.args)
+    if isinstance(call.result, Mapping):
+        view.update(call.result)
+    return view
+
+
+def final_action(goal: Goal, transcript: Transcript) -> tuple[int, ToolCall] | None:
+    """The last successful ``final_tool`` call and the user turn it answered."""
+    found: tuple[int, ToolCall] | None = None
+    for turn, call in transcript.tool_calls():
+        if call.name == goal.final_tool and call.error is None:
+            found = (turn, call)
+    return found
+
+
+def satisfies(constraint: Constraint, view: Mapping[str, Any], wanted: FactValue) -> bool:
+    """Whether ``view[constraint.field]`` stands in ``constraint.op`` to ``wanted``.
+
+    Numbers compare as numbers; other values as case-insensitive strings (ISO
+    dates and zero-padded ``HH:MM`` times order correctly as strings).
+    """
+    if constraint.field not in view:
+        return False
+    got = view[constraint.field]
+    a, b = _comparable(got), _comparable(wanted)
+    if type(a) is not type(b):
+        a, b = str(got).strip().lower(), str(wanted).strip().lower()
+    if constraint.op == "eq":
+        return a == b
+    if constraint.op == "le":
+        return a <= b  # type: ignore[operator]
+    return a >= b  # type: ignore[operator]
+
+
+def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> list[Constraint]:
+    """The goal's constraints that ``call`` breaks, judged against ``wants``.
+
+    Constraints on facts missing from ``wants`` are not judged.
+    """
+    view = action_view(call)
+    return [c for c in goal.constraints if c.fact in wants and not satisfies(c, view, wants[c.fact])]
+
+
+def _comparable(value: Any) -> float | str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value.strip().lower()
+    return str(value).strip().lower()
