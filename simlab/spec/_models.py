@@ -128,6 +128,9 @@ class Goal(_Spec):
     mind_changes: list[MindChange] = Field(default_factory=list)
     constraints: list[Constraint] = Field(default_factory=list)
     expected_tools: list[str] = Field(default_factory=list)
+    confirm_fields: list[str] = Field(default_factory=list)
+    """Fields of the final action's result the agent's reply must state to the
+    user (a booking reference, a total price); graded as ``confirmation``."""
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
 
     @model_validator(mode="after")
