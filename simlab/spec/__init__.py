@@ -1,5 +1,16 @@
 """YAML specs: personas, goals, suites; their loader and JSON schemas."""
 
+from simlab.spec._loader import (
+    Problem,
+    SpecError,
+    load_goals,
+    load_library,
+    load_personas,
+    load_suite,
+    model_for,
+    parse_model,
+    validate_paths,
+)
 from simlab.spec._models import (
     Bucket,
     CallableTarget,
@@ -29,9 +40,18 @@ __all__ = [
     "MindChange",
     "Mode",
     "Persona",
+    "Problem",
     "ReferenceTarget",
     "ScriptedSimulator",
     "Slot",
+    "SpecError",
     "Suite",
     "Traits",
+    "load_goals",
+    "load_library",
+    "load_personas",
+    "load_suite",
+    "model_for",
+    "parse_model",
+    "validate_paths",
 ]

@@ -1,0 +1,253 @@
+"""Load YAML specs into pydantic models, reporting every problem with file:line.
+
+A file with several mistakes gets one message listing all of them, each naming
+the file, the line, the field, what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from simlab.spec._models import Goal, Persona, Suite
+
+M = TypeVar("M", bound=BaseModel)
+Loc = tuple[int | str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong in one spec file."""
+
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class SpecError(Exception):
+    """One or more spec files are invalid; ``problems`` lists every one."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+# ----------------------------------------------------------------- YAML with lines
+
+
+def _compose(text: str) -> tuple[Any, dict[Loc, int]]:
+    """Parse YAML, returning the data and a map from each path to its 1-based line."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    lines: dict[Loc, int] = {}
+    if node is None:
+        return None, lines
+    data = yaml.SafeLoader(text).construct_document(node)
+    _walk(node, (), lines)
+    return data, lines
+
+
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            lines[(*loc, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*loc, key), lines)
+            lines[(*loc, key)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*loc, i), lines)
+
+
+def _line_for(loc: Loc, lines: dict[Loc, int]) -> int | None:
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+# ----------------------------------------------------------------- messages
+
+
+def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
+    """The pydantic model class that holds the field at ``loc`` (its parent)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            return None
+        current = _inner_model(fields[part].annotation)
+        if current is None:
+            return None
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _choices(annotation: Any) -> list[str]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return [str(a) for a in typing.get_args(annotation)]
+    if origin in (typing.Union, types.UnionType) or origin is not None:
+        return [c for a in typing.get_args(annotation) for c in _choices(a)]
+    if isinstance(annotation, type) and hasattr(annotation, "__members__"):
+        return [str(m.value) for m in annotation.__members__.values()]
+    return []
+
+
+def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
+    loc: Loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS))
+    field = ".".join(str(p) for p in loc)
+    parent = _model_at(model, loc)
+    name = loc[-1] if loc else ""
+    kind = err["type"]
+    if kind == "extra_forbidden" and parent is not None:
+        valid = sorted(parent.model_fields)
+        close = difflib.get_close_matches(str(name), valid, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return field, f"unknown field{hint}; valid fields: {', '.join(valid)}"
+    if kind == "missing":
+        choices = _choices(parent.model_fields[str(name)].annotation) if parent else []
+        extra = f"; valid choices: {', '.join(choices)}" if choices else ""
+        return field, f"missing required field; add `{name}:`{extra}"
+    got = err.get("input")
+    shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
+    msg = str(err["msg"])
+    if parent is not None and isinstance(name, str) and name in parent.model_fields:
+        choices = _choices(parent.model_fields[name].annotation)
+        if choices and kind not in ("literal_error", "enum"):
+            msg += f"; valid choices: {', '.join(choices)}"
+    return field, f"{msg}{shown}"
+
+
+_UNION_TAGS = {"reference", "callable", "scripted", "str", "int", "list[str]"}
+
+
+def parse_model(model: type[M], path: Path, text: str | None = None) -> M:
+    """Read ``path`` as one ``model``; raise ``SpecError`` listing every problem."""
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8") if text is None else text
+    except OSError as e:
+        raise SpecError([Problem(shown, None, "", f"cannot read file: {e.strerror}")]) from None
+    try:
+        data, lines = _compose(text)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else None
+        raise SpecError([Problem(shown, line, "", f"invalid YAML: {e.problem}")]) from None
+    if not isinstance(data, dict):
+        raise SpecError([Problem(shown, 1, "", f"expected a mapping of fields, got {_kind(data)}")])
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            field, message = _describe(model, err)
+            problems.append(Problem(shown, _line_for(tuple(err["loc"]), lines), field, message))
+        raise SpecError(sorted(problems, key=lambda p: p.line or 0)) from None
+
+
+def _kind(data: Any) -> str:
+    return "nothing" if data is None else type(data).__name__
+
+
+# ----------------------------------------------------------------- libraries
+
+
+def _yaml_files(dirs: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for d in dirs:
+        if d.is_file():
+            files.append(d)
+        elif d.is_dir():
+            files.extend(sorted(p for p in d.iterdir() if p.suffix in (".yaml", ".yml")))
+    return files
+
+
+def load_library(model: type[M], dirs: Iterable[Path]) -> dict[str, M]:
+    """Every ``model`` file under ``dirs``, by id; all problems raised together."""
+    found: dict[str, M] = {}
+    where: dict[str, Path] = {}
+    problems: list[Problem] = []
+    for path in _yaml_files(dirs):
+        try:
+            item = parse_model(model, path)
+        except SpecError as e:
+            problems.extend(e.problems)
+            continue
+        item_id = str(getattr(item, "id"))  # noqa: B009 - every library model has an id
+        if item_id in found:
+            msg = f"duplicate id {item_id!r}, also defined in {where[item_id]}; ids must be unique"
+            problems.append(Problem(str(path), 1, "id", msg))
+            continue
+        found[item_id] = item
+        where[item_id] = path
+    if problems:
+        raise SpecError(problems)
+    return found
+
+
+def load_suite(path: Path) -> Suite:
+    """Read a suite file."""
+    return parse_model(Suite, path)
+
+
+def load_personas(dirs: Iterable[Path]) -> dict[str, Persona]:
+    """Every persona under ``dirs``, by id."""
+    return load_library(Persona, dirs)
+
+
+def load_goals(dirs: Iterable[Path]) -> dict[str, Goal]:
+    """Every goal under ``dirs``, by id."""
+    return load_library(Goal, dirs)
+
+
+def model_for(path: Path) -> type[BaseModel]:
+    """Which spec a file holds, from the folder it sits in (suite otherwise)."""
+    folder = path.parent.name
+    if folder == "personas":
+        return Persona
+    if folder == "goals":
+        return Goal
+    return Suite
+
+
+def validate_paths(paths: Sequence[Path]) -> tuple[int, list[Problem]]:
+    """Check every spec file under ``paths``: (files checked, problems found)."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml")))
+        else:
+            files.append(p)
+    problems: list[Problem] = []
+    for f in files:
+        try:
+            parse_model(model_for(f), f)
+        except SpecError as e:
+            problems.extend(e.problems)
+    return len(files), problems
