@@ -1,0 +1,129 @@
+"""The run directory: ``run.json``, append-only ``sessions.jsonl``, reports.
+
+Sessions are appended and flushed one line at a time as they finish, so a
+crash (SIGKILL included) loses at most the line being written; the reader
+drops such a torn last line and resume runs only the keys that are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from simlab.store._record import SCHEMA_VERSION, SessionRecord
+
+RUN_FILE = "run.json"
+SESSIONS_FILE = "sessions.jsonl"
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.md"
+
+
+class RunDirError(Exception):
+    """A run directory cannot be read or resumed; the message says why and what to do."""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so readers see the old file or the new one, never half."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as indented JSON, atomically."""
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_run_info(run_dir: Path) -> dict[str, Any]:
+    """The run's ``run.json``."""
+    path = run_dir / RUN_FILE
+    try:
+        info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunDirError(f"{path} not found: is {run_dir} a simlab run directory?") from None
+    except json.JSONDecodeError as e:
+        raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    version = info.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise RunDirError(
+            f"{path}: schema_version {version!r} is newer than this simlab reads "
+            f"({SCHEMA_VERSION}); upgrade simlab to read it"
+        )
+    return info
+
+
+@dataclass(frozen=True, slots=True)
+class SessionsFile:
+    """What ``sessions.jsonl`` holds: the records, and the byte length of its good part."""
+
+    records: list[SessionRecord]
+    good_bytes: int
+    torn: bool
+
+
+def read_sessions(run_dir: Path) -> SessionsFile:
+    """Every complete record in ``sessions.jsonl``; a torn last line is dropped.
+
+    A bad line anywhere but the end is corruption, not a crash artefact, and is
+    reported with its line number.
+    """
+    path = run_dir / SESSIONS_FILE
+    if not path.exists():
+        return SessionsFile([], 0, False)
+    data = path.read_bytes()
+    *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
+    records: list[SessionRecord] = []
+    for number, raw in enumerate(complete, start=1):
+        try:
+            records.append(SessionRecord.model_validate_json(raw))
+        except ValidationError as e:
+            raise RunDirError(f"{path}:{number}: not a session record ({_short(e)})") from None
+    return SessionsFile(records, len(data) - len(tail), tail != b"")
+
+
+def _short(e: Exception) -> str:
+    return str(e).splitlines()[0][:200]
+
+
+class SessionWriter:
+    """Appends records to ``sessions.jsonl``, one flushed line per session."""
+
+    def __init__(self, run_dir: Path, truncate_to: int | None = None) -> None:
+        path = run_dir / SESSIONS_FILE
+        if truncate_to is not None and path.exists():
+            with path.open("r+b") as f:
+                f.truncate(truncate_to)
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+
+    def append(self, record: SessionRecord) -> None:
+        """Write one record and hand it to the OS at once (it survives SIGKILL)."""
+        self._file.write(record.model_dump_json(exclude_none=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Flush to disk and close."""
+        if not self._file.closed:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_run_dirs(results: Path) -> Iterator[Path]:
+    """Run directories under ``results``, oldest first."""
+    if results.is_dir():
+        yield from sorted(p for p in results.iterdir() if (p / RUN_FILE).exists())
