@@ -1,0 +1,94 @@
+"""Was the goal's final action taken, and did the agent tell the user what it did?"""
+
+from __future__ import annotations
+
+from simlab.graders._action import action_view, final_action
+from simlab.graders._constraints import NO_FINAL_ACTION
+from simlab.graders._written import written_forms
+from simlab.spec import Goal
+from simlab.store import Check
+from simlab.transcript import ToolCall, Transcript
+
+GOAL_COMPLETED = "goal_completed"
+CONFIRMATION = "confirmation"
+
+
+def goal_completed_check(goal: Goal, transcript: Transcript) -> Check:
+    """Passes when a successful ``goal.final_tool`` call exists.
+
+    Args:
+        goal: The goal whose ``final_tool`` completes it.
+        transcript: A finished session.
+
+    Returns:
+        The ``goal_completed`` check; ``turn`` is the user turn the final action
+        answered. A failure says how many calls of the tool failed, if any.
+    """
+    return judge_completed(goal, transcript, final_action(goal, transcript))
+
+
+def confirmation_check(goal: Goal, transcript: Transcript) -> Check | None:
+    """Whether the reply carrying the final action states each confirm field's value.
+
+    Values come from the final call's result (over its arguments, as in
+    ``action_view``). A value counts as stated when one of its written forms is
+    a case-insensitive substring of the reply text; numbers match as their
+    integer/str form (``380.0`` as ``380``, and ``1200`` also as ``1,200``).
+
+    Args:
+        goal: The goal; nothing is checked when ``goal.confirm_fields`` is empty.
+        transcript: A finished session.
+
+    Returns:
+        The ``confirmation`` check, or ``None`` when the goal has no confirm
+        fields. ``detail`` names the fields the reply left out.
+    """
+    return judge_confirmation(goal, transcript, final_action(goal, transcript))
+
+
+def judge_completed(
+    goal: Goal, transcript: Transcript, action: tuple[int, ToolCall] | None
+) -> Check:
+    """``goal_completed_check`` from an already-found final action."""
+    tool = goal.final_tool
+    if action is not None:
+        return Check(passed=True, detail=f"{tool} in turn {action[0]}", turn=action[0])
+    failed = [c for _, c in transcript.tool_calls() if c.name == tool]
+    if not failed:
+        return Check(passed=False, detail=f"{tool} was never called")
+    return Check(
+        passed=False,
+        detail=f"{tool} failed {len(failed)} time(s), last error: {failed[-1].error}",
+    )
+
+
+def judge_confirmation(
+    goal: Goal, transcript: Transcript, action: tuple[int, ToolCall] | None
+) -> Check | None:
+    """``confirmation_check`` from an already-found final action."""
+    if not goal.confirm_fields:
+        return None
+    if action is None:
+        return Check(passed=False, detail=NO_FINAL_ACTION)
+    turn_index, call = action
+    text = _reply_text(transcript, turn_index).lower()
+    view = action_view(call)
+    missing: list[str] = []
+    for field in goal.confirm_fields:
+        if view.get(field) is None:
+            missing.append(f"{field} (not in the {call.name} result)")
+        elif not any(form in text for form in written_forms(view[field])):
+            missing.append(f"{field}={view[field]}")
+    if missing:
+        return Check(
+            passed=False, detail="reply does not state " + ", ".join(missing), turn=turn_index
+        )
+    fields = ", ".join(goal.confirm_fields)
+    return Check(passed=True, detail=f"reply states {fields}", turn=turn_index)
+
+
+def _reply_text(transcript: Transcript, turn_index: int) -> str:
+    for turn in transcript.turns:
+        if turn.index == turn_index and turn.agent is not None:
+            return turn.agent.text
+    return ""

@@ -1,0 +1,39 @@
+"""What the user actually told the agent: the latest stated value of each fact."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simlab.spec import FactValue
+from simlab.transcript import Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class StatedFact:
+    """A fact's latest stated value and the user turn (1-based) that stated it."""
+
+    value: FactValue
+    turn: int
+
+
+def stated_facts(transcript: Transcript) -> dict[str, StatedFact]:
+    """The latest value the user stated for each fact, keyed by fact id.
+
+    Read from each turn's ``user.disclosed``. A later statement of the same
+    fact (a mind change) overrides the earlier one, so ``turn`` is the turn of
+    the latest statement. The closing turn (``stop`` set) is skipped: its text
+    is never sent to the agent, so nothing in it was stated to the agent.
+
+    Args:
+        transcript: A finished session.
+
+    Returns:
+        Fact id to its latest ``StatedFact``; facts never stated are absent.
+    """
+    out: dict[str, StatedFact] = {}
+    for turn in transcript.turns:
+        if turn.user.stop is not None:
+            break
+        for fact_id, value in turn.user.disclosed.items():
+            out[fact_id] = StatedFact(value, turn.index)
+    return out
