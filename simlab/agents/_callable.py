@@ -1,0 +1,90 @@
+"""Plug a Python callable or class in as a target agent (``module:attr``).
+
+A *function* ``fn(messages, ctx)`` — sync or async — receives the history as
+OpenAI-style dicts (``{"role": ..., "content": ...}``) and returns a string, an
+``AgentReply`` or a dict with ``text`` and optional ``tool_calls``. A *class*
+is instantiated once per session with no arguments and must implement
+``TargetAgent``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+
+from simlab.agents._protocol import AgentCapabilities, SessionContext, TargetAgent
+from simlab.transcript import AgentReply, Message
+
+
+class TargetLoadError(Exception):
+    """A ``module:attr`` target cannot be imported; the message says how to fix it."""
+
+
+def import_ref(ref: str) -> Any:
+    """The object named by ``module:attr`` (``attr`` may be dotted)."""
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr:
+        raise TargetLoadError(f"target {ref!r} must look like 'package.module:name'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as e:
+        raise TargetLoadError(
+            f"cannot import module {module_name!r} for target {ref!r}: {e}; "
+            "is it installed, or on PYTHONPATH?"
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetLoadError(f"module {module_name!r} has no attribute {attr!r}") from None
+    return obj
+
+
+def to_reply(value: Any) -> AgentReply:
+    """Coerce what a callable returned into an ``AgentReply``."""
+    if isinstance(value, AgentReply):
+        return value
+    if isinstance(value, str):
+        return AgentReply(text=value)
+    if isinstance(value, dict):
+        return AgentReply.model_validate(value)
+    raise TypeError(
+        f"a target callable must return str, dict or AgentReply, not {type(value).__name__}"
+    )
+
+
+class CallableTarget:
+    """Adapts a plain function to ``TargetAgent``."""
+
+    capabilities = AgentCapabilities()
+
+    def __init__(self, fn: Callable[..., Any], limiter: anyio.CapacityLimiter | None) -> None:
+        self._fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn)
+        self._limiter = limiter
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        """Call the function with the history as role/content dicts."""
+        messages = [{"role": m.role, "content": m.text} for m in history]
+        if self._is_async:
+            return to_reply(await self._fn(messages, ctx))
+        # A sync target may block on I/O: keep it off the event loop.
+        result = await anyio.to_thread.run_sync(self._fn, messages, ctx, limiter=self._limiter)
+        return to_reply(result)
+
+
+def callable_target_factory(ref: str, concurrency: int) -> Callable[[int], TargetAgent]:
+    """A per-session target factory for ``module:attr``."""
+    obj = import_ref(ref)
+    if inspect.isclass(obj):
+        if not callable(getattr(obj, "reply", None)):
+            raise TargetLoadError(f"class {ref!r} must define `async def reply(history, ctx)`")
+        return lambda seed: obj()  # type: ignore[no-any-return]
+    if not callable(obj):
+        raise TargetLoadError(f"target {ref!r} is a {type(obj).__name__}, not a callable")
+    limiter = anyio.CapacityLimiter(concurrency)
+    return lambda seed: CallableTarget(obj, limiter)

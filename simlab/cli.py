@@ -1,0 +1,203 @@
+"""The ``simlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+from rich.console import Console
+
+from simlab.agents import TargetLoadError
+from simlab.spec import SpecError
+from simlab.store import RunDirError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+err_console = Console(stderr=True, highlight=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``simlab`` console script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return EXIT_USAGE
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except SpecError as e:
+        n = len(e.problems)
+        err_console.print(f"[bold red]{n} problem{'s' if n != 1 else ''}:[/]", markup=True)
+        for p in e.problems:
+            err_console.print(f"  {p}", markup=False)
+        return EXIT_USAGE
+    except (RunDirError, TargetLoadError, FileNotFoundError) as e:
+        err_console.print(f"error: {e}", markup=False)
+        return EXIT_USAGE
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simlab", description="Stress-test conversational agents with simulated users."
+    )
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a suite (default: simlab.yaml) and report")
+    run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
+    run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
+    run.add_argument("--out", type=Path, default=Path("results"), help="results folder")
+    run.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
+                     help="continue an interrupted run")
+    run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    run.set_defaults(handler=_cmd_run)
+
+    report = sub.add_parser("report", help="re-render a run's reports from its files alone")
+    report.add_argument("run_dir", type=Path)
+    report.set_defaults(handler=_cmd_report)
+
+    validate = sub.add_parser("validate", help="check persona, goal and suite files")
+    validate.add_argument("paths", nargs="*", type=Path)
+    validate.set_defaults(handler=_cmd_validate)
+
+    schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
+    schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.set_defaults(handler=_cmd_schema)
+    return parser
+
+
+# ------------------------------------------------------------------ run
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from simlab.engine import execute, plan_new_run, plan_resume
+
+    if args.resume is not None:
+        plan = plan_resume(args.resume, args.suite)
+        err_console.print(
+            f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done",
+            markup=False,
+        )
+    else:
+        plan = plan_new_run(args.suite or Path("simlab.yaml"), args.out, args.seed)
+    progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
+    try:
+        with progress:
+            records = anyio.run(execute, plan, progress.advance)
+    except KeyboardInterrupt:
+        err_console.print(
+            f"\ninterrupted; every finished session is saved. Continue with:\n"
+            f"  simlab run --resume {plan.run_dir}",
+            markup=False,
+        )
+        return EXIT_INTERRUPTED
+    _write_reports(plan.run_dir, records, console=None if args.quiet else Console())
+    err_console.print(f"results: {plan.run_dir}", markup=False)
+    return EXIT_OK
+
+
+class _Progress:
+    """Sessions done, rate, ETA and errors, on stderr."""
+
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.errors = 0
+        self._progress = Progress(
+            TextColumn("sessions"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}/s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("errors {task.fields[errors]}"),
+            console=err_console,
+            disable=not enabled,
+        )
+        self._task = self._progress.add_task("run", total=total, completed=done, rate="-", errors=0)
+
+    def advance(self, record: Any) -> None:
+        if record.status == "error":
+            self.errors += 1
+        task = self._progress.tasks[0]
+        speed = task.speed
+        self._progress.update(
+            self._task, advance=1, errors=self.errors, rate=f"{speed:.0f}" if speed else "-"
+        )
+
+    def __enter__(self) -> _Progress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+
+# ------------------------------------------------------------------ reports
+
+
+def _write_reports(run_dir: Path, records: Sequence[Any], console: Console | None) -> None:
+    from simlab.report import render_markdown, render_terminal, summarize
+    from simlab.spec import Suite
+    from simlab.store import REPORT_FILE, SUMMARY_FILE, read_run_info, write_atomic, write_json
+
+    info = read_run_info(run_dir)
+    suite = Suite.model_validate(info["suite"])
+    summary = summarize(records, suite.buckets, suite.seed)
+    summary["run_id"] = info["run_id"]
+    write_json(run_dir / SUMMARY_FILE, summary)
+    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=f"simlab run {info['run_id']}"))
+    if console is not None:
+        render_terminal(summary, console)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from simlab.store import read_sessions
+
+    sessions = read_sessions(args.run_dir)
+    if not sessions.records:
+        raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
+    _write_reports(args.run_dir, sessions.records, Console())
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ specs
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from simlab.spec import validate_paths
+
+    defaults = [Path(p) for p in ("personas", "goals", "simlab.yaml") if Path(p).exists()]
+    n_files, problems = validate_paths(args.paths or defaults)
+    if problems:
+        raise SpecError(problems)
+    err_console.print(f"{n_files} files valid", markup=False)
+    return EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from simlab.spec import Goal, Persona, Suite
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, model in (("persona", Persona), ("goal", Goal), ("suite", Suite)):
+        path = args.out / f"{name}.schema.json"
+        path.write_text(json.dumps(model.model_json_schema(), indent=2) + "\n", encoding="utf-8")
+        err_console.print(f"wrote {path}", markup=False)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""The engine: seeds, suite expansion, the session loop, the orchestrator, runs."""
+
+from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._orchestrator import run_jobs
+from simlab.engine._run import (
+    RunPlan,
+    config_hash,
+    execute,
+    plan_new_run,
+    plan_resume,
+    simulator_factory,
+    target_factory,
+)
+from simlab.engine._seeds import derive_seed
+from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
+
+__all__ = [
+    "RunPlan",
+    "SessionJob",
+    "SessionLimits",
+    "SimulatorFactory",
+    "TargetFactory",
+    "config_hash",
+    "derive_seed",
+    "execute",
+    "expand",
+    "plan_new_run",
+    "plan_resume",
+    "run_jobs",
+    "run_session",
+    "session_seed",
+    "simulator_factory",
+    "target_factory",
+]

@@ -1,0 +1,39 @@
+"""Run many sessions concurrently under a limit, handing each record on as it finishes."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+
+import anyio
+
+from simlab.engine._expand import SessionJob
+from simlab.store import SessionRecord
+
+SessionRunner = Callable[[SessionJob], Awaitable[SessionRecord]]
+RecordSink = Callable[[SessionRecord], None]
+
+
+async def run_jobs(
+    jobs: Iterable[SessionJob],
+    runner: SessionRunner,
+    concurrency: int,
+    on_record: RecordSink,
+    should_start: Callable[[], bool] = lambda: True,
+) -> None:
+    """Run ``jobs`` with at most ``concurrency`` in flight.
+
+    ``on_record`` is called once per finished session, in completion order.
+    When ``should_start`` turns false (a spent budget), no new session starts
+    and those in flight finish.
+    """
+    queue = iter(jobs)  # shared by the workers: next() never awaits, so no lock is needed
+
+    async def worker() -> None:
+        for job in queue:
+            if not should_start():
+                return
+            on_record(await runner(job))
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)

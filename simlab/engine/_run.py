@@ -1,0 +1,195 @@
+"""A whole run: plan it from a suite, create or resume its directory, execute it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from simlab.agents import TargetAgent, callable_target_factory
+from simlab.engine._expand import SessionJob, expand
+from simlab.engine._orchestrator import run_jobs
+from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
+from simlab.spec import Goal, Persona, Suite, load_goals, load_personas, load_suite
+from simlab.store import (
+    RUN_FILE,
+    SCHEMA_VERSION,
+    RunDirError,
+    SessionRecord,
+    SessionWriter,
+    read_run_info,
+    read_sessions,
+    write_json,
+)
+
+
+@dataclass
+class RunPlan:
+    """A run ready to execute: its sessions, where they go, and what is already done."""
+
+    suite: Suite
+    suite_path: Path
+    run_dir: Path
+    jobs: list[SessionJob]
+    config_hash: str
+    done: list[SessionRecord] = field(default_factory=list)
+    truncate_to: int | None = None
+
+    @property
+    def pending(self) -> list[SessionJob]:
+        """The sessions still to run (all of them on a fresh run)."""
+        finished = {r.key for r in self.done}
+        return [j for j in self.jobs if j.key not in finished]
+
+
+def _library_dirs(suite_path: Path, dirs: list[str]) -> list[Path]:
+    base = suite_path.parent
+    return [base / d for d in dirs]
+
+
+def config_hash(suite: Suite, personas: dict[str, Persona], goals: dict[str, Goal]) -> str:
+    """sha256 over everything that decides a run's sessions."""
+    payload = {
+        "schema_version": SCHEMA_VERSION,
+        "suite": suite.model_dump(mode="json"),
+        "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
+        "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _load(suite_path: Path, seed: int | None) -> tuple[Suite, list[SessionJob], str]:
+    suite = load_suite(suite_path)
+    if seed is not None:
+        suite = suite.model_copy(update={"seed": seed})
+    personas = load_personas(_library_dirs(suite_path, suite.persona_dirs))
+    goals = load_goals(_library_dirs(suite_path, suite.goal_dirs))
+    jobs = expand(suite, personas, goals)
+    used_p = {j.persona.id: j.persona for j in jobs}
+    used_g = {j.goal.id: j.goal for j in jobs}
+    return suite, jobs, config_hash(suite, used_p, used_g)
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable, unique run id: ``YYYYmmdd-HHMMSS-xxxx``."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def plan_new_run(suite_path: Path, out: Path, seed: int | None = None) -> RunPlan:
+    """Load the suite, create ``out/<run_id>/`` and write its ``run.json``."""
+    suite, jobs, chash = _load(suite_path, seed)
+    run_id = new_run_id()
+    run_dir = out / run_id
+    run_dir.mkdir(parents=True, exist_ok=False)
+    info = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "simlab_version": _version(),
+        "config_hash": chash,
+        "suite_path": str(suite_path.resolve()),
+        "suite": suite.model_dump(mode="json"),
+        "n_sessions": len(jobs),
+        "personas": sorted({j.persona.id for j in jobs}),
+        "goals": sorted({j.goal.id for j in jobs}),
+        "models": _models(suite),
+        "pricing": {},
+    }
+    write_json(run_dir / RUN_FILE, info)
+    return RunPlan(suite, suite_path, run_dir, jobs, chash)
+
+
+def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
+    """Reload a run's suite, check it is unchanged, and find the sessions still to run."""
+    info = read_run_info(run_dir)
+    path = suite_path or Path(info["suite_path"])
+    suite, jobs, chash = _load(path, int(info["suite"]["seed"]))
+    if chash != info["config_hash"]:
+        raise RunDirError(
+            f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "
+            f"and goals now give {chash}: they changed since the run started. Restore them, "
+            "or start a new run instead of resuming."
+        )
+    existing = read_sessions(run_dir)
+    wanted = {j.key for j in jobs}
+    seen: set[Any] = set()
+    done: list[SessionRecord] = []
+    for record in existing.records:
+        if record.key in wanted and record.key not in seen:
+            seen.add(record.key)
+            done.append(record)
+    truncate = existing.good_bytes if existing.torn else None
+    return RunPlan(suite, path, run_dir, jobs, chash, done, truncate)
+
+
+def target_factory(suite: Suite) -> TargetFactory:
+    """Per-session target construction for the suite's target."""
+    target = suite.target
+    if target.kind == "reference":
+        from simlab.agents.reference import reference_agent
+
+        version = target.version
+
+        def make(seed: int) -> TargetAgent:
+            return reference_agent(version, seed)
+
+        return make
+    return callable_target_factory(target.ref, suite.concurrency)
+
+
+def simulator_factory(suite: Suite) -> SimulatorFactory:
+    """Per-session simulated-user construction for the suite's simulator."""
+    from simlab.simulators import ScriptedSimulator
+
+    return ScriptedSimulator
+
+
+async def execute(
+    plan: RunPlan,
+    on_record: Callable[[SessionRecord], None] = lambda r: None,
+    make_target: TargetFactory | None = None,
+    make_simulator: SimulatorFactory | None = None,
+) -> list[SessionRecord]:
+    """Run the plan's pending sessions, appending each to ``sessions.jsonl``.
+
+    Returns every record of the run, earlier ones (on resume) included, in the
+    suite's session order.
+    """
+    suite = plan.suite
+    make_target = make_target or target_factory(suite)
+    make_simulator = make_simulator or simulator_factory(suite)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    records = list(plan.done)
+
+    with SessionWriter(plan.run_dir, truncate_to=plan.truncate_to) as writer:
+
+        def sink(record: SessionRecord) -> None:
+            writer.append(record)
+            records.append(record)
+            on_record(record)
+
+        async def runner(job: SessionJob) -> SessionRecord:
+            return await run_session(job, make_target, make_simulator, limits)
+
+        await run_jobs(plan.pending, runner, suite.concurrency, sink)
+    order = {j.key: i for i, j in enumerate(plan.jobs)}
+    return sorted(records, key=lambda r: order.get(r.key, len(order)))
+
+
+def _models(suite: Suite) -> dict[str, str]:
+    target = suite.target
+    agent = f"reference:{target.version}" if target.kind == "reference" else target.ref
+    return {"user": suite.simulator.kind, "agent": agent, "judge": "code"}
+
+
+def _version() -> str:
+    from simlab import __version__
+
+    return __version__
