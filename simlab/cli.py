@@ -33,13 +33,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except SpecError as e:
         n = len(e.problems)
-        err_console.print(f"[bold red]{n} problem{'s' if n != 1 else ''}:[/]", markup=True)
+        _eprint(f"{n} problem{'s' if n != 1 else ''}:")
         for p in e.problems:
-            err_console.print(f"  {p}", markup=False)
+            _eprint(f"  {p}")
         return EXIT_USAGE
     except (RunDirError, TargetLoadError, FileNotFoundError) as e:
-        err_console.print(f"error: {e}", markup=False)
+        _eprint(f"error: {e}")
         return EXIT_USAGE
+
+
+def _eprint(text: str) -> None:
+    # Plain writes, not rich: messages with file:line must never be wrapped.
+    print(text, file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,10 +84,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume is not None:
         plan = plan_resume(args.resume, args.suite)
-        err_console.print(
-            f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done",
-            markup=False,
-        )
+        _eprint(f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done")
     else:
         plan = plan_new_run(args.suite or Path("simlab.yaml"), args.out, args.seed)
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
@@ -90,14 +92,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         with progress:
             records = anyio.run(execute, plan, progress.advance)
     except KeyboardInterrupt:
-        err_console.print(
-            f"\ninterrupted; every finished session is saved. Continue with:\n"
-            f"  simlab run --resume {plan.run_dir}",
-            markup=False,
+        _eprint(
+            "\ninterrupted; every finished session is saved. Continue with:\n"
+            f"  simlab run --resume {plan.run_dir}"
         )
         return EXIT_INTERRUPTED
     _write_reports(plan.run_dir, records, console=None if args.quiet else Console())
-    err_console.print(f"results: {plan.run_dir}", markup=False)
+    _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
 
 
@@ -184,7 +185,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     n_files, problems = validate_paths(args.paths or defaults)
     if problems:
         raise SpecError(problems)
-    err_console.print(f"{n_files} files valid", markup=False)
+    _eprint(f"{n_files} files valid")
     return EXIT_OK
 
 
@@ -195,7 +196,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     for name, model in (("persona", Persona), ("goal", Goal), ("suite", Suite)):
         path = args.out / f"{name}.schema.json"
         path.write_text(json.dumps(model.model_json_schema(), indent=2) + "\n", encoding="utf-8")
-        err_console.print(f"wrote {path}", markup=False)
+        _eprint(f"wrote {path}")
     return EXIT_OK
 
 

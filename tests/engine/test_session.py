@@ -1,0 +1,104 @@
+"""The session loop against tiny scripted fakes: stop reasons, errors as data, timeouts."""
+
+from collections.abc import Sequence
+
+import anyio
+import pytest
+
+from simlab.agents import AgentCapabilities, SessionContext
+from simlab.engine import SessionJob, SessionLimits, run_session
+from simlab.simulators import SimState
+from simlab.spec import Goal, Mode, Persona
+from simlab.store import SessionKey, StopReason
+from simlab.transcript import AgentReply, Message, StopSignal, ToolCall, UserTurn
+
+PERSONA = Persona(id="p", name="P", language="en")
+GOAL = Goal.model_validate(
+    {
+        "id": "refund_it",
+        "title": "Refund",
+        "final_tool": "refund",
+        "facts": [{"id": "ref", "slot": "booking_ref", "value": "ABC123"}],
+        "constraints": [{"fact": "ref", "field": "booking_ref"}],
+        "expected_tools": ["refund"],
+    }
+)
+JOB = SessionJob(SessionKey(persona="p", goal="refund_it", mode="sharded", rep=0), 7, PERSONA, GOAL, Mode.SHARDED)
+LIMITS = SessionLimits(max_turns=5, turn_timeout_s=1.0)
+
+
+class Sim:
+    """Gives the reference on turn 1, says DONE once a refund call appears."""
+
+    def __init__(self, *args: object, give_up_at: int | None = None, crash_at: int | None = None) -> None:
+        self.give_up_at = give_up_at
+        self.crash_at = crash_at
+
+    async def next_turn(self, state: SimState) -> UserTurn:
+        if state.turn == self.crash_at:
+            raise RuntimeError("simulator broke")
+        if state.turn == self.give_up_at:
+            return UserTurn(text="bye", stop=StopSignal.GAVE_UP)
+        last = state.transcript.turns[-1].agent if state.transcript.turns else None
+        if last and any(c.name == "refund" for c in last.tool_calls):
+            return UserTurn(text="thanks", stop=StopSignal.DONE)
+        return UserTurn(text="refund ABC123", disclosed={"ref": "ABC123"})
+
+
+class Agent:
+    capabilities = AgentCapabilities()
+
+    def __init__(self, refund_on: int = 2, crash: bool = False, sleep: float = 0.0) -> None:
+        self.refund_on, self.crash, self.sleep = refund_on, crash, sleep
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        if self.sleep:
+            await anyio.sleep(self.sleep)
+        if self.crash:
+            raise ValueError("agent exploded")
+        if ctx.turn >= self.refund_on:
+            call = ToolCall(name="refund", args={"booking_ref": "ABC123"}, result={"amount": 10})
+            return AgentReply(text="Refunded.", tool_calls=[call])
+        return AgentReply(text="Which booking reference?")
+
+
+def run(sim: Sim, agent: Agent, limits: SessionLimits = LIMITS):  # type: ignore[no-untyped-def]
+    return anyio.run(run_session, JOB, lambda seed: agent, lambda *a: sim, limits)
+
+
+def test_goal_reached_is_graded() -> None:
+    record = run(Sim(), Agent(refund_on=2))
+    assert record.status == "ok"
+    assert record.stop_reason is StopReason.GOAL_REACHED
+    assert record.n_user_turns == 3  # two requests and the closing DONE
+    assert record.passed is True
+    assert record.transcript.turns[-1].agent is None
+
+
+def test_max_turns() -> None:
+    record = run(Sim(), Agent(refund_on=99))
+    assert record.stop_reason is StopReason.MAX_TURNS
+    assert record.n_user_turns == LIMITS.max_turns
+    assert record.status == "ok" and record.passed is False
+
+
+def test_user_gives_up() -> None:
+    record = run(Sim(give_up_at=3), Agent(refund_on=99))
+    assert record.stop_reason is StopReason.USER_GAVE_UP
+    assert record.status == "ok" and record.passed is False
+
+
+@pytest.mark.parametrize(
+    ("sim", "agent", "reason", "text"),
+    [
+        (Sim(), Agent(crash=True), StopReason.AGENT_ERROR, "agent exploded"),
+        (Sim(crash_at=2), Agent(refund_on=99), StopReason.SIMULATOR_ERROR, "simulator broke"),
+        (Sim(), Agent(sleep=5.0), StopReason.AGENT_ERROR, "no reply within 0.05s"),
+    ],
+)
+def test_failures_are_errors_not_scores(sim: Sim, agent: Agent, reason: StopReason, text: str) -> None:
+    record = run(sim, agent, SessionLimits(max_turns=5, turn_timeout_s=0.05))
+    assert record.status == "error"
+    assert record.stop_reason is reason
+    assert record.score is None and record.passed is None
+    assert record.error is not None and text in record.error
