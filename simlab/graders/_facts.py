@@ -30,10 +30,12 @@ def stated_facts(transcript: Transcript) -> dict[str, StatedFact]:
     Returns:
         Fact id to its latest ``StatedFact``; facts never stated are absent.
     """
-    out: dict[str, StatedFact] = {}
+    # plain tuples while scanning: a frozen dataclass per overwritten statement is wasted work
+    latest: dict[str, tuple[FactValue, int]] = {}
     for turn in transcript.turns:
         if turn.user.stop is not None:
             break
+        index = turn.index
         for fact_id, value in turn.user.disclosed.items():
-            out[fact_id] = StatedFact(value, turn.index)
-    return out
+            latest[fact_id] = (value, index)
+    return {fact_id: StatedFact(value, index) for fact_id, (value, index) in latest.items()}

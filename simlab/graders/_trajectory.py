@@ -60,11 +60,13 @@ def trajectory_metrics(expected: Sequence[str], actual: Sequence[str]) -> Trajec
     precision = lcs / len(actual) if actual else 1.0
     recall = lcs / len(expected) if expected else 1.0
     total = precision + recall
+    # an LCS as long as `expected` is exactly `expected` being a subsequence
+    in_order = lcs == len(expected)
     return TrajectoryMetrics(
-        exact=list(expected) == list(actual),
-        # an LCS as long as `expected` is exactly `expected` being a subsequence
-        in_order=lcs == len(expected),
-        any_order=not Counter(expected) - Counter(actual),
+        exact=in_order and len(actual) == lcs,
+        in_order=in_order,
+        # in order implies present; only count when it is not
+        any_order=in_order or not Counter(expected) - Counter(actual),
         lcs=lcs,
         lcs_precision=precision,
         lcs_recall=recall,
@@ -112,8 +114,13 @@ def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
         return 0
     prev = [0] * (len(b) + 1)
     for x in a:
-        cur = [0]
+        cur = [0] * (len(b) + 1)
+        left = 0
         for j, y in enumerate(b):
-            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+            if x == y:
+                left = prev[j] + 1
+            elif prev[j + 1] > left:
+                left = prev[j + 1]
+            cur[j + 1] = left
         prev = cur
     return prev[-1]
