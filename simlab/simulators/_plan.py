@@ -1,0 +1,173 @@
+"""The disclosure plan: what a simulated user reveals, when, and when they change their mind.
+
+The plan is drawn once per session from the persona's traits, the goal, the
+mode and the session seed, so the same seed always yields the same plan. The
+verbalizer then follows it turn by turn, reacting to what the agent asks.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from simlab.spec import FactValue, Goal, Mode, Traits
+
+# Chance that a drip user remembers an optional fact (a budget, a latest
+# departure) only some turns after it would naturally come up: that late
+# constraint is what makes multi-turn conversations hard for agents.
+LATE_OPTIONAL_P = 0.6
+# How far required facts lead optional ones in the order: keys are
+# group + uniform(0, ORDER_JITTER), so an optional fact sometimes comes early.
+ORDER_JITTER = 1.25
+MAX_LATENESS = 3
+MAX_CHANGE_DELAY = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedChange:
+    """A mind change that happens in this session.
+
+    It fires ``delay`` user turns after its fact's current value was stated (or
+    earlier, when the user sees a booking), never before that value was stated.
+    """
+
+    fact: str
+    value: FactValue
+    delay: int
+    turn: int
+    """The turn it fires at when the agent asks nothing (informative)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DisclosurePlan:
+    """Which facts a user volunteers in which order, how many per turn, and when.
+
+    Attributes:
+        order: fact ids in the order the user volunteers them.
+        earliest: fact id -> the first user turn the fact may be revealed,
+            volunteered or asked for.
+        first_turn: how many facts go with the intent in turn 1.
+        per_turn: how many facts are volunteered in each later turn.
+        changes: the goal's mind changes that happen, in goal order.
+        filler_turns: user turns that carry a filler sentence.
+        filler_first: user turns whose filler comes before, not after, the rest.
+    """
+
+    order: tuple[str, ...]
+    earliest: dict[str, int]
+    first_turn: int
+    per_turn: int
+    changes: tuple[PlannedChange, ...]
+    filler_turns: frozenset[int]
+    filler_first: frozenset[int]
+
+    @classmethod
+    def draw(cls, traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
+        """Draw the plan for one session; the same arguments give the same plan."""
+        rng = random.Random(seed)
+        required = {f.id for f in goal.facts if f.required}
+        keys = {
+            f.id: (0.0 if f.id in required else 1.0) + rng.uniform(0, ORDER_JITTER)
+            for f in goal.facts
+        }
+        order = sorted(keys, key=keys.__getitem__)
+        n = len(order)
+        earliest = dict.fromkeys(order, 1)
+        if mode is Mode.FULL:
+            first_turn, per_turn = n, n
+        elif traits.disclosure == "batch":
+            order, held = _hold_back(order, required, rng)
+            first_turn, per_turn = n - len(held), traits.facts_per_turn
+            for fid in held:
+                if fid not in required:
+                    earliest[fid] = rng.randint(2, 2 + MAX_LATENESS)
+        else:
+            first_turn = per_turn = traits.facts_per_turn
+            for i, fid in enumerate(order):
+                if fid not in required and rng.random() < LATE_OPTIONAL_P:
+                    natural = 1 + i // per_turn
+                    earliest[fid] = natural + rng.randint(1, MAX_LATENESS)
+        natural_turn = _natural_turns(order, earliest, first_turn, per_turn)
+        changes = _draw_changes(goal, traits.change_mind, natural_turn, rng)
+        horizon = traits.patience + 2  # no turn is written past patience + 1
+        filler_turns = _bernoulli_turns(traits.verbosity, horizon, rng)
+        first_bits = rng.getrandbits(horizon)
+        filler_first = frozenset(t for t in filler_turns if first_bits >> t & 1)
+        return cls(
+            order=tuple(order),
+            earliest=earliest,
+            first_turn=first_turn,
+            per_turn=per_turn,
+            changes=changes,
+            filler_turns=filler_turns,
+            filler_first=filler_first,
+        )
+
+
+def _bernoulli_turns(p: float, horizon: int, rng: random.Random) -> frozenset[int]:
+    """Turns 1..horizon-1 each chosen with probability ``p``, via geometric gaps.
+
+    One draw per chosen turn instead of one per turn keeps a plan cheap to draw.
+    """
+    if p <= 0:
+        return frozenset()
+    if p >= 1:
+        return frozenset(range(1, horizon))
+    log_q = math.log1p(-p)
+    out: set[int] = set()
+    turn = 0
+    while True:
+        turn += 1 + int(math.log(1.0 - rng.random()) / log_q)
+        if turn >= horizon:
+            return frozenset(out)
+        out.add(turn)
+
+
+def _hold_back(
+    order: list[str], required: set[str], rng: random.Random
+) -> tuple[list[str], list[str]]:
+    """Batch users hold back one or two optional facts (one required if none is optional)."""
+    optional = [fid for fid in order if fid not in required]
+    if len(order) < 2:
+        return order, []
+    if optional:
+        k = min(len(optional), rng.choice((1, 2)))
+        held = rng.sample(optional, k)
+    else:
+        held = [rng.choice(order)]
+    return [fid for fid in order if fid not in held] + held, held
+
+
+def _natural_turns(
+    order: list[str], earliest: dict[str, int], first_turn: int, per_turn: int
+) -> dict[str, int]:
+    """The turn each fact is volunteered at when the agent never asks for anything."""
+    pending = list(order)
+    turn_of: dict[str, int] = {}
+    turn = 1
+    while pending:
+        quota = first_turn if turn == 1 else per_turn
+        ready = [fid for fid in pending if earliest[fid] <= turn][:quota]
+        for fid in ready:
+            turn_of[fid] = turn
+            pending.remove(fid)
+        turn += 1
+    return turn_of
+
+
+def _draw_changes(
+    goal: Goal, p: float, natural_turn: dict[str, int], rng: random.Random
+) -> tuple[PlannedChange, ...]:
+    out: list[PlannedChange] = []
+    last_turn = dict(natural_turn)  # a chained change on one fact follows the previous one
+    for mc in goal.mind_changes:
+        # Draw both numbers for every change so one change's fate never shifts another's.
+        happens = rng.random() < p
+        delay = rng.randint(1, MAX_CHANGE_DELAY)
+        if not happens:
+            continue
+        turn = last_turn[mc.fact] + delay
+        last_turn[mc.fact] = turn
+        out.append(PlannedChange(fact=mc.fact, value=mc.value, delay=delay, turn=turn))
+    return tuple(out)

@@ -1,0 +1,258 @@
+"""The scripted simulated user: a disclosure plan spoken through template phrasings.
+
+Deterministic and offline: the same (persona, goal, mode, seed) and the same
+agent replies give byte-identical user turns. No I/O after construction.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from simlab.graders import violations
+from simlab.simulators._plan import DisclosurePlan, PlannedChange
+from simlab.simulators._protocol import SimState
+from simlab.simulators._reading import ReplyReading, read_reply
+from simlab.simulators._voice import add_typos, fast_strip, phrasebook, render_values
+from simlab.spec import FactValue, Goal, Mode, Persona
+from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
+
+_NO_READING = ReplyReading()
+
+
+class _Draft:
+    """The pieces of one user message: sentences, whether each may get typos, facts stated."""
+
+    __slots__ = ("disclosed", "parts", "typo_ok")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.typo_ok: list[bool] = []
+        self.disclosed: dict[str, Any] = {}
+
+    def say(self, text: str) -> None:
+        self.parts.append(text)
+        self.typo_ok.append(True)
+
+    def fact(self, text: str, fact_id: str, value: FactValue) -> None:
+        self.parts.append(text)
+        self.typo_ok.append(False)  # slot sentences stay parseable
+        self.disclosed[fact_id] = value
+
+
+class ScriptedSimulator:
+    """A template-speaking user following a seeded ``DisclosurePlan``.
+
+    One instance per session. Each turn it reacts to the agent's last reply: a
+    booking is checked against what the user currently wants, a question about a
+    fact is answered when the plan allows, a proposal is accepted once nothing
+    is left to say; otherwise the next planned facts are volunteered.
+
+    Args:
+        persona: who speaks (language, traits, style).
+        goal: what they want; its ``final_tool`` must have an ``intent`` phrasing.
+        mode: ``full`` puts every fact in turn 1; ``sharded`` follows the plan.
+        seed: the session seed; plan and wording are drawn from it.
+
+    Raises:
+        ValueError: when the goal cannot be voiced (no intent phrasing for its
+            final tool, a value with no rendering).
+    """
+
+    def __init__(self, persona: Persona, goal: Goal, mode: Mode, seed: int) -> None:
+        self.persona = persona
+        self.goal = goal
+        self.mode = mode
+        self.plan = DisclosurePlan.draw(persona.traits, goal, mode, seed)
+        traits = persona.traits
+        self._book = phrasebook(persona.language, traits.style)
+        intents = self._book.intent.get(goal.final_tool)
+        if not intents:
+            raise ValueError(
+                f"goal {goal.id!r}: no intent phrasing for final_tool {goal.final_tool!r} in "
+                f"templates/{persona.language}.yaml; known: {sorted(self._book.intent)}"
+            )
+        self._intents = intents
+        self._rng = random.Random(f"simlab-voice:{seed}")
+        self._typo_rate = traits.typo_rate
+        self._strip = traits.strip_diacritics
+        self._patience = traits.patience
+        self._required = tuple(f.id for f in goal.facts if f.required)
+        self._slot_of = {f.id: f.slot for f in goal.facts}
+        self._by_slot: dict[str, list[str]] = {}
+        for f in goal.facts:
+            self._by_slot.setdefault(f.slot, []).append(f.id)
+        self._current: dict[str, FactValue] = {f.id: f.value for f in goal.facts}
+        self._pending = list(self.plan.order)
+        self._stated_at: dict[str, int] = {}  # fact id -> turn its current value was first stated
+        self._changes = list(self.plan.changes)
+        self._penalty = 0
+        # Render every value up front: a goal that cannot be voiced fails here, not mid-run.
+        self._values: dict[tuple[str, FactValue], dict[str, str]] = {}
+        for f in goal.facts:
+            self._placeholders(f.id, f.value)
+        for c in self._changes:
+            self._placeholders(c.fact, c.value)
+
+    async def next_turn(self, state: SimState) -> UserTurn:
+        """The next user message, or a closing turn with ``stop`` set."""
+        return self.write(state.turn, state.transcript)
+
+    def write(self, turn: int, transcript: Transcript) -> UserTurn:
+        """``next_turn`` without the coroutine: user turn ``turn`` after ``transcript``."""
+        reply = transcript.turns[-1].agent if transcript.turns else None
+        draft = _Draft()
+        if turn == 1 or reply is None:
+            draft.say(self._rng.choice(self._intents))
+            self._volunteer(draft, turn, self.plan.first_turn)
+            return self._finish(draft, turn)
+        booking = self._final_call(reply)
+        if booking is not None:
+            return self._on_booking(draft, turn, booking)
+        return self._on_reply(draft, turn, reply)
+
+    # ------------------------------------------------------------ branches
+
+    def _on_booking(self, draft: _Draft, turn: int, call: ToolCall) -> UserTurn:
+        due = self._due_changes(turn, on_booking=True)
+        restate: list[str] = []
+        if not due:
+            for c in violations(self.goal, call, self._current):
+                if c.fact not in restate:
+                    restate.append(c.fact)
+            restate += [f for f in self._required if f not in self._stated_at and f not in restate]
+            if not restate:
+                return self._close(StopSignal.DONE, turn)
+        if self._exhausted(turn):
+            return self._close(StopSignal.GAVE_UP, turn)
+        if due:
+            self._fire(draft, due, turn)
+        else:
+            draft.say(self._phrase("reassert"))
+            for fid in restate:
+                self._state(draft, fid, turn)
+        return self._finish(draft, turn)
+
+    def _on_reply(self, draft: _Draft, turn: int, reply: AgentReply) -> UserTurn:
+        reading = read_reply(reply.text) if reply.text else _NO_READING
+        asked = [fid for slot in reading.slots for fid in self._by_slot.get(slot, ())]
+        if any(fid in self._stated_at for fid in asked):
+            self._penalty += 1  # asked again for something already said
+        if self._exhausted(turn):
+            return self._close(StopSignal.GAVE_UP, turn)
+        due = self._due_changes(turn, on_booking=False)
+        changing = {c.fact for c in due}
+        if reading.slots:
+            said = False
+            for slot in reading.slots:
+                fids = self._by_slot.get(slot)
+                if not fids:
+                    draft.say(self._phrase("answer_none"))
+                    said = True
+                    continue
+                for fid in fids:
+                    if fid in changing:
+                        said = True  # the mind change below states it
+                    elif fid in self._stated_at or self.plan.earliest[fid] <= turn:
+                        self._state(draft, fid, turn)
+                        said = True
+            if not said:  # everything asked is held back: the user says what comes to mind
+                self._volunteer(draft, turn, self.plan.per_turn)
+        elif reading.confirm:
+            if not self._volunteer(draft, turn, self.plan.per_turn) and not due:
+                draft.say(self._phrase("answer_yes"))
+        else:
+            self._volunteer(draft, turn, self.plan.per_turn)
+        if due:
+            self._fire(draft, due, turn)
+        if not draft.parts:
+            draft.say(self._phrase("nothing_to_add"))
+        return self._finish(draft, turn)
+
+    # ------------------------------------------------------------ plan state
+
+    def _final_call(self, reply: AgentReply) -> ToolCall | None:
+        found = None
+        for call in reply.tool_calls:
+            if call.name == self.goal.final_tool and call.error is None:
+                found = call
+        return found
+
+    def _exhausted(self, turn: int) -> bool:
+        return turn - 1 + self._penalty >= self._patience
+
+    def _due_changes(self, turn: int, *, on_booking: bool) -> list[PlannedChange]:
+        """Unfired changes whose fact's current value is out and whose time has come."""
+        due: list[PlannedChange] = []
+        seen: set[str] = set()
+        for c in self._changes:
+            if c.fact in seen:
+                continue  # a chained change waits for the one before it
+            seen.add(c.fact)
+            stated = self._stated_at.get(c.fact)
+            if stated is not None and (on_booking or turn >= stated + c.delay):
+                due.append(c)
+        return due
+
+    def _fire(self, draft: _Draft, due: list[PlannedChange], turn: int) -> None:
+        draft.say(self._phrase("mind_change"))
+        for c in due:
+            self._changes.remove(c)
+            self._current[c.fact] = c.value
+            self._stated_at[c.fact] = turn
+            self._state(draft, c.fact, turn)
+
+    def _volunteer(self, draft: _Draft, turn: int, quota: int) -> int:
+        """State up to ``quota`` pending facts the plan allows by ``turn``; how many."""
+        ready = [fid for fid in self._pending if self.plan.earliest[fid] <= turn][:quota]
+        for fid in ready:
+            self._state(draft, fid, turn)
+        return len(ready)
+
+    # ------------------------------------------------------------ wording
+
+    def _state(self, draft: _Draft, fact_id: str, turn: int) -> None:
+        value = self._current[fact_id]
+        slot = self._slot_of[fact_id]
+        template = self._rng.choice(self._book.slots[slot])
+        draft.fact(template.format_map(self._placeholders(fact_id, value)), fact_id, value)
+        if fact_id in self._pending:
+            self._pending.remove(fact_id)
+        self._stated_at.setdefault(fact_id, turn)
+
+    def _placeholders(self, fact_id: str, value: FactValue) -> dict[str, str]:
+        slot = self._slot_of[fact_id]
+        key = (slot, value)
+        table = self._values.get(key)
+        if table is None:
+            if not self._book.slots.get(slot):
+                raise ValueError(f"no phrasing for slot {slot!r} in {self.persona.language}")
+            table = render_values(slot, value, self.persona.language)
+            self._values[key] = table
+        return table
+
+    def _phrase(self, key: str) -> str:
+        return self._rng.choice(self._book.connectives[key])
+
+    def _close(self, stop: StopSignal, turn: int) -> UserTurn:
+        draft = _Draft()
+        draft.say(self._phrase("done" if stop is StopSignal.DONE else "gave_up"))
+        return self._finish(draft, turn, stop)
+
+    def _finish(self, draft: _Draft, turn: int, stop: StopSignal | None = None) -> UserTurn:
+        parts = draft.parts
+        if turn in self.plan.filler_turns and self._book.fillers:
+            filler = self._rng.choice(self._book.fillers)
+            at = 0 if turn in self.plan.filler_first else len(parts)
+            parts.insert(at, filler)
+            draft.typo_ok.insert(at, True)
+        if self._typo_rate > 0:
+            rng, rate = self._rng, self._typo_rate
+            parts = [
+                add_typos(p, rate, rng) if ok else p
+                for p, ok in zip(parts, draft.typo_ok, strict=True)
+            ]
+        text = " ".join(parts)
+        if self._strip:
+            text = fast_strip(text)
+        return UserTurn(text=text, disclosed=draft.disclosed, stop=stop)
