@@ -83,7 +83,8 @@ def callable_target_factory(ref: str, concurrency: int) -> Callable[[int], Targe
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
             raise TargetLoadError(f"class {ref!r} must define `async def reply(history, ctx)`")
-        return lambda seed: obj()  # type: ignore[no-any-return]
+        cls: type[TargetAgent] = obj
+        return lambda seed: cls()
     if not callable(obj):
         raise TargetLoadError(f"target {ref!r} is a {type(obj).__name__}, not a callable")
     limiter = anyio.CapacityLimiter(concurrency)

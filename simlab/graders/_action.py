@@ -57,7 +57,9 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
     Constraints on facts missing from ``wants`` are not judged.
     """
     view = action_view(call)
-    return [c for c in goal.constraints if c.fact in wants and not satisfies(c, view, wants[c.fact])]
+    return [
+        c for c in goal.constraints if c.fact in wants and not satisfies(c, view, wants[c.fact])
+    ]
 
 
 def _comparable(value: Any) -> float | str:

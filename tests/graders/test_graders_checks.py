@@ -3,7 +3,6 @@ hand-built transcripts."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -319,22 +318,6 @@ def test_grade_without_expected_tools_gives_trajectory_points_to_completion() ->
     assert (g.score, g.passed) == (100.0, True)
     no_action = make_transcript(({"budget": 300}, "ok", [SEARCH]))
     assert grade(make_goal(expected_tools=[]), no_action).score == 0.0
-
-
-def test_grade_is_fast() -> None:
-    turns: list[tuple[dict[str, Any], str, list[ToolCall]]] = [
-        ({"budget": 300}, "ok", [SEARCH]) for _ in range(9)
-    ]
-    turns.append(({"date": "2025-03-20"}, "Held AB12CD for 280.", [SEARCH, hold(280)]))
-    t = make_transcript(*turns)
-    goal = make_goal()
-    n = 2000
-    start = time.perf_counter()
-    for _ in range(n):
-        grade(goal, t)
-    per_call = (time.perf_counter() - start) / n
-    # budget is well under 100 us; the slack keeps slow CI machines from flaking
-    assert per_call < 300e-6, f"{per_call * 1e6:.1f} us per grade"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,127 @@
+"""Offline engine throughput: sessions/s, agent turns/s, and where the time goes.
+
+Runs the default suite (scaled by --reps) in one process on one core against
+the reference agent and the scripted simulator, writing a real run directory.
+The time inside simulator calls, agent calls and grading is measured by
+wrapping them; what remains of the wall time is the engine itself (session
+loop, orchestration, records, writing ``sessions.jsonl``).
+
+    python bench/engine_throughput.py [--reps N] [--suite simlab.yaml]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import simlab.engine._session as session_module
+from simlab.agents import SessionContext, TargetAgent
+from simlab.engine import execute, plan_new_run, simulator_factory, target_factory
+from simlab.simulators import SimState, UserSimulator
+from simlab.spec import Goal, Mode, Persona
+from simlab.transcript import AgentReply, Message, UserTurn
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Clock:
+    """Accumulated seconds per component."""
+
+    def __init__(self) -> None:
+        self.seconds = {"simulator": 0.0, "agent": 0.0, "graders": 0.0}
+        self.agent_turns = 0
+
+
+class TimedAgent:
+    def __init__(self, inner: TargetAgent, clock: Clock) -> None:
+        self.inner, self.clock = inner, clock
+        self.capabilities = inner.capabilities
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        t = time.perf_counter()
+        out = await self.inner.reply(history, ctx)
+        self.clock.seconds["agent"] += time.perf_counter() - t
+        self.clock.agent_turns += 1
+        return out
+
+
+class TimedSimulator:
+    def __init__(self, inner: UserSimulator, clock: Clock) -> None:
+        self.inner, self.clock = inner, clock
+
+    async def next_turn(self, state: SimState) -> UserTurn:
+        t = time.perf_counter()
+        out = await self.inner.next_turn(state)
+        self.clock.seconds["simulator"] += time.perf_counter() - t
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--suite", type=Path, default=ROOT / "simlab.yaml")
+    parser.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+
+    clock = Clock()
+    real_grade = session_module.grade
+
+    def timed_grade(goal: Goal, transcript: Any) -> Any:
+        t = time.perf_counter()
+        out = real_grade(goal, transcript)
+        clock.seconds["graders"] += time.perf_counter() - t
+        return out
+
+    session_module.grade = timed_grade  # type: ignore[assignment]
+
+    with tempfile.TemporaryDirectory() as out:
+        plan = plan_new_run(args.suite, Path(out))
+        plan.suite = plan.suite.model_copy(update={"reps": args.reps})
+        plan = plan_new_run_with(plan, args.reps, Path(out))
+        make_target = target_factory(plan.suite)
+        make_sim = simulator_factory(plan.suite)
+
+        def target(seed: int) -> TargetAgent:
+            return TimedAgent(make_target(seed), clock)
+
+        def simulator(p: Persona, g: Goal, m: Mode, seed: int) -> UserSimulator:
+            return TimedSimulator(make_sim(p, g, m, seed), clock)
+
+        started = time.perf_counter()
+        records = anyio.run(execute, plan, lambda r: None, target, simulator)
+        wall = time.perf_counter() - started
+
+    parts = clock.seconds
+    engine = wall - sum(parts.values())
+    print(f"sessions            {len(records)}")
+    print(f"agent turns         {clock.agent_turns}")
+    print(f"wall                {wall:.3f} s (one process, one core)")
+    print(f"sessions/s          {len(records) / wall:,.0f}")
+    print(f"agent turns/s       {clock.agent_turns / wall:,.0f}   (target >= 5,000)")
+    print("where the wall time goes:")
+    for name, seconds in [*parts.items(), ("engine (loop, records, disk)", engine)]:
+        print(f"  {name:<30} {seconds / wall:6.1%}")
+    print(f"engine share of wall {engine / wall:.1%}")
+
+
+def plan_new_run_with(plan: Any, reps: int, out: Path) -> Any:
+    """Re-expand the plan's suite at ``reps`` repetitions."""
+    from simlab.engine import expand
+    from simlab.spec import load_goals, load_personas
+
+    suite = plan.suite.model_copy(update={"reps": reps})
+    base = plan.suite_path.parent
+    personas = load_personas([base / d for d in suite.persona_dirs])
+    goals = load_goals([base / d for d in suite.goal_dirs])
+    plan.suite = suite
+    plan.jobs = expand(suite, personas, goals)
+    return plan
+
+
+if __name__ == "__main__":
+    main()
