@@ -1,0 +1,257 @@
+"""``summary.json``: everything the reports print, derived from the session records alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from simlab.report._rows import (
+    CellMetrics,
+    Row,
+    Settings,
+    group_row,
+    interval,
+    pass_fields,
+    rnd,
+    spread_fields,
+    whole_cell_metrics,
+)
+from simlab.spec import Bucket
+from simlab.stats import bucket_of, pass_hat_k_by_task, pass_hat_k_curve, wilson_interval
+from simlab.store import SessionRecord, StopReason
+
+SUMMARY_SCHEMA_VERSION = 1
+UNBUCKETED = "other"
+"""Bucket name of sessions no configured bucket holds (e.g. one user turn)."""
+
+_MAX_EXAMPLES = 3
+_MAX_EXAMPLE_CHARS = 300
+
+
+def _partition(
+    records: Iterable[SessionRecord], key: Callable[[SessionRecord], str]
+) -> dict[str, list[SessionRecord]]:
+    out: dict[str, list[SessionRecord]] = {}
+    for r in records:
+        out.setdefault(key(r), []).append(r)
+    return out
+
+
+def _mode_order(mode: str) -> tuple[int, str]:
+    # full before sharded, so the comparison always reads the same way
+    return ({"full": 0, "sharded": 1}.get(mode, 2), mode)
+
+
+def _rows(
+    groups: dict[str, list[SessionRecord]],
+    order: Sequence[str],
+    settings: Settings,
+    *dimension: str,
+    whole_cells: CellMetrics | None = None,
+) -> dict[str, Row]:
+    return {
+        name: group_row(groups.get(name, []), settings, *dimension, name, whole_cells=whole_cells)
+        for name in order
+    }
+
+
+def _by_persona(
+    records: list[SessionRecord], settings: Settings, whole_cells: CellMetrics
+) -> dict[str, Row]:
+    groups = _partition(records, lambda r: r.key.persona)
+    rows = _rows(groups, sorted(groups), settings, "persona", whole_cells=whole_cells)
+    for name, row in rows.items():
+        ok = [r for r in groups[name] if r.status == "ok"]
+        gave_up = sum(1 for r in ok if r.stop_reason == StopReason.USER_GAVE_UP)
+        row["gave_up"] = gave_up
+        row["gave_up_n"] = len(ok)
+        row["gave_up_rate"] = rnd(gave_up / len(ok)) if ok else None
+        row["gave_up_ci"] = interval(wilson_interval(gave_up, len(ok), settings.level))
+    return rows
+
+
+def _cells(records: list[SessionRecord], settings: Settings, whole_cells: CellMetrics) -> list[Row]:
+    groups: dict[tuple[str, str, str, tuple[str, ...]], list[SessionRecord]] = {}
+    for r in records:
+        groups.setdefault(r.key.cell, []).append(r)
+    out: list[Row] = []
+    for cell in sorted(groups):
+        persona, goal, mode, perturbations = cell
+        ok = [r for r in groups[cell] if r.status == "ok"]
+        row: Row = {
+            "persona": persona,
+            "goal": goal,
+            "mode": mode,
+            "perturbations": list(perturbations),
+        }
+        row.update(pass_fields(ok, len(groups[cell]) - len(ok), settings.level))
+        metrics = whole_cells.get(cell)
+        mean, apt, unrel = metrics if metrics else (None, None, None)
+        row.update(
+            {
+                "n_scored": sum(1 for r in ok if r.score is not None),
+                "mean_score": rnd(mean),
+                "aptitude": rnd(apt),
+                "unreliability": rnd(unrel),
+            }
+        )
+        out.append(row)
+    return out
+
+
+def _full_vs_sharded(by_mode: dict[str, Row], whole_cells: CellMetrics, settings: Settings) -> Row:
+    keep = (
+        "n",
+        "n_cells",
+        "mean_score",
+        "mean_score_ci",
+        "aptitude",
+        "aptitude_ci",
+        "unreliability",
+        "unreliability_ci",
+    )
+    out: Row = {mode: {k: row[k] for k in keep} for mode, row in by_mode.items()}
+    if "full" not in by_mode or "sharded" not in by_mode:
+        return out
+    # Paired over the cells both modes share: same persona, goal and perturbations.
+    pairs = []
+    for persona, goal, mode, pert in sorted(whole_cells):
+        full = whole_cells.get((persona, goal, "full", pert))
+        if mode == "sharded" and full is not None:
+            pairs.append(np.subtract(whole_cells[(persona, goal, mode, pert)], full))
+    diffs = np.array(pairs, dtype=np.float64).reshape(len(pairs), 3)
+    delta = spread_fields(diffs, settings, "mode", "sharded-full")
+    delta["n_pairs"] = delta.pop("n_cells")
+    out["sharded_minus_full"] = delta
+    return out
+
+
+def _pass_hat_k(ok: list[SessionRecord]) -> Row:
+    trials: dict[str, list[bool]] = {}
+    for r in ok:
+        trials.setdefault(r.key.goal, []).append(r.passed is True)
+    by_goal: Row = {}
+    for goal in sorted(trials):
+        t = trials[goal]
+        curve = pass_hat_k_curve(sum(t), len(t))
+        by_goal[goal] = {
+            "n": len(t),
+            "passes": sum(t),
+            "k": {str(k + 1): rnd(v) for k, v in enumerate(curve)},
+        }
+    overall = pass_hat_k_by_task(trials)
+    return {
+        "by_goal": by_goal,
+        "overall": {
+            "tasks": len(trials),
+            "k": {str(k): rnd(v) for k, v in overall.items()},
+        },
+    }
+
+
+def _errors(records: list[SessionRecord]) -> Row:
+    errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
+    by_reason: Row = {}
+    for reason in StopReason:
+        group = [r for r in errors if r.stop_reason == reason]
+        if not group:
+            continue
+        examples: list[str] = []
+        for r in group:
+            msg = (r.error or "").strip()[:_MAX_EXAMPLE_CHARS]
+            if msg and msg not in examples and len(examples) < _MAX_EXAMPLES:
+                examples.append(msg)
+        by_reason[reason.value] = {
+            "count": len(group),
+            "examples": examples,
+            "sessions": [r.key.id for r in group[:_MAX_EXAMPLES]],
+        }
+    retries = [
+        r.meta["retries"]
+        for r in records
+        if isinstance(r.meta.get("retries"), int) and not isinstance(r.meta["retries"], bool)
+    ]
+    return {
+        "n": len(errors),
+        "n_sessions": len(records),
+        "by_stop_reason": by_reason,
+        "retries": sum(retries) if retries else None,
+    }
+
+
+def summarize(
+    records: Iterable[SessionRecord],
+    buckets: Sequence[Bucket],
+    seed: int,
+    *,
+    level: float = 0.95,
+    n_resamples: int = 2000,
+) -> dict[str, Any]:
+    """Analyse finished sessions into the content of ``summary.json``.
+
+    Error sessions are counted in ``n_errors`` and the ``errors`` section and
+    never as passes or failures. Aptitude and unreliability are per cell
+    (persona, goal, mode, perturbations) over its reps, then averaged over a
+    group's cells with a percentile-bootstrap interval over cells; each
+    group's bootstrap seed is sha256 of (``seed``, dimension, group name).
+
+    Args:
+        records: The run's finished sessions, in any order.
+        buckets: The suite's length buckets (by user turns), in display order.
+        seed: The run's bootstrap seed.
+        level: Confidence level of every interval.
+        n_resamples: Bootstrap resamples per group.
+
+    Returns:
+        A dict of plain JSON types, identical for the same records in any order.
+    """
+    recs = list(records)
+    settings = Settings(seed=seed, level=level, n_resamples=n_resamples)
+    ok = [r for r in recs if r.status == "ok"]
+
+    bucket_names = [b.name for b in buckets]
+    n_turns = {r.n_user_turns for r in recs}
+    of_length = {n: bucket_of(n, buckets) or UNBUCKETED for n in n_turns}
+    if any(v == UNBUCKETED for v in of_length.values()):
+        bucket_names.append(UNBUCKETED)
+
+    def bucket(r: SessionRecord) -> str:
+        return of_length[r.n_user_turns]
+
+    modes = _partition(recs, lambda r: r.key.mode)
+    whole = whole_cell_metrics(ok)
+    by_mode = _rows(modes, sorted(modes, key=_mode_order), settings, "mode", whole_cells=whole)
+    goals = _partition(recs, lambda r: r.key.goal)
+    personas = _partition(recs, lambda r: r.key.persona)
+    by_persona_bucket = {
+        p: _rows(_partition(personas[p], bucket), bucket_names, settings, "persona-bucket", p)
+        for p in sorted(personas)
+    }
+    stop_counts = _partition(recs, lambda r: r.stop_reason.value)
+
+    overall = group_row(recs, settings, "overall", whole_cells=whole)
+    overall["n_sessions"] = len(recs)
+    return {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "seed": seed,
+        "level": level,
+        "n_resamples": n_resamples,
+        "buckets": [{"name": b.name, "min": b.min, "max": b.max} for b in buckets],
+        "overall": overall,
+        "by_persona": _by_persona(recs, settings, whole),
+        "by_mode": by_mode,
+        "by_goal": _rows(goals, sorted(goals), settings, "goal", whole_cells=whole),
+        "by_bucket": _rows(_partition(recs, bucket), bucket_names, settings, "bucket"),
+        "by_persona_bucket": by_persona_bucket,
+        "cells": _cells(recs, settings, whole),
+        "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
+        "pass_hat_k": _pass_hat_k(ok),
+        "errors": _errors(recs),
+        "stop_reasons": {
+            reason.value: len(stop_counts[reason.value])
+            for reason in StopReason
+            if reason.value in stop_counts
+        },
+    }
