@@ -16,7 +16,7 @@ from simlab.store import SessionRecord
 Cell = tuple[str, str, str, tuple[str, ...]]
 Row = dict[str, Any]
 
-_DIGITS = 4
+_DIGITS = 6  # enough that the printed one-decimal percentages are never double-rounded
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,38 @@
+"""The report as rich tables in the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from simlab.report._tables import ReportTable, build_sections
+
+
+def _table(t: ReportTable) -> Table:
+    table = Table(
+        title=t.title, title_justify="left", caption=t.note or None, caption_justify="left"
+    )
+    for i, head in enumerate(t.headers):
+        table.add_column(head, justify="right" if i in t.numeric else "left")
+    for row in t.rows:
+        # Text, not markup: ids and error messages come from user files.
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def render_terminal(summary: dict[str, Any], console: Console) -> None:
+    """Print a run's summary as tables; the overall figure is the last line.
+
+    Args:
+        summary: The output of ``summarize``.
+        console: Where to print.
+    """
+    for section in build_sections(summary):
+        if isinstance(section, ReportTable):
+            console.print(_table(section))
+        else:
+            console.print(Text(section))
+        console.print()

@@ -1,0 +1,173 @@
+import json
+import random
+import time
+
+import pytest
+
+from simlab.report import SUMMARY_SCHEMA_VERSION, summarize
+from simlab.spec import Suite
+from simlab.store import SessionRecord
+
+from .conftest import BUCKETS, record
+
+# Cells by hand (linear interpolation, rank = (n-1) q / 100):
+#   alice/full    [0, 50, 100]   P90 = 90, P10 = 10  -> unreliability 80, mean 50
+#   alice/sharded [80, 100, 100] P90 = 100, P10 = 84 -> unreliability 16, mean 93.33
+#   bob/full      [0, 100]       P90 = 90, P10 = 10  -> unreliability 80, mean 50 (rep 2 errored)
+#   bob/sharded   [30, 60, 90]   P90 = 84, P10 = 36  -> unreliability 48, mean 60
+
+
+def test_overall_counts_exclude_the_error(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    o = s["overall"]
+    assert (o["n"], o["passes"], o["n_errors"], o["n_sessions"]) == (11, 4, 1, 12)
+    assert o["pass_rate"] == pytest.approx(4 / 11, abs=1e-4)
+    assert o["n_cells"] == 4
+    assert o["aptitude"] == pytest.approx((90 + 100 + 90 + 84) / 4)
+    assert o["unreliability"] == pytest.approx((80 + 16 + 80 + 48) / 4)
+    assert s["schema_version"] == SUMMARY_SCHEMA_VERSION
+    assert s["seed"] == 7
+
+
+def test_by_persona(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    alice, bob = s["by_persona"]["alice"], s["by_persona"]["bob"]
+    assert (alice["n"], alice["passes"], alice["pass_rate"]) == (6, 3, 0.5)
+    assert (bob["n"], bob["passes"], bob["pass_rate"], bob["n_errors"]) == (5, 1, 0.2, 1)
+    assert alice["aptitude"] == pytest.approx(95.0)
+    assert alice["unreliability"] == pytest.approx(48.0)
+    assert bob["aptitude"] == pytest.approx(87.0)
+    assert bob["unreliability"] == pytest.approx(64.0)
+    # two cells: the bootstrap means can only be 90, 95 or 100
+    assert alice["aptitude_ci"] == [90.0, 100.0]
+    assert bob["unreliability_ci"] == [48.0, 80.0]
+    assert (bob["gave_up"], bob["gave_up_n"], bob["gave_up_rate"]) == (2, 5, 0.4)
+    assert alice["gave_up_rate"] == 0.0
+    lo, hi = bob["pass_ci"]  # Wilson 1/5
+    assert lo == pytest.approx(0.0362, abs=1e-4)
+    assert hi == pytest.approx(0.6245, abs=1e-4)
+
+
+def test_by_mode_and_full_vs_sharded(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    assert list(s["by_mode"]) == ["full", "sharded"]
+    assert (s["by_mode"]["full"]["n"], s["by_mode"]["full"]["passes"]) == (5, 2)
+    assert (s["by_mode"]["sharded"]["n"], s["by_mode"]["sharded"]["passes"]) == (6, 2)
+    fvs = s["full_vs_sharded"]
+    assert fvs["full"]["mean_score"] == pytest.approx(50.0)
+    assert fvs["sharded"]["mean_score"] == pytest.approx((280 / 3 + 60) / 2, abs=1e-4)
+    assert fvs["full"]["aptitude"] == pytest.approx(90.0)
+    assert fvs["sharded"]["unreliability"] == pytest.approx(32.0)
+    d = fvs["sharded_minus_full"]
+    assert d["n_pairs"] == 2
+    assert d["aptitude"] == pytest.approx((10 + -6) / 2)
+    assert d["unreliability"] == pytest.approx((-64 + -32) / 2)
+    assert d["aptitude_ci"] == [-6.0, 10.0]
+
+
+def test_buckets_by_user_turns(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    b = s["by_bucket"]
+    # one-turn session falls in no configured bucket: reported, not dropped
+    assert list(b) == ["2-4", "5-9", "10+", "other"]
+    assert [(b[k]["n"], b[k]["passes"], b[k]["n_errors"]) for k in b] == [
+        (4, 1, 1),
+        (3, 2, 0),
+        (3, 0, 0),
+        (1, 1, 0),
+    ]
+    # 5-9 holds alice/full [0] and alice/sharded [100, 100]
+    assert b["5-9"]["n_cells"] == 2
+    assert b["5-9"]["aptitude"] == pytest.approx(50.0)
+    bob = s["by_persona_bucket"]["bob"]
+    assert [(bob[k]["n"], bob[k]["passes"]) for k in bob] == [(3, 1), (0, 0), (2, 0), (0, 0)]
+    assert bob["5-9"]["pass_rate"] is None
+    assert bob["5-9"]["pass_ci"] == [0.0, 1.0]
+
+
+def test_cells(records: list[SessionRecord]) -> None:
+    cells = summarize(records, BUCKETS, seed=7)["cells"]
+    assert [(c["persona"], c["mode"]) for c in cells] == [
+        ("alice", "full"),
+        ("alice", "sharded"),
+        ("bob", "full"),
+        ("bob", "sharded"),
+    ]
+    a = cells[1]
+    assert (a["n"], a["passes"], a["aptitude"], a["unreliability"]) == (3, 2, 100.0, 16.0)
+    assert a["mean_score"] == pytest.approx(93.3333)
+    b = cells[3]
+    assert (b["aptitude"], b["unreliability"], b["perturbations"]) == (84.0, 48.0, [])
+    assert (cells[2]["n"], cells[2]["n_errors"]) == (2, 1)
+
+
+def test_pass_hat_k_errors_and_stop_reasons(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    g = s["pass_hat_k"]["by_goal"]["g"]
+    assert (g["n"], g["passes"]) == (11, 4)
+    assert g["k"]["2"] == pytest.approx(6 / 55, abs=1e-4)  # C(4,2)/C(11,2)
+    assert g["k"]["5"] == 0.0
+    assert s["pass_hat_k"]["overall"]["k"]["1"] == pytest.approx(4 / 11, abs=1e-4)
+    e = s["errors"]
+    assert e["n"] == 1
+    assert e["by_stop_reason"]["infra_error"] == {
+        "count": 1,
+        "examples": ["HTTP 503 | <upstream> `x`"],
+        "sessions": ["bob/g/full/2"],
+    }
+    assert e["retries"] == 3
+    assert s["stop_reasons"] == {
+        "goal_reached": 4,
+        "user_gave_up": 2,
+        "max_turns": 5,
+        "infra_error": 1,
+    }
+
+
+def test_order_free_deterministic_and_plain_json(records: list[SessionRecord]) -> None:
+    s = summarize(records, BUCKETS, seed=7)
+    shuffled = records[:]
+    random.Random(3).shuffle(shuffled)
+    text = json.dumps(s, allow_nan=False)
+    assert json.dumps(summarize(shuffled, BUCKETS, seed=7), allow_nan=False) == text
+    # few resamples, so the seed visibly moves the discrete bootstrap quantiles
+    a = summarize(records, BUCKETS, seed=7, n_resamples=40)
+    b = summarize(records, BUCKETS, seed=8, n_resamples=40)
+    assert a["overall"]["pass_rate"] == b["overall"]["pass_rate"]
+    assert json.dumps(a) != json.dumps(b)
+    assert json.dumps(a) == json.dumps(summarize(records, BUCKETS, seed=7, n_resamples=40))
+
+
+def test_no_retries_and_no_records() -> None:
+    s = summarize([record("a", "full", 0, 100, 3)], BUCKETS, seed=0)
+    assert s["errors"] == {"n": 0, "n_sessions": 1, "by_stop_reason": {}, "retries": None}
+    assert s["overall"]["aptitude_ci"] is None  # one cell: no between-cell interval
+    assert "sharded_minus_full" not in s["full_vs_sharded"]
+    empty = summarize([], BUCKETS, seed=0)
+    assert empty["overall"]["n"] == 0
+    assert empty["overall"]["aptitude"] is None
+    json.dumps(empty, allow_nan=False)
+
+
+def test_five_thousand_records_well_under_a_second() -> None:
+    rng = random.Random(0)
+    recs = [
+        record(f"p{p}", mode, rep, rng.choice([0, 40, 80, 100]), rng.randint(1, 14))
+        for p in range(10)
+        for mode in ("full", "sharded")
+        for rep in range(250)
+    ]
+    # five goals: rewrite the key's goal without revalidating every record
+    recs = [
+        r.model_copy(update={"key": r.key.model_copy(update={"goal": f"g{i % 5}"})})
+        for i, r in enumerate(recs)
+    ]
+    assert len(recs) == 5000
+    buckets = Suite().buckets
+    summarize(recs[:50], buckets, seed=1)  # warm caches
+    t = time.perf_counter()
+    s = summarize(recs, buckets, seed=1)
+    elapsed = time.perf_counter() - t
+    assert s["overall"]["n"] == 5000
+    assert s["overall"]["n_cells"] == 100
+    assert elapsed < 0.6, f"summarize took {elapsed:.2f} s"
