@@ -1,0 +1,24 @@
+"""simlab's reference booking agent: a deterministic target with switchable defects.
+
+``reference_agent("v1", seed)`` has realistic defects (truncation, anchoring,
+drift, slow questions, misreads) and records their true causes in each reply's
+``meta["true_causes"]``; ``reference_agent("v2", seed)`` has them fixed.
+"""
+
+from simlab.agents.reference._agent import ReferenceAgent, reference_agent
+from simlab.agents.reference._config import PRESETS, AgentConfig
+from simlab.agents.reference._data import TravelData, travel_data
+from simlab.agents.reference._tools import TravelDesk
+from simlab.agents.reference._understand import Reading, read_message
+
+__all__ = [
+    "PRESETS",
+    "AgentConfig",
+    "Reading",
+    "ReferenceAgent",
+    "TravelData",
+    "TravelDesk",
+    "read_message",
+    "reference_agent",
+    "travel_data",
+]

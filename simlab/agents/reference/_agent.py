@@ -1,0 +1,287 @@
+"""The reference booking agent: deterministic, with switchable realistic defects.
+
+Each user message is read once, when it arrives, and kept as that turn's slot
+values; the context window is then only a choice of which turns' values to
+merge. Whenever a defect changes what the agent does, the reply records the
+true cause in ``meta["true_causes"]`` so simlab can score its own diagnosis.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from simlab.agents._protocol import AgentCapabilities, Knobs, SessionContext
+from simlab.agents.reference import _replies as say
+from simlab.agents.reference._config import PRESETS, AgentConfig
+from simlab.agents.reference._policy import Decision, Plan, decide, infer_task
+from simlab.agents.reference._tools import TravelDesk
+from simlab.agents.reference._understand import Reading, read_message
+from simlab.spec import FactValue
+from simlab.transcript import AgentReply, ContextInfo, Message, ToolCall
+
+_MISREADABLE = frozenset(
+    {"date", "return_date", "passengers", "children", "child_age", "budget", "latest_departure"}
+    | {"hotel_nights", "bags"}
+)
+# Asked together with the party size; no number in the answer means none.
+_ASKED_WITH = {"passengers": ("children",)}
+_NONE_VALUE: dict[str, FactValue] = {"children": 0}
+
+
+@dataclass(slots=True)
+class _Turn:
+    reading: Reading
+    misreads: list[str]
+
+
+def _misread(slot: str, value: FactValue) -> FactValue:
+    """A plausible slip: a day off by one, a number one too high, an hour late."""
+    if slot in ("date", "return_date"):
+        return (date.fromisoformat(str(value)) + timedelta(days=1)).isoformat()
+    if slot == "latest_departure":
+        hour, minute = str(value).split(":")
+        return f"{(int(hour) + 1) % 24:02d}:{minute}"
+    if slot == "budget":
+        n = int(value)
+        return n + int(10 ** (len(str(n)) - 1))  # 500 read as 600
+    return int(value) + 1
+
+
+class ReferenceAgent:
+    """simlab's deterministic booking agent (implements ``TargetAgent``).
+
+    One instance serves one session.
+
+    Args:
+        config: Which defects are on; ``PRESETS["v2"]`` (none) by default.
+        seed: Seeds misreads and the booking references the tools hand out.
+    """
+
+    capabilities = AgentCapabilities(
+        context_window=True, constraint_recap=True, instruction_reminder=True
+    )
+
+    def __init__(self, config: AgentConfig | None = None, seed: int = 0) -> None:
+        self.config = config or PRESETS["v2"]
+        self.seed = seed
+        self._reset()
+
+    def _reset(self) -> None:
+        self._desk = TravelDesk(self.seed)
+        self._rng = random.Random(f"reference-misread:{self.seed}")
+        self._turns: list[_Turn] = []
+        self._consumed = 0  # history messages already read
+        self._full: dict[str, FactValue] = {}  # every slot's latest value
+        self._stated_in: dict[str, int] = {}  # slot -> user turn of its latest value
+        self._asked: tuple[str, ...] = ()
+        self._task: str | None = None
+        self._vi = False
+        self._pending: Plan | None = None
+        self._anchor: Plan | None = None
+        self._done: Plan | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    def _consume(self, history: Sequence[Message]) -> None:
+        if len(history) < self._consumed:  # a new, shorter conversation: start over
+            self._reset()
+        for msg in history[self._consumed :]:
+            if msg.role == "user":
+                self._read(msg.text)
+        self._consumed = len(history)
+
+    def _read(self, text: str) -> None:
+        reading = read_message(text, self._asked)
+        misreads: list[str] = []
+        if self.config.misread_rate > 0:
+            for slot, value in reading.slots.items():
+                if slot in _MISREADABLE and self._rng.random() < self.config.misread_rate:
+                    reading.slots[slot] = _misread(slot, value)
+                    misreads.append(f"{slot} {value} read as {reading.slots[slot]}")
+        for slot in self._asked:
+            if slot in _NONE_VALUE and slot not in reading.slots and slot not in self._full:
+                reading.slots[slot] = _NONE_VALUE[slot]
+        turn = len(self._turns) + 1
+        self._turns.append(_Turn(reading, misreads))
+        self._full.update(reading.slots)
+        self._stated_in.update(dict.fromkeys(reading.slots, turn))
+        self._vi = self._vi or reading.vietnamese
+        if reading.intent is not None:
+            self._task = reading.intent
+
+    def _view(self, knobs: Knobs) -> tuple[dict[str, FactValue], list[int]]:
+        n = len(self._turns)
+        window = (
+            self.config.context_window if knobs.context_window is None else knobs.context_window
+        )
+        first = max(1, n - window + 1) if window else 1
+        seen = list(range(first, n + 1))
+        if first == 1 or knobs.constraint_recap:  # a recap restates everything said
+            return self._full, seen
+        slots: dict[str, FactValue] = {}
+        for t in self._turns[first - 1 :]:
+            slots.update(t.reading.slots)
+        return slots, seen
+
+    # ------------------------------------------------------------------ replying
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        """Answer the last user message in ``history``."""
+        self._consume(history)
+        slots, seen = self._view(ctx.knobs)
+        turn = len(self._turns)
+        causes: list[dict[str, Any]] = [
+            {"cause": "misread", "turn": turn, "detail": m} for m in self._turns[-1].misreads
+        ]
+        calls: list[ToolCall] = []
+        text = self._respond(slots, ctx.knobs, turn, calls, causes)
+        return AgentReply(
+            text=text,
+            tool_calls=calls,
+            context=ContextInfo(seen_user_turns=seen),
+            meta={"true_causes": causes},
+        )
+
+    def _respond(
+        self,
+        slots: dict[str, FactValue],
+        knobs: Knobs,
+        turn: int,
+        calls: list[ToolCall],
+        causes: list[dict[str, Any]],
+    ) -> str:
+        lang = say.lang_of(self._vi)
+        task = self._task or infer_task(slots)
+        self._asked = ()
+        if task is None:
+            return say.fixed("greet", lang)
+        anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
+        decision = decide(task, slots, self._desk, None if anchored else calls)
+        if anchored:
+            assert self._anchor is not None
+            # Judged against what a defect-free agent would do, not the windowed view.
+            wanted = decision if slots is self._full else decide(task, self._full, self._desk, None)
+            if wanted.plan != self._anchor:
+                causes.append(self._anchoring_cause(turn, wanted))
+            decision = Decision(plan=self._anchor)
+        elif slots is not self._full:
+            wanted = decide(task, self._full, self._desk, None)
+            if wanted != decision:
+                causes.append(self._truncation_cause(turn, slots))
+        if decision.plan is not None:
+            return self._act(decision.plan, anchored, knobs, turn, calls, causes)
+        self._pending = None
+        if decision.ask:
+            return self._ask(decision, task, lang, turn, causes)
+        text = say.fixed(str(decision.problem), lang, decision.detail)
+        return text + say.fixed("other_day", lang)
+
+    def _ask(
+        self, decision: Decision, task: str, lang: str, turn: int, causes: list[dict[str, Any]]
+    ) -> str:
+        asked = decision.ask
+        if self.config.one_question_per_turn and len(asked) > 1:
+            causes.append(
+                {
+                    "cause": "slow_questions",
+                    "turn": turn,
+                    "detail": f"asked for {asked[0]} only; also missing {', '.join(asked[1:])}",
+                }
+            )
+            asked = asked[:1]
+        self._asked = tuple(s for slot in asked for s in (slot, *_ASKED_WITH.get(slot, ())))
+        prefix = ""
+        if decision.problem is not None:
+            prefix = say.fixed(decision.problem, lang, decision.detail) + " "
+        return prefix + say.ask(asked, task, lang)
+
+    def _act(
+        self,
+        plan: Plan,
+        anchored: bool,
+        knobs: Knobs,
+        turn: int,
+        calls: list[ToolCall],
+        causes: list[dict[str, Any]],
+    ) -> str:
+        lang = say.lang_of(self._vi)
+        go = self._turns[-1].reading.yes and self._pending == plan
+        # A read-only answer needs no go-ahead.
+        if plan.tool == "baggage_policy" or go:
+            return self._execute(plan, knobs, turn, calls, causes)
+        if plan == self._done and not anchored:
+            return say.fixed("nothing_new", lang)
+        self._pending = plan
+        if self.config.anchoring and self._anchor is None:
+            self._anchor = plan
+        return say.propose(plan.tool, plan.info, lang)
+
+    def _execute(
+        self,
+        plan: Plan,
+        knobs: Knobs,
+        turn: int,
+        calls: list[ToolCall],
+        causes: list[dict[str, Any]],
+    ) -> str:
+        lang = say.lang_of(self._vi)
+        call: ToolCall = getattr(self._desk, plan.tool)(**plan.kwargs)
+        calls.append(call)
+        self._pending = None
+        if call.error is not None:
+            return say.fixed("tool_error", lang, {"error": call.error})
+        self._done = plan
+        limit = self.config.drift_after_turns
+        drifted = bool(limit) and turn > limit and not knobs.instruction_reminder
+        if drifted:
+            causes.append(
+                {
+                    "cause": "drift",
+                    "turn": turn,
+                    "detail": f"format rule forgotten after {limit} user turns: "
+                    "confirmation leaves out the key figures",
+                }
+            )
+        return say.confirm(plan.tool, call.result, lang, drifted)
+
+    # ------------------------------------------------------------------ ground truth
+
+    def _anchoring_cause(self, turn: int, wanted: Decision) -> dict[str, Any]:
+        assert self._anchor is not None
+        if wanted.plan is not None:
+            now = ", ".join(f"{k}={v}" for k, v in wanted.plan.args)
+        else:
+            now = f"ask {list(wanted.ask)}" if wanted.ask else str(wanted.problem)
+        kept = ", ".join(f"{k}={v}" for k, v in self._anchor.args)
+        return {
+            "cause": "anchoring",
+            "turn": turn,
+            "detail": f"kept the first proposal ({kept}) instead of revising it ({now})",
+        }
+
+    def _truncation_cause(self, turn: int, slots: dict[str, FactValue]) -> dict[str, Any]:
+        lost = [
+            f"{k}={v} (turn {self._stated_in[k]})"
+            for k, v in self._full.items()
+            if slots.get(k) != v
+        ]
+        return {
+            "cause": "truncation",
+            "turn": turn,
+            "detail": "outside the context window: " + ", ".join(lost),
+        }
+
+
+def reference_agent(version: str, seed: int) -> ReferenceAgent:
+    """The shipped reference agent ``version`` (``v1`` or ``v2``) for one session."""
+    try:
+        config = PRESETS[version]
+    except KeyError:
+        raise ValueError(
+            f"unknown reference agent version {version!r}; choose from {sorted(PRESETS)}"
+        ) from None
+    return ReferenceAgent(config, seed)

@@ -1,0 +1,203 @@
+"""Rule-based understanding of one user message: intent, slot values, yes.
+
+Matching runs on the message lower-cased with Vietnamese diacritics stripped,
+so ``Đà Nẵng``, ``Da Nang`` and ``da nang`` read the same. Every pattern is
+compiled once at import; a message costs a handful of regex scans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from simlab.domain.travel import CITIES, FARES, MONTHS_EN, ROUTES, strip_diacritics, year_for
+from simlab.spec import FactValue
+
+
+def _norm(text: str) -> str:
+    return strip_diacritics(text).lower()
+
+
+def _alternation(forms: dict[str, str]) -> str:
+    # Longest first, so "ho chi minh city" wins over "ho chi minh".
+    return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+
+
+_CITY_FORMS: dict[str, str] = {}
+for _c in CITIES:
+    for _form in (_c.en, _c.vi, *_c.aliases):
+        _CITY_FORMS[_norm(_form)] = _c.code
+_CITY_FORMS.setdefault("ho chi minh", "SGN")
+_CITY = rf"(?P<city>{_alternation(_CITY_FORMS)})"
+_MONTH_FORMS = {m.lower(): str(i) for i, m in enumerate(MONTHS_EN, 1)}
+_MONTH_FORMS.update({m.lower()[:3]: str(i) for i, m in enumerate(MONTHS_EN, 1)})
+_MONTH = _alternation(_MONTH_FORMS)
+_FARE_FORMS = {_norm(v): k for k, names in FARES.items() for v in names.values()}
+_ROUTE_FORMS = {_norm(v): k for k, names in ROUTES.items() for v in names.values()}
+
+_ORIGIN_RE = re.compile(rf"\b(?:from|tu)\s+(?:the\s+)?{_CITY}\b")
+_DEST_RE = re.compile(rf"\b(?:to|den(?:\s+la)?|visit|destination is|choi o)\s+(?:the\s+)?{_CITY}\b")
+_BARE_CITY_RE = re.compile(rf"\b{_CITY}\b")
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE_RE = re.compile(
+    rf"\b(?:(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH})"
+    rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}}){_ORD}"
+    r"|ngay\s+(?P<d4>\d{1,2})\s+thang\s+(?P<m4>\d{1,2})"
+    r"|(?P<d3>\d{1,2})/(?P<m3>\d{1,2})(?:/\d{2,4})?)\b"
+)
+_RETURN_MARK_RE = re.compile(r"\b(?:back|return|returning|ve)\b")
+_CLAUSE_END_RE = re.compile(r"[.!?;]")
+_PASSENGERS_RE = re.compile(
+    r"\b(\d{1,2})\s+(?:adults?|grown-ups?|grownups?|people|persons|passengers|nguoi(?:\s+lon)?)\b"
+)
+_CHILDREN_RE = re.compile(r"\b(\d{1,2})\s+(?:child(?:ren)?|kids?|tre em|be|chau)\b")
+_NO_CHILDREN_RE = re.compile(r"\b(?:no|without)\s+(?:children|kids)\b|\bkhong co (?:tre em|be)\b")
+_CHILD_AGE_RE = re.compile(r"\b(\d{1,2})\s+(?:years?\s+old|tuoi)\b|\bchild age\s+(\d{1,2})\b")
+_BUDGET_RE = re.compile(
+    r"(?:\$\s*(\d[\d,.]*\d|\d)|\b(\d[\d,.]*\d|\d)\s*(?:usd|us dollars|dollars|\$))"
+)
+_TIME_RE = re.compile(r"\b(\d{1,2})(?::|h)(\d{2})\b|\b(\d{1,2})\s*(am|pm)\b")
+_NIGHTS_RE = re.compile(r"\b(\d{1,2})\s+(?:nights?|dem)\b")
+_REF_RE = re.compile(r"\b(?!(?:vn|vj|qh)\d)(?=[a-z]*\d)(?=\d*[a-z])([a-z0-9]{6})\b")
+_FARE_RE = re.compile(rf"\b({_alternation(_FARE_FORMS)})\b")
+_ROUTE_RE = re.compile(rf"\b({_alternation(_ROUTE_FORMS)})\b")
+_BAGS_RE = re.compile(r"\b(\d{1,2})\s+(?:checked\s+)?(?:bags?|kien)\b")
+_REASON_RE = re.compile(
+    r"\b(?:reason is|plans changed|something came up|ly do|viec dot xuat|doi ke hoach)\b"
+)
+_YES_RE = re.compile(r"\b(?:yes|yeah|yep|go ahead|ok|okay|sure|please do|vang|dong y)\b")
+# Checked in this order: "cancel my ticket and get a refund" is a refund, not a booking.
+_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("refund", re.compile(r"\b(?:refund|cancel my (?:ticket|booking)|hoan tien|huy ve)\b")),
+    (
+        "change_booking",
+        re.compile(r"\b(?:change (?:the date|my flight)|move my flight|doi ngay)\b"),
+    ),
+    ("baggage_policy", re.compile(r"\b(?:baggage|luggage|hanh ly)\b")),
+    (
+        "hold_booking",
+        re.compile(
+            r"\b(?:book(?:ed)? (?:a|my|the)? ?(?:flight|trip)|flight booked|dat ve|dat mot chuyen)"
+        ),
+    ),
+)
+_VI_WORDS_RE = re.compile(
+    r"\b(?:toi|muon|ngay|thang|nguoi lon|chuyen bay|may bay|khach san|hanh ly|hoan tien"
+    r"|tre em|dem|hang|chang|tu|den|vang|dong y|cam on|ma ve|ma dat cho|kien)\b"
+)
+
+
+@dataclass(slots=True)
+class Reading:
+    """What one user message says."""
+
+    slots: dict[str, FactValue] = field(default_factory=dict)
+    intent: str | None = None  # the final tool the user is after
+    yes: bool = False
+    vietnamese: bool = False
+
+
+def _number(raw: str) -> int:
+    return int(raw.replace(",", "").replace(".", ""))
+
+
+def _iso(day: int, month: int) -> str | None:
+    try:
+        return date(year_for(month), month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _read_dates(text: str, asked: tuple[str, ...], slots: dict[str, FactValue]) -> None:
+    # A date is a return date when its own clause, since the previous date, says "back".
+    start = 0
+    for m in _DATE_RE.finditer(text):
+        g = m.groupdict()
+        day = g["d1"] or g["d2"] or g["d3"] or g["d4"]
+        month = _MONTH_FORMS.get(g["m1"] or g["m2"] or "") or g["m3"] or g["m4"]
+        iso = _iso(int(day), int(month)) if day and month else None
+        lead = text[start : m.start()]
+        cut = max((e.end() for e in _CLAUSE_END_RE.finditer(lead)), default=0)
+        start = m.end()
+        if iso is None:
+            continue
+        if _RETURN_MARK_RE.search(lead[cut:]) or (
+            "return_date" in asked and "date" not in asked and "return_date" not in slots
+        ):
+            slots["return_date"] = iso
+        else:
+            slots["date"] = iso
+
+
+def _read_cities(text: str, asked: tuple[str, ...], slots: dict[str, FactValue]) -> None:
+    if m := _ORIGIN_RE.search(text):
+        slots["origin"] = _CITY_FORMS[m["city"]]
+    if m := _DEST_RE.search(text):
+        slots["destination"] = _CITY_FORMS[m["city"]]
+    if "origin" in slots and "destination" in slots:
+        return
+    # A bare city answers whichever of the two was asked and is still open.
+    for m in _BARE_CITY_RE.finditer(text):
+        code = _CITY_FORMS[m["city"]]
+        if code in (slots.get("origin"), slots.get("destination")):
+            continue
+        for slot in ("origin", "destination"):
+            if slot in asked and slot not in slots:
+                slots[slot] = code
+                break
+
+
+def _read_numbers(text: str, slots: dict[str, FactValue]) -> None:
+    if m := _PASSENGERS_RE.search(text):
+        slots["passengers"] = int(m[1])
+    if m := _CHILDREN_RE.search(text):
+        slots["children"] = int(m[1])
+    elif _NO_CHILDREN_RE.search(text):
+        slots["children"] = 0
+    if m := _CHILD_AGE_RE.search(text):
+        slots["child_age"] = int(m[1] or m[2])
+    if m := _BUDGET_RE.search(text):
+        slots["budget"] = _number(m[1] or m[2])
+    if m := _TIME_RE.search(text):
+        if m[1] is not None:
+            hour, minute = int(m[1]), int(m[2])
+        else:
+            hour, minute = int(m[3]) % 12 + (12 if m[4] == "pm" else 0), 0
+        if hour < 24 and minute < 60:
+            slots["latest_departure"] = f"{hour:02d}:{minute:02d}"
+    if m := _NIGHTS_RE.search(text):
+        slots["hotel_nights"] = int(m[1])
+    if m := _BAGS_RE.search(text):
+        slots["bags"] = int(m[1])
+
+
+def read_message(text: str, asked: tuple[str, ...] = ()) -> Reading:
+    """Read one user message.
+
+    Args:
+        text: The message as the user wrote it.
+        asked: The slots the agent's previous reply asked for; a bare value
+            ("Hanoi.", "20/12") fills the asked slot.
+
+    Returns:
+        The intent, the slot values stated (values as goal facts write them:
+        city codes, ISO dates, ``HH:MM``, integers, fare and route keys) and
+        whether the message says yes.
+    """
+    t = _norm(text)
+    slots: dict[str, FactValue] = {}
+    _read_cities(t, asked, slots)
+    _read_dates(t, asked, slots)
+    _read_numbers(t, slots)
+    if m := _REF_RE.search(t):
+        slots["booking_ref"] = m[1].upper()
+    if m := _FARE_RE.search(t):
+        slots["fare"] = _FARE_FORMS[m[1]]
+    if m := _ROUTE_RE.search(t):
+        slots["route"] = _ROUTE_FORMS[m[1]]
+    if _REASON_RE.search(t):
+        slots["reason"] = "stated"
+    intent = next((name for name, pattern in _INTENTS if pattern.search(t)), None)
+    vietnamese = not text.isascii() or _VI_WORDS_RE.search(t) is not None
+    return Reading(slots, intent, _YES_RE.search(t) is not None, vietnamese)

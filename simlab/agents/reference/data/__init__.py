@@ -1,0 +1,1 @@
+"""Package data of the reference agent: flights, world tables and defect presets."""
