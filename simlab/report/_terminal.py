@@ -30,9 +30,7 @@ def render_terminal(summary: dict[str, Any], console: Console) -> None:
         summary: The output of ``summarize``.
         console: Where to print.
     """
-    for section in build_sections(summary):
-        if isinstance(section, ReportTable):
-            console.print(_table(section))
-        else:
-            console.print(Text(section))
-        console.print()
+    for i, section in enumerate(build_sections(summary)):
+        if i:
+            console.print()
+        console.print(_table(section) if isinstance(section, ReportTable) else Text(section))
