@@ -1,17 +1,26 @@
 """Statistics for simlab runs: percentiles, aptitude and unreliability,
-confidence intervals, pass^k and length buckets. Pure functions."""
+confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
 
 from simlab.stats._buckets import LengthBucket, bucket_of
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
+from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
+from simlab.stats._survival import KaplanMeier, LogRank, SurvivalStep, kaplan_meier, log_rank
 
 __all__ = [
+    "KaplanMeier",
     "LengthBucket",
+    "LogRank",
+    "McNemar",
+    "SurvivalStep",
     "aptitude",
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "kaplan_meier",
+    "log_rank",
+    "mcnemar",
     "pass_hat_k",
     "pass_hat_k_by_task",
     "pass_hat_k_curve",
