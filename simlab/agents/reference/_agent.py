@@ -159,6 +159,10 @@ class ReferenceAgent:
         self._asked = ()
         if task is None:
             return say.fixed("greet", lang)
+        last = self._turns[-1].reading
+        if last.yes and not last.slots and self._pending is not None:
+            # A bare go-ahead: carry out what was proposed, no second search.
+            return self._execute(self._pending, knobs, turn, calls, causes)
         anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
         decision = decide(task, slots, self._desk, None if anchored else calls)
         if anchored:
@@ -210,11 +214,13 @@ class ReferenceAgent:
     ) -> str:
         lang = say.lang_of(self._vi)
         go = self._turns[-1].reading.yes and self._pending == plan
-        # A read-only answer needs no go-ahead.
-        if plan.tool == "baggage_policy" or go:
-            return self._execute(plan, knobs, turn, calls, causes)
+        # A correction after the booking was made redoes it at once: the user
+        # already said go ahead. A read-only answer needs no go-ahead at all.
+        redo = self._done is not None and self._done.tool == plan.tool
         if plan == self._done and not anchored:
             return say.fixed("nothing_new", lang)
+        if plan.tool == "baggage_policy" or go or redo:
+            return self._execute(plan, knobs, turn, calls, causes)
         self._pending = plan
         if self.config.anchoring and self._anchor is None:
             self._anchor = plan

@@ -179,7 +179,8 @@ def _change(
 ) -> Decision:
     old = desk.data.flights[booking.flight_id]
     day = str(slots["date"])
-    party = booking.passengers + booking.children
+    adults, kids = booking.passengers, booking.children
+    party = adults + kids
     options = [
         f
         for f in _search(desk, record, old.origin, old.destination, day)
@@ -188,7 +189,10 @@ def _change(
     where = {"origin": old.origin, "destination": old.destination, "date": day}
     if not options:
         return Decision(problem="no_flight", detail=where)
-    new = min(options, key=lambda f: (desk.change_fee(booking, f), f.dep_time))
+    # Lowest fee first; among equal fees the cheaper flight (the fee hides the fare).
+    new = min(
+        options, key=lambda f: (desk.change_fee(booking, f), f.cost(adults, kids), f.dep_time)
+    )
     fee = desk.change_fee(booking, new)
     budget = slots.get("budget")
     if budget is not None and fee > int(budget):

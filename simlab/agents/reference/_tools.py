@@ -38,7 +38,7 @@ class TravelDesk:
         self.data = data or travel_data()
         self._rng = random.Random(f"reference-desk:{seed}")
         self._bookings: dict[str, Booking] = {}
-        self._closed: set[str] = set()  # refunded or replaced by a change
+        self._closed: set[str] = set()  # refunded
 
     def _call(self, name: str, args: dict[str, Any], run: Any) -> ToolCall:
         try:
@@ -195,8 +195,9 @@ class TravelDesk:
         return self._call("hold_booking", args, run)
 
     def change_fee(self, booking: Booking, flight: Flight) -> int:
-        """Per-passenger change fee plus any fare difference."""
-        old = self.data.flights[booking.flight_id].cost(booking.passengers, booking.children)
+        """Per-passenger change fee plus any fare above the fare already paid."""
+        # The fare already paid is credited, so moving back and forth costs only the fee.
+        old = booking.total_paid
         new = flight.cost(booking.passengers, booking.children)
         party = booking.passengers + booking.children
         return party * self.data.change_fee_per_passenger + max(0, new - old)
@@ -219,9 +220,12 @@ class TravelDesk:
             if new.seats < b.passengers + b.children:
                 raise _ToolError(f"flight {new.id} has only {new.seats} seats left")
             fee = self.change_fee(b, new)
+            # The booking keeps its reference (it can be changed again); the change gets its own.
+            credit = max(b.total_paid, new.cost(b.passengers, b.children))
+            self._bookings[b.reference] = Booking(
+                b.reference, new.id, b.passengers, b.children, credit
+            )
             ref = self._new_reference()
-            self._closed.add(b.reference)
-            self._bookings[ref] = Booking(ref, new.id, b.passengers, b.children, b.total_paid + fee)
             return {
                 "booking_ref": b.reference,
                 "flight_id": new.id,
