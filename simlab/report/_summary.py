@@ -19,7 +19,7 @@ from simlab.report._rows import (
     whole_cell_metrics,
 )
 from simlab.spec import Bucket
-from simlab.stats import bucket_of, pass_hat_k_by_task, pass_hat_k_curve, wilson_interval
+from simlab.stats import bucket_of, pass_hat_k_by_task, wilson_interval
 from simlab.store import SessionRecord, StopReason
 
 SUMMARY_SCHEMA_VERSION = 1
@@ -129,24 +129,28 @@ def _full_vs_sharded(by_mode: dict[str, Row], whole_cells: CellMetrics, settings
 
 
 def _pass_hat_k(ok: list[SessionRecord]) -> Row:
-    trials: dict[str, list[bool]] = {}
+    """pass^k per goal: a task is one cell (persona, goal, mode, perturbations),
+    its trials are the cell's repetitions; a goal averages over its cells."""
+    trials: dict[str, dict[str, list[bool]]] = {}
     for r in ok:
-        trials.setdefault(r.key.goal, []).append(r.passed is True)
+        cell = "/".join([r.key.persona, r.key.mode, *r.key.perturbations])
+        trials.setdefault(r.key.goal, {}).setdefault(cell, []).append(r.passed is True)
     by_goal: Row = {}
     for goal in sorted(trials):
-        t = trials[goal]
-        curve = pass_hat_k_curve(sum(t), len(t))
+        tasks = trials[goal]
         by_goal[goal] = {
-            "n": len(t),
-            "passes": sum(t),
-            "k": {str(k + 1): rnd(v) for k, v in enumerate(curve)},
+            "tasks": len(tasks),
+            "n": sum(len(t) for t in tasks.values()),
+            "passes": sum(sum(t) for t in tasks.values()),
+            "k": {str(k): rnd(v) for k, v in pass_hat_k_by_task(tasks).items()},
         }
-    overall = pass_hat_k_by_task(trials)
+    every_cell = {f"{g}/{c}": t for g, tasks in trials.items() for c, t in tasks.items()}
     return {
+        "task": "cell (persona, goal, mode, perturbations); trials are its repetitions",
         "by_goal": by_goal,
         "overall": {
-            "tasks": len(trials),
-            "k": {str(k): rnd(v) for k, v in overall.items()},
+            "tasks": len(every_cell),
+            "k": {str(k): rnd(v) for k, v in pass_hat_k_by_task(every_cell).items()},
         },
     }
 

@@ -168,22 +168,24 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
 def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
     by_goal = s["pass_hat_k"]["by_goal"]
     overall = s["pass_hat_k"]["overall"]
-    n_max = max((g["n"] for g in by_goal.values()), default=0)
-    ks = [k for k in _K_SHOWN if k <= n_max]
+    k_max = max((int(k) for g in by_goal.values() for k in g["k"]), default=0)
+    ks = [k for k in _K_SHOWN if k <= k_max]
     rows = [
-        [goal, str(g["n"]), str(g["passes"])] + [pct(g["k"].get(str(k))) for k in ks]
+        [goal, str(g["tasks"]), str(g["n"]), str(g["passes"])]
+        + [pct(g["k"].get(str(k))) for k in ks]
         for goal, g in by_goal.items()
     ]
     rows.append(
-        [f"all goals (mean of {overall['tasks']})", _DASH, _DASH]
+        [f"all goals ({overall['tasks']} cells)", _DASH, _DASH, _DASH]
         + [pct(overall["k"].get(str(k))) for k in ks]
     )
     return ReportTable(
         "pass^k by goal (all k trials pass)",
-        ["Goal", "n", "Passes", *[f"k={k}" for k in ks]],
+        ["Goal", "Cells", "n", "Passes", *[f"k={k}" for k in ks]],
         rows,
-        "pass^k = C(passes, k) / C(n, k); the mean row averages goals for k up to the smallest n.",
-        numeric=set(range(1, 3 + len(ks))),
+        "pass^k = C(passes, k) / C(reps, k) per cell (persona x goal x mode), averaged over "
+        "the goal's cells for k up to its smallest number of reps.",
+        numeric=set(range(1, 4 + len(ks))),
     )
 
 

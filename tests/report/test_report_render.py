@@ -33,7 +33,7 @@ def test_terminal_rows_carry_n_and_intervals(records: list[SessionRecord]) -> No
     full = _line(text, "full")
     assert "50.0 [50.0, 50.0]" in full and "90.0 [90.0, 90.0]" in full
     assert "sharded − full (paired)" in text
-    assert "k=2" in text and "10.9%" in text  # C(4,2)/C(11,2) = 6/55
+    assert "k=2" in text and "8.3%" in text  # mean over 4 cells of C(c,2)/C(n,2) = (1/3)/4
     assert "infra_error" in text and "HTTP 503 | <upstream> `x`" in text
 
 

@@ -104,9 +104,13 @@ def test_pass_hat_k_errors_and_stop_reasons(records: list[SessionRecord]) -> Non
     s = summarize(records, BUCKETS, seed=7)
     g = s["pass_hat_k"]["by_goal"]["g"]
     assert (g["n"], g["passes"]) == (11, 4)
-    assert g["k"]["2"] == pytest.approx(6 / 55, abs=1e-4)  # C(4,2)/C(11,2)
-    assert g["k"]["5"] == 0.0
-    assert s["pass_hat_k"]["overall"]["k"]["1"] == pytest.approx(4 / 11, abs=1e-4)
+    # tasks are cells, trials their reps (the error dropped): alice/full 1 of 3,
+    # alice/sharded 2 of 3, bob/full 1 of 2, bob/sharded 0 of 3; k up to min n = 2
+    assert g["tasks"] == 4
+    assert g["k"]["1"] == pytest.approx((1 / 3 + 2 / 3 + 1 / 2 + 0) / 4, abs=1e-4)
+    assert g["k"]["2"] == pytest.approx((0 + 1 / 3 + 0 + 0) / 4, abs=1e-4)  # C(2,2)/C(3,2)
+    assert set(g["k"]) == {"1", "2"}
+    assert s["pass_hat_k"]["overall"]["k"]["1"] == pytest.approx(0.375, abs=1e-4)
     e = s["errors"]
     assert e["n"] == 1
     assert e["by_stop_reason"]["infra_error"] == {
