@@ -97,7 +97,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  simlab run --resume {plan.run_dir}"
         )
         return EXIT_INTERRUPTED
-    _write_reports(plan.run_dir, records, console=None if args.quiet else Console())
+    _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
 
@@ -165,13 +165,18 @@ def _write_reports(run_dir: Path, records: Sequence[Any], console: Console | Non
         render_terminal(summary, console)
 
 
+def _stdout_console() -> Console:
+    # Piped output (CI logs, files) has no width; 80 columns would wrap every table.
+    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.store import read_sessions
 
     sessions = read_sessions(args.run_dir)
     if not sessions.records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions.records, Console())
+    _write_reports(args.run_dir, sessions.records, _stdout_console())
     return EXIT_OK
 
 
