@@ -1,0 +1,42 @@
+"""A fake LLM provider on loopback, for simlab's tests and benchmarks and for yours.
+
+It speaks the Anthropic Messages API and OpenAI chat completions over real HTTP,
+with seeded latency and fault injection and simulated prompt caching::
+
+    from simlab.testing import FakeProvider, FakeProviderConfig, scripted
+
+    fake = FakeProvider(FakeProviderConfig(latency_ms=20), scripted(["Hello!"]))
+    async with fake.serve() as base_url:
+        client = AsyncAnthropic(base_url=base_url, api_key="test")
+        ...
+    assert fake.stats().succeeded == 1
+"""
+
+from simlab.testing._cache import CacheUsage, PromptCache
+from simlab.testing._cli import cli_main
+from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
+from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
+from simlab.testing._responders import Responder, default_responder, echo, rule_based, scripted
+from simlab.testing._server import FakeProvider
+from simlab.testing._stats import FakeProviderStats
+
+__all__ = [
+    "FAULT_KINDS",
+    "CacheUsage",
+    "FakeMessage",
+    "FakeProvider",
+    "FakeProviderConfig",
+    "FakeProviderStats",
+    "FakeRequest",
+    "FaultKind",
+    "FaultMix",
+    "PromptCache",
+    "PromptSegment",
+    "Responder",
+    "cli_main",
+    "count_tokens",
+    "default_responder",
+    "echo",
+    "rule_based",
+    "scripted",
+]

@@ -1,0 +1,285 @@
+"""Parsed requests: what responders see and what the prompt-cache simulation hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Api = Literal["anthropic", "openai"]
+
+
+class RequestError(ValueError):
+    """A request the real provider would reject with HTTP 400."""
+
+
+def count_tokens(text: str) -> int:
+    """The fake tokenizer: one token per four characters, rounded up."""
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True, slots=True)
+class FakeMessage:
+    """One conversation message flattened to text (tool calls/results as JSON)."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSegment:
+    """One cacheable unit of the prompt, in the order the provider reads it.
+
+    Attributes:
+        canonical: Role-tagged canonical text; prefixes are hashed over these.
+        tokens: ``count_tokens`` of the segment's text.
+        breakpoint: Whether a cache prefix may end here (``cache_control`` on
+            Anthropic; every message on OpenAI, whose caching is automatic).
+    """
+
+    canonical: str
+    tokens: int
+    breakpoint: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FakeRequest:
+    """A parsed LLM request, the same shape for both wire protocols.
+
+    Attributes:
+        api: Which protocol it came in on.
+        model: The requested model id.
+        system: System prompt text (Anthropic ``system``; OpenAI system/developer
+            messages joined by blank lines).
+        messages: The non-system messages, in order.
+        max_tokens: Output cap, if given.
+        temperature: As sent.
+        seed: OpenAI ``seed``, or ``metadata.seed`` if an integer; else ``None``.
+        stop: Stop sequences.
+        json_mode: OpenAI ``response_format`` asked for JSON.
+        json_schema: The schema of a ``json_schema`` response format, if any.
+        metadata: Anthropic ``metadata`` as sent.
+        digest: sha256 hex of the canonical JSON body.
+        index: Arrival index at the server (0-based).
+        segments: The prompt as the cache simulation sees it.
+    """
+
+    api: Api
+    model: str
+    system: str
+    messages: tuple[FakeMessage, ...]
+    max_tokens: int | None
+    temperature: float | None
+    seed: int | None
+    stop: tuple[str, ...]
+    json_mode: bool
+    json_schema: Mapping[str, Any] | None
+    metadata: Mapping[str, Any]
+    digest: str
+    index: int
+    segments: tuple[PromptSegment, ...] = field(repr=False)
+
+    @property
+    def last_user_text(self) -> str:
+        """Text of the last user message ("" when there is none)."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.text
+        return ""
+
+    @property
+    def input_tokens(self) -> int:
+        """Total prompt tokens by the fake tokenizer."""
+        return sum(s.tokens for s in self.segments)
+
+    @property
+    def rng_seed(self) -> int:
+        """The request's seed if it carries one, else 64 bits of its body digest."""
+        return self.seed if self.seed is not None else int(self.digest[:16], 16)
+
+    def rng(self) -> random.Random:
+        """A ``random.Random`` seeded from ``rng_seed``: same request, same draws."""
+        return random.Random(self.rng_seed)
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def body_digest(body: Mapping[str, Any]) -> str:
+    """sha256 hex over the canonical JSON of a request body."""
+    return hashlib.sha256(_canonical_json(body).encode()).hexdigest()
+
+
+def _block_text(block: Any) -> str:
+    """Text of one content block; non-text blocks (tool use, images) as canonical JSON."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, Mapping):
+        raise RequestError(f"content block must be an object, got {type(block).__name__}")
+    if block.get("type") == "text":
+        text = block.get("text")
+        if not isinstance(text, str):
+            raise RequestError("text block needs a string 'text'")
+        return text
+    if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+        return str(block["content"])
+    return _canonical_json({k: v for k, v in block.items() if k != "cache_control"})
+
+
+def _segment(role: str, block: Any) -> tuple[str, PromptSegment]:
+    text = _block_text(block)
+    marked = isinstance(block, Mapping) and block.get("cache_control") is not None
+    return text, PromptSegment(f"{role}\x1f{text}", count_tokens(text), marked)
+
+
+def _require(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = body.get(key)
+    if value is None:
+        raise RequestError(f"{key}: Field required")
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise RequestError(f"{key}: wrong type {type(value).__name__}")
+    return value
+
+
+def _optional_number(body: Mapping[str, Any], key: str) -> float | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise RequestError(f"{key}: must be a number")
+    return float(value)
+
+
+def _int_seed(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _stop_list(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise RequestError(f"{key}: must be a string or a list of strings")
+
+
+def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
+    """Parse a Messages API body (``POST /v1/messages``).
+
+    Raises:
+        RequestError: for what the real API rejects with 400 (missing model,
+            max_tokens or messages, wrong types, streaming, which is not simulated).
+    """
+    if body.get("stream"):
+        raise RequestError("stream: streaming is not simulated by the fake provider")
+    model = _require(body, "model", str)
+    max_tokens = _require(body, "max_tokens", int)
+    raw_messages = _require(body, "messages", list)
+    segments: list[PromptSegment] = []
+    for tool in body.get("tools") or []:
+        segments.append(_segment("tool", tool)[1])
+    raw_system = body.get("system")
+    system_parts: list[str] = []
+    if isinstance(raw_system, str):
+        raw_system = [raw_system]
+    for block in raw_system or []:
+        text, seg = _segment("system", block)
+        system_parts.append(text)
+        segments.append(seg)
+    messages: list[FakeMessage] = []
+    for i, raw in enumerate(raw_messages):
+        if not isinstance(raw, Mapping) or raw.get("role") not in ("user", "assistant"):
+            raise RequestError(f"messages.{i}: needs role 'user' or 'assistant'")
+        content = raw.get("content")
+        blocks = [content] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            raise RequestError(f"messages.{i}.content: must be a string or a list of blocks")
+        texts = []
+        for block in blocks:
+            text, seg = _segment(str(raw["role"]), block)
+            texts.append(text)
+            segments.append(seg)
+        messages.append(FakeMessage(str(raw["role"]), "\n".join(texts)))
+    metadata = body.get("metadata") or {}
+    return FakeRequest(
+        api="anthropic",
+        model=model,
+        system="\n\n".join(system_parts),
+        messages=tuple(messages),
+        max_tokens=max_tokens,
+        temperature=_optional_number(body, "temperature"),
+        seed=_int_seed(metadata.get("seed")) if isinstance(metadata, Mapping) else None,
+        stop=_stop_list(body.get("stop_sequences"), "stop_sequences"),
+        json_mode=False,
+        json_schema=None,
+        metadata=metadata if isinstance(metadata, Mapping) else {},
+        digest=body_digest(body),
+        index=index,
+        segments=tuple(segments),
+    )
+
+
+def _openai_text(content: Any, i: int) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        return "\n".join(_block_text(part) for part in content)
+    raise RequestError(f"messages[{i}].content: must be a string or a list of parts")
+
+
+def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
+    """Parse a chat-completions body (``POST /v1/chat/completions``).
+
+    Every message boundary is a cache breakpoint: OpenAI-style caching is automatic.
+
+    Raises:
+        RequestError: for what the real API rejects with 400.
+    """
+    if body.get("stream"):
+        raise RequestError("stream: streaming is not simulated by the fake provider")
+    model = _require(body, "model", str)
+    raw_messages = _require(body, "messages", list)
+    system_parts: list[str] = []
+    messages: list[FakeMessage] = []
+    segments: list[PromptSegment] = []
+    for i, raw in enumerate(raw_messages):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
+            raise RequestError(f"messages[{i}]: needs a string 'role'")
+        role = str(raw["role"])
+        text = _openai_text(raw.get("content"), i)
+        if raw.get("tool_calls"):
+            text = "\n".join(filter(None, [text, _canonical_json(raw["tool_calls"])]))
+        if role in ("system", "developer"):
+            system_parts.append(text)
+        else:
+            messages.append(FakeMessage(role, text))
+        segments.append(PromptSegment(f"{role}\x1f{text}", count_tokens(text), True))
+    max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+    if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)):
+        raise RequestError("max_tokens: must be an integer")
+    response_format = body.get("response_format") or {}
+    fmt_type = response_format.get("type") if isinstance(response_format, Mapping) else None
+    schema = None
+    if fmt_type == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+    return FakeRequest(
+        api="openai",
+        model=model,
+        system="\n\n".join(system_parts),
+        messages=tuple(messages),
+        max_tokens=max_tokens,
+        temperature=_optional_number(body, "temperature"),
+        seed=_int_seed(body.get("seed")),
+        stop=_stop_list(body.get("stop"), "stop"),
+        json_mode=fmt_type in ("json_object", "json_schema"),
+        json_schema=schema if isinstance(schema, Mapping) else None,
+        metadata=body.get("metadata") or {},
+        digest=body_digest(body),
+        index=index,
+        segments=tuple(segments),
+    )
