@@ -65,7 +65,13 @@ class DisclosurePlan:
     @classmethod
     def draw(cls, traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
         """Draw the plan for one session; the same arguments give the same plan."""
-        rng = random.Random(seed)
+        return cls.draw_from(traits, goal, mode, random.Random(seed))
+
+    @classmethod
+    def draw_from(
+        cls, traits: Traits, goal: Goal, mode: Mode, rng: random.Random
+    ) -> DisclosurePlan:
+        """Draw the plan from ``rng``, which the caller may keep drawing from afterwards."""
         required = {f.id for f in goal.facts if f.required}
         keys = {
             f.id: (0.0 if f.id in required else 1.0) + rng.uniform(0, ORDER_JITTER)
@@ -88,8 +94,9 @@ class DisclosurePlan:
                 if fid not in required and rng.random() < LATE_OPTIONAL_P:
                     natural = 1 + i // per_turn
                     earliest[fid] = natural + rng.randint(1, MAX_LATENESS)
-        natural_turn = _natural_turns(order, earliest, first_turn, per_turn)
-        changes = _draw_changes(goal, traits.change_mind, natural_turn, rng)
+        changes = _draw_changes(goal, traits.change_mind, rng)
+        if changes:
+            changes = _with_turns(changes, _natural_turns(order, earliest, first_turn, per_turn))
         horizon = traits.patience + 2  # no turn is written past patience + 1
         filler_turns = _bernoulli_turns(traits.verbosity, horizon, rng)
         first_bits = rng.getrandbits(horizon)
@@ -156,18 +163,25 @@ def _natural_turns(
     return turn_of
 
 
-def _draw_changes(
-    goal: Goal, p: float, natural_turn: dict[str, int], rng: random.Random
-) -> tuple[PlannedChange, ...]:
+def _draw_changes(goal: Goal, p: float, rng: random.Random) -> tuple[PlannedChange, ...]:
     out: list[PlannedChange] = []
-    last_turn = dict(natural_turn)  # a chained change on one fact follows the previous one
     for mc in goal.mind_changes:
         # Draw both numbers for every change so one change's fate never shifts another's.
         happens = rng.random() < p
         delay = rng.randint(1, MAX_CHANGE_DELAY)
-        if not happens:
-            continue
-        turn = last_turn[mc.fact] + delay
-        last_turn[mc.fact] = turn
-        out.append(PlannedChange(fact=mc.fact, value=mc.value, delay=delay, turn=turn))
+        if happens:
+            out.append(PlannedChange(fact=mc.fact, value=mc.value, delay=delay, turn=0))
+    return tuple(out)
+
+
+def _with_turns(
+    changes: tuple[PlannedChange, ...], natural_turn: dict[str, int]
+) -> tuple[PlannedChange, ...]:
+    """Fill in each change's undisturbed turn; a chained change follows the one before."""
+    last_turn = dict(natural_turn)
+    out: list[PlannedChange] = []
+    for c in changes:
+        turn = last_turn[c.fact] + c.delay
+        last_turn[c.fact] = turn
+        out.append(PlannedChange(fact=c.fact, value=c.value, delay=c.delay, turn=turn))
     return tuple(out)

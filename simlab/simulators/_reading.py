@@ -9,20 +9,42 @@ question about the recapped facts; the whole reply is the fallback.
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import dataclass
 from typing import cast
 
-from simlab.domain.travel import ASK_CUES, CONFIRM_CUES
-from simlab.simulators._voice import fast_strip
+from simlab.domain.travel import ASK_CUES, CONFIRM_CUES, strip_diacritics
 from simlab.spec import Slot
 
-_QUESTION_RE = re.compile(r"[^.?!\n]*\?")
-_SLOT_CUES: tuple[tuple[Slot, tuple[str, ...]], ...] = tuple(
-    (cast(Slot, slot), tuple(fast_strip(c).lower() for c in cues))
+_CUE_SLOTS: tuple[tuple[str, Slot], ...] = tuple(
+    (strip_diacritics(cue).lower(), cast(Slot, slot))
     for slot, cues in ASK_CUES.items()
+    for cue in cues
 )
-_CONFIRM_CUES: tuple[str, ...] = tuple(fast_strip(c).lower() for c in CONFIRM_CUES)
+_CONFIRM_CUES: tuple[str, ...] = tuple(strip_diacritics(c).lower() for c in CONFIRM_CUES)
+
+
+def fold(text: str) -> str:
+    """Lower-cased, accentless text to look cues up in.
+
+    Equal to ``strip_diacritics(text).lower()`` on Latin text (every cue is
+    Latin); other non-ASCII characters are dropped rather than kept, which no
+    ASCII cue can notice. NFD + ASCII encoding is ~5x faster than a per-char pass.
+    """
+    if text.isascii():
+        return text.lower()
+    text = text.replace("đ", "d").replace("Đ", "D")
+    return unicodedata.normalize("NFD", text).encode("ascii", "ignore").decode().lower()
+
+
+def _questions(low: str) -> list[str]:
+    """The sentences that end in "?" (each from the last . ! or newline before it)."""
+    pieces = low.split("?")
+    out = []
+    for piece in pieces[:-1]:
+        cut = max(piece.rfind("."), piece.rfind("!"), piece.rfind("\n"))
+        out.append(piece[cut + 1 :])
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +59,8 @@ _NOTHING = ReplyReading()
 
 
 def _slots_in(text: str, into: list[Slot]) -> None:
-    for slot, cues in _SLOT_CUES:
-        if slot not in into and any(c in text for c in cues):
+    for cue, slot in _CUE_SLOTS:  # ASK_CUES order
+        if cue in text and slot not in into:
             into.append(slot)
 
 
@@ -46,10 +68,10 @@ def read_reply(text: str) -> ReplyReading:
     """The slots a reply asks about (in ``ASK_CUES`` order) and whether it asks to confirm."""
     if "?" not in text:
         return _NOTHING
-    low = fast_strip(text).lower()
+    low = fold(text)
     slots: list[Slot] = []
     confirm = False
-    for question in _QUESTION_RE.findall(low):
+    for question in _questions(low):
         if any(c in question for c in _CONFIRM_CUES):
             confirm = True  # a proposal's recap is not a question about its facts
         else:

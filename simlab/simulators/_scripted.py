@@ -63,7 +63,10 @@ class ScriptedSimulator:
         self.persona = persona
         self.goal = goal
         self.mode = mode
-        self.plan = DisclosurePlan.draw(persona.traits, goal, mode, seed)
+        # One stream: the plan is drawn first (as DisclosurePlan.draw(seed) would),
+        # then wording choices continue it, saving a second generator per session.
+        self._rng = random.Random(seed)
+        self.plan = DisclosurePlan.draw_from(persona.traits, goal, mode, self._rng)
         traits = persona.traits
         self._book = phrasebook(persona.language, traits.style)
         intents = self._book.intent.get(goal.final_tool)
@@ -73,7 +76,6 @@ class ScriptedSimulator:
                 f"templates/{persona.language}.yaml; known: {sorted(self._book.intent)}"
             )
         self._intents = intents
-        self._rng = random.Random(f"simlab-voice:{seed}")
         self._typo_rate = traits.typo_rate
         self._strip = traits.strip_diacritics
         self._patience = traits.patience

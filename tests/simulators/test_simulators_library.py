@@ -129,3 +129,17 @@ def test_every_shipped_goal_can_be_voiced(mode: Mode) -> None:
             assert turns[0].text
             if mode is Mode.FULL:
                 assert set(turns[0].disclosed) == {f.id for f in goal.facts}
+
+
+def test_fast_strip_matches_strip_diacritics_on_every_template() -> None:
+    from simlab.domain.travel import CITIES, strip_diacritics
+    from simlab.simulators._reading import fold
+    from simlab.simulators._voice import fast_strip
+
+    texts = [c.vi for c in CITIES] + ["\u0110à Nẵng ĐẶT VÉ", "Ha\u0300 No\u0302\u0323i"]
+    for lang in ("en", "vi"):
+        raw = (ROOT / "simlab" / "simulators" / "templates" / f"{lang}.yaml").read_text("utf-8")
+        texts += raw.splitlines()
+    for text in texts:
+        assert fast_strip(text) == strip_diacritics(text), text
+        assert fold(text) == strip_diacritics(text).lower(), text
