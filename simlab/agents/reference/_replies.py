@@ -94,13 +94,7 @@ def ask(slots: tuple[str, ...], task: str, lang: str) -> str:
 
 def fixed(key: str, lang: str, values: Mapping[str, Any] | None = None) -> str:
     """A fixed sentence, with cities and dates in ``values`` written out."""
-    v = dict(values or {})
-    for k in ("origin", "destination"):
-        if k in v:
-            v[k] = city(v[k], lang)
-    if "date" in v:
-        v["date"] = day(v["date"], lang)
-    return _FIXED[lang][key].format(**v)
+    return _FIXED[lang][key].format(**_written(values or {}, lang))
 
 
 # Proposals and confirmations as format strings over the plan's info / the tool result.
