@@ -1,0 +1,128 @@
+"""Parsing into FakeRequest and the responders, without a server."""
+
+import json
+import re
+
+import pytest
+
+from simlab.testing import (
+    count_tokens,
+    default_responder,
+    echo,
+    rule_based,
+    scripted,
+)
+from simlab.testing._request import RequestError, parse_anthropic, parse_openai
+
+
+def _anthropic(user: str, system: str | list[dict[str, object]] = "", **extra: object):
+    body = {"model": "m", "max_tokens": 50, "system": system}
+    body["messages"] = [{"role": "user", "content": user}]
+    return parse_anthropic(body | extra, 0)
+
+
+def test_count_tokens_rounds_up_quarter_length() -> None:
+    assert [count_tokens(s) for s in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
+
+
+def test_anthropic_parse_flattens_system_blocks_and_marks_breakpoints() -> None:
+    system = [
+        {"type": "text", "text": "rules"},
+        {"type": "text", "text": "more rules", "cache_control": {"type": "ephemeral"}},
+    ]
+    body = {
+        "model": "m",
+        "max_tokens": 9,
+        "system": system,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "user", "content": "book it"},
+        ],
+        "stop_sequences": ["END"],
+        "metadata": {"user_id": "u1"},
+    }
+    req = parse_anthropic(body, 3)
+    assert req.system == "rules\n\nmore rules"
+    assert [m.role for m in req.messages] == ["user", "assistant", "user"]
+    assert req.last_user_text == "book it"
+    assert [s.breakpoint for s in req.segments] == [False, True, False, False, False]
+    # 5 + 10 + 2 + 5 + 7 characters -> 2 + 3 + 1 + 2 + 2 tokens
+    assert req.input_tokens == 10
+    assert req.stop == ("END",) and req.max_tokens == 9 and req.index == 3
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"max_tokens": 5, "messages": []},
+        {"model": "m", "messages": []},
+        {"model": "m", "max_tokens": 5},
+        {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
+        {"model": "m", "max_tokens": 5, "messages": [], "stream": True},
+    ],
+)
+def test_anthropic_parse_rejects_what_the_api_rejects(body: dict[str, object]) -> None:
+    with pytest.raises(RequestError):
+        parse_anthropic(body, 0)
+
+
+def test_openai_parse_system_seed_stop_and_schema() -> None:
+    schema = {"type": "object", "properties": {"verdict": {"enum": ["pass", "fail"]}}}
+    body = {
+        "model": "gpt",
+        "messages": [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        ],
+        "seed": 11,
+        "stop": "##",
+        "response_format": {"type": "json_schema", "json_schema": {"schema": schema}},
+    }
+    req = parse_openai(body, 0)
+    assert req.system == "be brief" and req.last_user_text == "hi"
+    assert req.seed == 11 and req.rng_seed == 11 and req.stop == ("##",)
+    assert req.json_mode and req.json_schema == schema
+    assert all(s.breakpoint for s in req.segments)
+    assert default_responder(req) == '{"verdict": "pass"}'
+
+
+def test_scripted_cycles_in_order() -> None:
+    reply = scripted(["a", "b"])
+    req = _anthropic("x")
+    assert [reply(req) for _ in range(5)] == ["a", "b", "a", "b", "a"]
+    with pytest.raises(ValueError):
+        scripted([])
+
+
+def test_rule_based_first_match_wins_with_groups_and_default() -> None:
+    reply = rule_based(
+        [
+            (r"(?i)to (?P<city>[A-Z][a-z]+)", r"Flights to \g<city>?"),
+            (r"Paris", "never reached for 'to Paris'"),
+            (re.compile(r"(\d+) bags"), r"\1 bags allowed"),
+        ],
+        default=echo,
+    )
+    assert reply(_anthropic("I fly to Paris")) == "Flights to Paris?"
+    assert reply(_anthropic("2 bags please")) == "2 bags allowed"
+    assert reply(_anthropic("nothing matches")) == "nothing matches"
+    assert rule_based({"hi": "hello"})(_anthropic("oh hi")) == "hello"
+
+
+def test_default_responder_plain_is_deterministic_per_request() -> None:
+    a, b = _anthropic("hello"), _anthropic("hello")
+    assert default_responder(a) == default_responder(b)
+    assert not default_responder(a).startswith("{")
+    replies = {default_responder(_anthropic(f"msg {i}")) for i in range(30)}
+    assert len(replies) > 1  # the seed comes from the body, so bodies vary the sentence
+
+
+def test_default_responder_json_returns_the_prompt_example() -> None:
+    system = 'Reply in JSON: {"response": "<text>", "disclosed": ["fact_id"]} and nothing else.'
+    assert json.loads(default_responder(_anthropic("hi", system))) == {
+        "response": "<text>",
+        "disclosed": ["fact_id"],
+    }
+    bare = json.loads(default_responder(_anthropic("hi", "Answer in JSON only.")))
+    assert list(bare) == ["response"] and isinstance(bare["response"], str)

@@ -1,0 +1,77 @@
+"""The sync, thread-backed server and the command line."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import anthropic
+import httpx
+import pytest
+
+from simlab.testing import FakeProvider, cli_main, echo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_serve_in_thread_with_sync_clients() -> None:
+    fake = FakeProvider(responder=echo)
+    with fake.serve_in_thread() as base_url:
+        client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
+        message = client.messages.create(
+            model="m", max_tokens=50, messages=[{"role": "user", "content": "echo me"}]
+        )
+        client.close()
+        with pytest.raises(RuntimeError, match="already serving"), fake.serve_in_thread():
+            pass
+        health = httpx.get(base_url + "/healthz")
+    assert message.content[0].text == "echo me"
+    assert health.status_code == 200
+    assert fake.stats().succeeded == 1
+    assert [r.last_user_text for r in fake.requests] == ["echo me"]
+    with pytest.raises(httpx.ConnectError):  # stopped means stopped
+        httpx.get(base_url + "/healthz")
+    # Serving again is allowed once stopped; the state carries over until reset().
+    with fake.serve_in_thread():
+        pass
+    fake.reset()
+    assert fake.stats().requests == 0 and fake.requests == ()
+
+
+def test_cli_rejects_bad_options_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["--fault-rate", "1.5"]) == 2
+    assert "fault_rate" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli_main(["--faults", "bogus=1"])
+    assert exc.value.code == 2
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert cli_main(["--port", str(taken.getsockname()[1])]) == 2
+    assert "cannot serve" in capsys.readouterr().err
+
+
+def test_cli_serves_until_interrupted() -> None:
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simlab.testing", "--port", "0", "--fault-rate", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        base_url = first.rsplit(" ", 1)[-1].strip()
+        assert base_url.startswith("http://127.0.0.1:")
+        body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "x"}]}
+        assert httpx.post(base_url + "/v1/messages", json=body).status_code == 200
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert "stopped after 1 requests (0 faults)" in out
