@@ -2,16 +2,20 @@
 
 Score weights (they sum to 100):
 
-* ``goal_completed``: ``GOAL_COMPLETED_WEIGHT`` (40) when a final action exists.
+* ``goal_completed``: ``GOAL_COMPLETED_WEIGHT`` (30) when a final action exists
+  *and* honours every judged constraint: booking the wrong flight did not
+  complete the user's goal, so it earns only the partial constraint credit.
+  This keeps failures well apart from passes, which is what makes a cell's
+  P90 - P10 (unreliability) mean something.
 * constraints: ``CONSTRAINTS_WEIGHT`` (40), split evenly over the judged
   constraint checks. When none is judged (the goal has no constraints, or the
   user stated none of their facts) and a final action exists, this share is
   added to ``goal_completed``'s points.
-* ``confirmation``: ``CONFIRMATION_WEIGHT`` (10). When the goal has no confirm
+* ``confirmation``: ``CONFIRMATION_WEIGHT`` (15). When the goal has no confirm
   fields, these points join the constraints share.
-* ``trajectory``: ``TRAJECTORY_WEIGHT`` (10) times the LCS F1. When the goal
+* ``trajectory``: ``TRAJECTORY_WEIGHT`` (15) times the LCS F1. When the goal
   lists no ``expected_tools`` the F1 is 0 for any call at all (precision 0),
-  which would cap every such goal at 90; so then these points go to
+  which would cap every such goal at 85; so then these points go to
   ``goal_completed``'s points instead.
 
 ``passed`` needs ``goal_completed``, every constraint check and the
@@ -36,13 +40,13 @@ from simlab.spec import Goal
 from simlab.store import Check
 from simlab.transcript import Transcript
 
-GOAL_COMPLETED_WEIGHT = 40.0
-"""Points for taking the final action at all."""
+GOAL_COMPLETED_WEIGHT = 30.0
+"""Points for taking a final action that honours every judged constraint."""
 CONSTRAINTS_WEIGHT = 40.0
 """Points for the final action honouring the user's stated constraints."""
-CONFIRMATION_WEIGHT = 10.0
+CONFIRMATION_WEIGHT = 15.0
 """Points for telling the user the confirm fields of the final action."""
-TRAJECTORY_WEIGHT = 10.0
+TRAJECTORY_WEIGHT = 15.0
 """Points times the LCS F1 of the tool-call sequence."""
 
 
@@ -96,7 +100,8 @@ def grade(goal: Goal, transcript: Transcript) -> Grade:
     if not goal.expected_tools:
         completed_points += TRAJECTORY_WEIGHT
 
-    score = completed_points if completed.passed else 0.0
+    all_kept = all(c.passed for c in constraints.values())
+    score = completed_points if completed.passed and all_kept else 0.0
     if constraints:
         n_ok = sum(1 for c in constraints.values() if c.passed)
         score += constraint_share * n_ok / len(constraints)
@@ -105,9 +110,5 @@ def grade(goal: Goal, transcript: Transcript) -> Grade:
     if goal.expected_tools:
         score += TRAJECTORY_WEIGHT * metrics.lcs_f1
 
-    passed = (
-        completed.passed
-        and all(c.passed for c in constraints.values())
-        and (confirmation is None or confirmation.passed)
-    )
+    passed = completed.passed and all_kept and (confirmation is None or confirmation.passed)
     return Grade(checks=checks, score=round(score, 2), passed=passed)

@@ -255,7 +255,8 @@ def test_weights_sum_to_100() -> None:
 def test_grade_score_arithmetic() -> None:
     # date kept, budget broken (280 > 250 after the mind change), confirmation
     # complete, trajectory [search, search, baggage, hold] vs [search, hold]:
-    # 40 + 40 * 1/2 + 10 + 10 * F1(0.5, 1.0) = 40 + 20 + 10 + 6.666... = 76.67
+    # a broken constraint withholds completion's 30: 0 + 40 * 1/2 + 15 + 15 * F1(0.5, 1.0)
+    # = 20 + 15 + 10 = 45
     baggage = ToolCall(name="get_baggage")
     t = make_transcript(
         ({"budget": 300, "date": "2025-03-20"}, "ok", [SEARCH]),
@@ -263,7 +264,7 @@ def test_grade_score_arithmetic() -> None:
         ({}, "Held AB12CD, 280 total.", [hold(280)]),
     )
     g = grade(make_goal(), t)
-    assert g.score == 76.67
+    assert g.score == 45.0
     assert g.passed is False
     assert list(g.checks) == [
         "goal_completed",
@@ -285,34 +286,35 @@ def test_grade_full_marks_and_pass() -> None:
 
 
 def test_grade_without_confirm_fields_moves_their_points_to_constraints() -> None:
-    # each of 2 constraints is worth (40 + 10) / 2 = 25; one broken: 40 + 25 + 10
+    # each of 2 constraints is worth (40 + 15) / 2 = 27.5; one broken withholds
+    # completion: 0 + 27.5 + trajectory 15
     t = make_transcript(
         ({"budget": 300, "date": "2025-03-21"}, "ok", [SEARCH]),
         ({}, "Held.", [hold(280)]),
     )
     g = grade(make_goal(confirm_fields=[]), t)
     assert "confirmation" not in g.checks
-    assert (g.score, g.passed) == (75.0, False)
+    assert (g.score, g.passed) == (42.5, False)
 
 
 def test_grade_with_no_judged_constraint_gives_their_points_to_completion() -> None:
-    # nothing stated: completion 40 + 40; confirmation missing the price; trajectory exact
+    # nothing stated: completion 30 + 40; confirmation missing the price; trajectory exact 15
     t = make_transcript(({}, "ok", [SEARCH]), ({}, "Held AB12CD.", [hold(280)]))
     g = grade(make_goal(), t)
     assert not any(name.startswith("constraint:") for name in g.checks)
-    assert (g.score, g.passed) == (90.0, False)
+    assert (g.score, g.passed) == (85.0, False)
 
 
 def test_grade_without_final_action_scores_only_trajectory() -> None:
-    # trajectory [search] vs [search, hold]: precision 1, recall 0.5, F1 2/3 -> 6.67
+    # trajectory [search] vs [search, hold]: precision 1, recall 0.5, F1 2/3 -> 10
     t = make_transcript(({"budget": 300}, "ok", [SEARCH]))
     g = grade(make_goal(), t)
-    assert (g.score, g.passed) == (6.67, False)
+    assert (g.score, g.passed) == (10.0, False)
     assert g.checks["constraint:budget"].detail == "no final action"
 
 
 def test_grade_without_expected_tools_gives_trajectory_points_to_completion() -> None:
-    # F1 would be 0 for any call when nothing is expected; 40 + 10 + 40 + 10
+    # F1 would be 0 for any call when nothing is expected; 30 + 15 + 40 + 15
     t = make_transcript(({"budget": 300}, "Held AB12CD, 280.", [SEARCH, hold(280)]))
     g = grade(make_goal(expected_tools=[], constraints=[]), t)
     assert (g.score, g.passed) == (100.0, True)
