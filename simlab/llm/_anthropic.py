@@ -1,0 +1,190 @@
+"""The ``anthropic`` backend: the official SDK with prompt caching.
+
+The SDK's own retries are off (``max_retries=0``): simlab's retry layer owns
+them, so every attempt is classified, counted and priced. Two cache
+breakpoints are set per request, on the system prompt and on the last block of
+the transcript, so each turn reads the previous turn's prefix from the cache.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from simlab.llm._base import LLM
+from simlab.llm._errors import (
+    LLMConfigError,
+    MalformedResponseError,
+    ProviderConnectionError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+    redact,
+    status_message,
+)
+from simlab.llm._spec import LLMSpec
+from simlab.llm._types import LLMRequest, LLMResponse, Usage
+
+if TYPE_CHECKING:
+    import anthropic
+
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+_EPHEMERAL = {"type": "ephemeral"}
+_JSON_RULE = "Reply with one JSON object and nothing else."
+# A key sent only to a loopback fake provider: never valid anywhere real.
+_OFFLINE_KEY = "simlab-offline-no-key"
+
+
+def is_loopback(url: str | None) -> bool:
+    """True for a URL on this machine (a fake provider), where no real key is needed."""
+    if not url:
+        return False
+    host = urlsplit(url).hostname or ""
+    return host in {"localhost", "::1"} or host.startswith("127.")
+
+
+def build_messages(req: LLMRequest) -> list[dict[str, Any]]:
+    """The Messages API transcript, with a cache breakpoint on its last block."""
+    messages: list[dict[str, Any]] = [
+        {"role": m.role, "content": [{"type": "text", "text": m.content}]} for m in req.messages
+    ]
+    if messages:
+        messages[-1]["content"][-1]["cache_control"] = _EPHEMERAL
+    return messages
+
+
+def build_system(req: LLMRequest) -> list[dict[str, Any]]:
+    """The system prompt as one cached text block (empty when there is none)."""
+    text = f"{req.system}\n\n{_JSON_RULE}" if req.json_output else req.system
+    if not text:
+        return []
+    return [{"type": "text", "text": text, "cache_control": _EPHEMERAL}]
+
+
+class AnthropicLLM(LLM):
+    """Claude through ``anthropic.AsyncAnthropic``.
+
+    Args:
+        spec: The role's spec (model, base_url, key variable, timeout).
+        http_client: An ``httpx2.AsyncClient`` for the SDK (tests pass a
+            mock transport); None lets the SDK build its own.
+
+    Raises:
+        LLMConfigError: The key variable is unset and the endpoint is not a
+            loopback fake provider.
+    """
+
+    def __init__(self, spec: LLMSpec, *, http_client: Any = None) -> None:
+        import anthropic  # a core dependency, imported late to keep start-up fast
+
+        self._spec = spec
+        self._model = spec.model or DEFAULT_ANTHROPIC_MODEL
+        self._env = spec.key_env or "ANTHROPIC_API_KEY"
+        self._url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        key = os.environ.get(self._env)
+        if not key:
+            if not is_loopback(self._url):
+                raise LLMConfigError(
+                    f"the anthropic backend needs an API key in ${self._env}, which is not set. "
+                    f"Fix: `export {self._env}=...`, or for offline tests start "
+                    "`simlab fake-provider --port 8765` and set base_url (or ANTHROPIC_BASE_URL) "
+                    "to http://127.0.0.1:8765"
+                )
+            key = _OFFLINE_KEY
+        self._secrets = (key,)
+        self._client: anthropic.AsyncAnthropic = anthropic.AsyncAnthropic(
+            api_key=key,
+            base_url=spec.base_url,  # None: the SDK reads ANTHROPIC_BASE_URL itself
+            max_retries=0,
+            timeout=spec.timeout_s,
+            http_client=http_client,
+        )
+        self._anthropic = anthropic
+
+    @property
+    def name(self) -> str:
+        return "anthropic"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def max_connections(self) -> int:
+        return self._spec.concurrency
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(self, req: LLMRequest) -> LLMResponse:
+        """One Messages API call; SDK errors become simlab ``ProviderError``s."""
+        params: dict[str, Any] = {
+            "model": req.model or self._model,
+            "max_tokens": req.max_tokens or self._spec.max_tokens,
+            "messages": build_messages(req),
+        }
+        if system := build_system(req):
+            params["system"] = system
+        temperature = req.temperature if req.temperature is not None else self._spec.temperature
+        if temperature is not None:
+            params["temperature"] = temperature
+        if req.stop:
+            params["stop_sequences"] = list(req.stop)
+        # The Messages API takes no seed; it is still part of the replay key.
+        start = time.perf_counter()
+        try:
+            msg = await self._client.messages.create(**params)
+        except Exception as exc:
+            raise self._translate(exc, params["model"]) from None
+        latency = time.perf_counter() - start
+        try:
+            text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
+            u = msg.usage
+            usage = Usage(
+                input_tokens=u.input_tokens,
+                output_tokens=u.output_tokens,
+                cache_read_tokens=u.cache_read_input_tokens or 0,
+                cache_write_tokens=u.cache_creation_input_tokens or 0,
+            )
+            return LLMResponse(
+                text=text,
+                usage=usage,
+                model=msg.model or params["model"],
+                latency_s=latency,
+                stop_reason=msg.stop_reason,
+                raw_id=msg.id,
+            )
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise MalformedResponseError(
+                f"anthropic returned an unreadable message: {type(exc).__name__}"
+            ) from None
+
+    def _translate(self, exc: Exception, model: str) -> Exception:
+        sdk = self._anthropic
+        url = self._url or "https://api.anthropic.com"
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderTimeoutError(f"anthropic timed out after {self._spec.timeout_s}s")
+        if isinstance(exc, sdk.APIConnectionError):
+            return ProviderConnectionError(f"anthropic connection failed ({url}): {exc.message}")
+        if isinstance(exc, sdk.APIStatusError):
+            detail = exc.api_message or str(exc.body or "")[:300]
+            message = status_message(
+                exc.status_code,
+                backend="anthropic",
+                model=model,
+                url=url,
+                env=self._env,
+                detail=detail,
+            )
+            return ProviderStatusError(
+                redact(message, self._secrets),
+                status=exc.status_code,
+                headers=dict(exc.response.headers),
+            )
+        if isinstance(exc, sdk.APIError | ValueError):
+            # 2xx with a body that is not JSON or not a Message.
+            return MalformedResponseError(
+                redact(f"anthropic returned a malformed body: {exc}", self._secrets)[:500]
+            )
+        return exc

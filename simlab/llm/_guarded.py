@@ -1,0 +1,150 @@
+"""``GuardedLLM``: limits, retries, cost, budget and counters around a backend.
+
+Every attempt waits for a concurrency slot and the role's rate allowances; a
+failed attempt is classified by the backend's ``should_retry`` and retried by
+tenacity with the policy's waits. Every attempt that reported usage is priced,
+charged to the budget and counted, so retries are never free in the books.
+"""
+
+from __future__ import annotations
+
+import random
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from simlab.llm._accounting import Budget, LLMStats, RoleStats
+from simlab.llm._base import LLM
+from simlab.llm._errors import LLMError, ProviderError
+from simlab.llm._limits import RoleLimits, estimate_tokens
+from simlab.llm._pricing import PriceTable
+from simlab.llm._retry import RetryDecision, RetryPolicy, retry_sleep
+from simlab.llm._types import LLMRequest, LLMResponse, Usage
+
+
+class GuardedLLM(LLM):
+    """Wraps a backend with limits, retries and accounting.
+
+    Args:
+        inner: The backend that makes one attempt per ``complete``.
+        limits: The role's concurrency and rate limits.
+        policy: Attempts and waits.
+        prices: Prices for the cost of each attempt.
+        budget: The run's shared budget (charged, never enforced here: the
+            engine stops starting sessions once it is exhausted).
+        stats: The run's shared counters.
+        jitter_seed: Seeds the backoff jitter, so waits are reproducible.
+    """
+
+    def __init__(
+        self,
+        inner: LLM,
+        *,
+        limits: RoleLimits,
+        policy: RetryPolicy,
+        prices: PriceTable | None = None,
+        budget: Budget | None = None,
+        stats: LLMStats | None = None,
+        jitter_seed: int = 0,
+    ) -> None:
+        self.inner = inner
+        self.limits = limits
+        self.policy = policy
+        self.prices = prices or PriceTable()
+        self.budget = budget or Budget()
+        self.stats = stats or LLMStats()
+        self._rng = random.Random(jitter_seed)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def max_connections(self) -> int:
+        return self.inner.max_connections
+
+    @property
+    def reports_cost(self) -> bool:
+        return True
+
+    def should_retry(self, exc: BaseException) -> RetryDecision:
+        return self.inner.should_retry(exc)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __repr__(self) -> str:
+        return f"GuardedLLM({self.inner!r})"
+
+    async def complete(self, req: LLMRequest) -> LLMResponse:
+        """Complete ``req`` within the limits, retrying transient failures."""
+        stats = self.stats.role(req.role)
+        stats.calls += 1
+        chars = len(req.system) + sum(len(m.content) for m in req.messages)
+        estimate = estimate_tokens(chars)
+        spent = [0.0]  # cost over every attempt of this call
+        attempts = 0
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            decision = self.inner.should_retry(exc) if exc else RetryDecision(True, None, "")
+            return self.policy.wait_s(decision, state.attempt_number, self._rng)
+
+        def count_retry(state: RetryCallState) -> None:
+            stats.retries += 1
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.policy.max_attempts),
+            wait=wait,
+            retry=retry_if_exception(lambda exc: self.inner.should_retry(exc).retry),
+            sleep=retry_sleep,
+            before_sleep=count_retry,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    resp = await self._attempt(req, estimate, stats, spent)
+        except ProviderError as exc:
+            exc.cost_usd = spent[0]
+            stats.failures += 1
+            raise
+        except LLMError:
+            stats.failures += 1
+            raise
+        return resp.model_copy(update={"cost_usd": spent[0], "attempts": attempts})
+
+    async def _attempt(
+        self, req: LLMRequest, estimate: int, stats: RoleStats, spent: list[float]
+    ) -> LLMResponse:
+        async with self.limits.slots:
+            await self.limits.admit(estimate)
+            stats.attempts += 1
+            try:
+                resp = await self.inner.complete(req)
+            except ProviderError as exc:
+                stats.errors[self.inner.should_retry(exc).reason] += 1
+                if exc.usage is not None:
+                    model = req.model or self.inner.model
+                    spent[0] += self._account(stats, model, exc.usage, None, estimate)
+                raise
+            except LLMError as exc:
+                stats.errors[type(exc).__name__] += 1
+                raise
+        recorded = resp.cost_usd if self.inner.reports_cost else None
+        spent[0] += self._account(stats, resp.model, resp.usage, recorded, estimate)
+        return resp
+
+    def _account(
+        self, stats: RoleStats, model: str, usage: Usage, cost: float | None, estimate: int
+    ) -> float:
+        cost = self.prices.cost_usd(model, usage) if cost is None else cost
+        stats.usage = stats.usage + usage
+        stats.cost_usd += cost
+        self.budget.charge(cost)
+        self.limits.settle(estimate, usage.total_tokens)
+        return cost

