@@ -66,10 +66,11 @@ class FakeProvider:
     ``serve``; ``reset()`` clears it. Request headers are never stored: the
     API key is only checked for presence when ``require_api_key`` is set.
 
-    Example:
-        >>> fake = FakeProvider(FakeProviderConfig(latency_ms=5), scripted(["hi"]))
-        >>> async with fake.serve() as base_url:  # doctest: +SKIP
-        ...     client = AsyncAnthropic(base_url=base_url, api_key="test")
+    Example::
+
+        fake = FakeProvider(FakeProviderConfig(latency_ms=5), scripted(["hi"]))
+        async with fake.serve() as base_url:
+            client = AsyncAnthropic(base_url=base_url, api_key="test", max_retries=0)
     """
 
     def __init__(
