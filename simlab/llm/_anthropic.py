@@ -128,7 +128,8 @@ class AnthropicLLM(LLM):
             params["system"] = system
         temperature = req.temperature if req.temperature is not None else self._spec.temperature
         if temperature is not None:
-            params["temperature"] = temperature
+            # extra_body: SDK 2.x dropped the typed argument; the API still takes it.
+            params["extra_body"] = {"temperature": temperature}
         if req.stop:
             params["stop_sequences"] = list(req.stop)
         # The Messages API takes no seed; it is still part of the replay key.

@@ -116,6 +116,9 @@ class GuardedLLM(LLM):
         except LLMError:
             stats.failures += 1
             raise
+        if self.inner.reports_cost:
+            # A replayed response keeps the attempts its recording took.
+            attempts += resp.attempts - 1
         return resp.model_copy(update={"cost_usd": spent[0], "attempts": attempts})
 
     async def _attempt(
