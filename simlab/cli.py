@@ -57,8 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
     run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
     run.add_argument("--out", type=Path, default=Path("results"), help="results folder")
-    run.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
-                     help="continue an interrupted run")
+    run.add_argument(
+        "--resume", type=Path, default=None, metavar="RUN_DIR", help="continue an interrupted run"
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
     run.set_defaults(handler=_cmd_run)
 
@@ -160,7 +161,9 @@ def _write_reports(run_dir: Path, records: Sequence[Any], console: Console | Non
     summary = summarize(records, suite.buckets, suite.seed)
     summary["run_id"] = info["run_id"]
     write_json(run_dir / SUMMARY_FILE, summary)
-    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=f"simlab run {info['run_id']}"))
+    write_atomic(
+        run_dir / REPORT_FILE, render_markdown(summary, title=f"simlab run {info['run_id']}")
+    )
     if console is not None:
         render_terminal(summary, console)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -83,7 +83,7 @@ def callable_target_factory(ref: str, concurrency: int) -> Callable[[int], Targe
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
             raise TargetLoadError(f"class {ref!r} must define `async def reply(history, ctx)`")
-        cls: type[TargetAgent] = obj
+        cls = cast("type[TargetAgent]", obj)
         return lambda seed: cls()
     if not callable(obj):
         raise TargetLoadError(f"target {ref!r} is a {type(obj).__name__}, not a callable")

@@ -24,9 +24,7 @@ class SessionJob:
 
 def session_seed(run_seed: int, key: SessionKey) -> int:
     """The seed of one session, from the run seed and the session's key."""
-    return derive_seed(
-        run_seed, key.persona, key.goal, key.mode, key.rep, list(key.perturbations)
-    )
+    return derive_seed(run_seed, key.persona, key.goal, key.mode, key.rep, list(key.perturbations))
 
 
 def select(patterns: list[str], available: Mapping[str, object], what: str) -> list[str]:
@@ -57,6 +55,8 @@ def expand(
                 for rep in range(suite.reps):
                     key = SessionKey(persona=pid, goal=gid, mode=mode.value, rep=rep)
                     jobs.append(
-                        SessionJob(key, session_seed(suite.seed, key), personas[pid], goals[gid], mode)
+                        SessionJob(
+                            key, session_seed(suite.seed, key), personas[pid], goals[gid], mode
+                        )
                     )
     return jobs

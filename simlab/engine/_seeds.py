@@ -10,7 +10,7 @@ import hashlib
 import json
 
 
-def derive_seed(*parts: str | int | float | bool | None | list[str] | tuple[str, ...]) -> int:
+def derive_seed(*parts: str | int | float | bool | list[str] | tuple[str, ...] | None) -> int:
     """A 63-bit seed determined by ``parts`` alone."""
     canonical = json.dumps(
         [list(p) if isinstance(p, tuple) else p for p in parts],

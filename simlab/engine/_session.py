@@ -110,7 +110,9 @@ async def _converse(
         turn = Turn.model_construct(index=turn_no, user=user, agent=None)
         transcript.turns.append(turn)
         if user.stop is not None:
-            return StopReason.GOAL_REACHED if user.stop is StopSignal.DONE else StopReason.USER_GAVE_UP
+            return (
+                StopReason.GOAL_REACHED if user.stop is StopSignal.DONE else StopReason.USER_GAVE_UP
+            )
         history.append(Message.model_construct(role="user", text=user.text, tool_calls=[]))
         ctx = SessionContext(job.key.id, agent_seed, turn_no, knobs)
         reply = await _agent_turn(target, history, ctx, limits.turn_timeout_s)

@@ -16,11 +16,14 @@ from simlab.spec import FactValue, Goal, Mode, Traits
 # Chance that a drip user remembers an optional fact (a budget, a latest
 # departure) only some turns after it would naturally come up: that late
 # constraint is what makes multi-turn conversations hard for agents.
-LATE_OPTIONAL_P = 0.6
+LATE_OPTIONAL_P = 0.25
 # How far required facts lead optional ones in the order: keys are
 # group + uniform(0, ORDER_JITTER), so an optional fact sometimes comes early.
 ORDER_JITTER = 1.25
 MAX_LATENESS = 3
+# Chance that a batch user holds back each optional fact; when none is held
+# back, one required fact is, so sharded never collapses into full.
+BATCH_HOLD_P = 0.4
 MAX_CHANGE_DELAY = 3
 
 
@@ -134,15 +137,12 @@ def _bernoulli_turns(p: float, horizon: int, rng: random.Random) -> frozenset[in
 def _hold_back(
     order: list[str], required: set[str], rng: random.Random
 ) -> tuple[list[str], list[str]]:
-    """Batch users hold back one or two optional facts (one required if none is optional)."""
-    optional = [fid for fid in order if fid not in required]
+    """Batch users hold back some optional facts (one required fact if they hold none)."""
     if len(order) < 2:
         return order, []
-    if optional:
-        k = min(len(optional), rng.choice((1, 2)))
-        held = rng.sample(optional, k)
-    else:
-        held = [rng.choice(order)]
+    held = [fid for fid in order if fid not in required and rng.random() < BATCH_HOLD_P]
+    if not held:
+        held = [rng.choice([fid for fid in order if fid in required] or order)]
     return [fid for fid in order if fid not in held] + held, held
 
 

@@ -160,6 +160,8 @@ class ScriptedSimulator:
                         said = True
             if not said:  # everything asked is held back: the user says what comes to mind
                 self._volunteer(draft, turn, self.plan.per_turn)
+            else:  # a constraint on the user's mind comes out with the answer
+                self._volunteer(draft, turn, self.plan.per_turn, optional_only=True)
         elif reading.confirm:
             if not self._volunteer(draft, turn, self.plan.per_turn) and not due:
                 draft.say(self._phrase("answer_yes"))
@@ -204,9 +206,15 @@ class ScriptedSimulator:
             self._stated_at[c.fact] = turn
             self._state(draft, c.fact, turn)
 
-    def _volunteer(self, draft: _Draft, turn: int, quota: int) -> int:
+    def _volunteer(
+        self, draft: _Draft, turn: int, quota: int, *, optional_only: bool = False
+    ) -> int:
         """State up to ``quota`` pending facts the plan allows by ``turn``; how many."""
-        ready = [fid for fid in self._pending if self.plan.earliest[fid] <= turn][:quota]
+        ready = [
+            fid
+            for fid in self._pending
+            if self.plan.earliest[fid] <= turn and not (optional_only and fid in self._required)
+        ][:quota]
         for fid in ready:
             self._state(draft, fid, turn)
         return len(ready)

@@ -34,7 +34,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )
 
 
 class SpecError(Exception):
@@ -192,7 +194,17 @@ def load_library(model: type[M], dirs: Iterable[Path]) -> dict[str, M]:
     """Every ``model`` file under ``dirs``, by id; all problems raised together."""
     found: dict[str, M] = {}
     where: dict[str, Path] = {}
-    problems: list[Problem] = []
+    dirs = list(dirs)
+    problems = [
+        Problem(
+            str(d),
+            None,
+            "",
+            "no such file or folder; check the suite's *_dirs (relative to the suite file)",
+        )
+        for d in dirs
+        if not d.exists()
+    ]
     for path in _yaml_files(dirs):
         try:
             item = parse_model(model, path)

@@ -23,14 +23,18 @@ GOAL = Goal.model_validate(
         "expected_tools": ["refund"],
     }
 )
-JOB = SessionJob(SessionKey(persona="p", goal="refund_it", mode="sharded", rep=0), 7, PERSONA, GOAL, Mode.SHARDED)
+JOB = SessionJob(
+    SessionKey(persona="p", goal="refund_it", mode="sharded", rep=0), 7, PERSONA, GOAL, Mode.SHARDED
+)
 LIMITS = SessionLimits(max_turns=5, turn_timeout_s=1.0)
 
 
 class Sim:
     """Gives the reference on turn 1, says DONE once a refund call appears."""
 
-    def __init__(self, *args: object, give_up_at: int | None = None, crash_at: int | None = None) -> None:
+    def __init__(
+        self, *args: object, give_up_at: int | None = None, crash_at: int | None = None
+    ) -> None:
         self.give_up_at = give_up_at
         self.crash_at = crash_at
 
@@ -96,7 +100,9 @@ def test_user_gives_up() -> None:
         (Sim(), Agent(sleep=5.0), StopReason.AGENT_ERROR, "no reply within 0.05s"),
     ],
 )
-def test_failures_are_errors_not_scores(sim: Sim, agent: Agent, reason: StopReason, text: str) -> None:
+def test_failures_are_errors_not_scores(
+    sim: Sim, agent: Agent, reason: StopReason, text: str
+) -> None:
     record = run(sim, agent, SessionLimits(max_turns=5, turn_timeout_s=0.05))
     assert record.status == "error"
     assert record.stop_reason is reason

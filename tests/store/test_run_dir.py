@@ -71,5 +71,5 @@ def test_run_info_from_the_future_is_refused(tmp_path: Path) -> None:
 
 
 def test_missing_run_json_says_what_is_wrong(tmp_path: Path) -> None:
-    with pytest.raises(RunDirError, match="is .* a simlab run directory"):
+    with pytest.raises(RunDirError, match=r"is .* a simlab run directory"):
         read_run_info(tmp_path)

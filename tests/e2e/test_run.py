@@ -1,0 +1,149 @@
+"""The real CLI on the real default library: determinism, resume after SIGKILL, reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def simlab(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "simlab.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+def only_run_dir(out: Path) -> Path:
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    return run_dir
+
+
+def sessions(run_dir: Path) -> list[dict]:  # type: ignore[type-arg]
+    lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def without_timing(record: dict) -> dict:  # type: ignore[type-arg]
+    return {k: v for k, v in record.items() if k != "duration_s"}
+
+
+def small_suite(tmp_path: Path, **overrides: object) -> Path:
+    suite = {
+        "name": "small",
+        "seed": 5,
+        "personas": ["terse_en", "fickle_vi", "impatient_en"],
+        "goals": ["one_way", "refund", "family_child"],
+        "modes": ["full", "sharded"],
+        "reps": 2,
+        "target": "reference:v1",
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+        **overrides,
+    }
+    path = tmp_path / "suite.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    return path
+
+
+def test_same_seed_same_sessions_other_seed_other_transcripts(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    runs = []
+    for name, seed in (("a", "5"), ("b", "5"), ("c", "6")):
+        proc = simlab("run", str(suite), "--seed", seed, "--out", str(tmp_path / name), "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        runs.append(sessions(only_run_dir(tmp_path / name)))
+    a, b, c = runs
+    assert len(a) == 3 * 3 * 2 * 2
+    assert [without_timing(r) for r in a] == [without_timing(r) for r in b]
+    by_key = {json.dumps(r["key"]): r["transcript"] for r in a}
+    differing = sum(by_key[json.dumps(r["key"])] != r["transcript"] for r in c)
+    assert differing > len(a) // 2
+
+
+def test_report_rerenders_from_disk(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    assert simlab("run", str(suite), "--out", str(tmp_path), "--quiet").returncode == 0
+    run_dir = only_run_dir(tmp_path)
+    first = (run_dir / "summary.json").read_text()
+    (run_dir / "summary.json").unlink()
+    (run_dir / "report.md").unlink()
+    proc = simlab("report", str(run_dir))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((run_dir / "summary.json").read_text()) == json.loads(first)
+    assert "terse_en" in (run_dir / "report.md").read_text()
+    assert "terse_en" in proc.stdout
+
+
+SLOW_TARGET = '''
+import anyio
+from simlab.agents.reference import reference_agent
+
+class SlowReference:
+    """The reference agent, 20 ms per turn: slow enough to be killed half-way."""
+    def __init__(self):
+        self.inner = reference_agent("v2", 0)
+        self.capabilities = self.inner.capabilities
+    async def reply(self, history, ctx):
+        await anyio.sleep(0.02)
+        return await self.inner.reply(history, ctx)
+'''
+
+
+@pytest.mark.slow
+def test_sigkill_half_way_then_resume_gives_each_key_once(tmp_path: Path) -> None:
+    (tmp_path / "slow_target.py").write_text(SLOW_TARGET)
+    suite = small_suite(tmp_path, target="slow_target:SlowReference", reps=4, concurrency=4)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    expected = 3 * 3 * 2 * 4
+    deadline = time.monotonic() + 60
+    lines = 0
+    while time.monotonic() < deadline:
+        files = list(out.glob("*/sessions.jsonl"))
+        lines = files[0].read_bytes().count(b"\n") if files else 0
+        if lines >= expected // 2:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    run_dir = only_run_dir(out)
+    assert 0 < len(sessions(run_dir)) < expected, "the kill must land half-way"
+
+    resumed = simlab("run", "--resume", str(run_dir), "--quiet", env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    keys = [json.dumps(r["key"], sort_keys=True) for r in sessions(run_dir)]
+    assert len(keys) == expected
+    assert len(set(keys)) == expected
+    assert (run_dir / "summary.json").exists()
+
+
+def test_resume_refuses_a_changed_suite(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    assert simlab("run", str(suite), "--out", str(tmp_path / "o"), "--quiet").returncode == 0
+    run_dir = only_run_dir(tmp_path / "o")
+    small_suite(tmp_path, reps=3)
+    proc = simlab("run", "--resume", str(run_dir), "--quiet")
+    assert proc.returncode == 2
+    assert "changed since the run started" in proc.stderr
+    assert "Traceback" not in proc.stderr
