@@ -75,7 +75,11 @@ async def test_request_carries_two_cache_breakpoints(monkeypatch: pytest.MonkeyP
         if block.get("cache_control") == EPHEMERAL
     ]
     assert marked == [(4, "user turn 2")]  # only the last block of the transcript
-    assert (body["model"], body["max_tokens"], body["temperature"]) == ("claude-haiku-4-5", 1024, 0.3)
+    assert (body["model"], body["max_tokens"], body["temperature"]) == (
+        "claude-haiku-4-5",
+        1024,
+        0.3,
+    )
     assert body["stop_sequences"] == ["DONE"]
     assert resp.text == "fine"
     assert resp.model == "claude-haiku-4-5-20251001"

@@ -37,7 +37,11 @@ OK_BODY = {
     "id": "chatcmpl-1",
     "model": "served-model",
     "choices": [{"message": {"role": "assistant", "content": '{"a": 1}'}, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 30, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 20}},
+    "usage": {
+        "prompt_tokens": 30,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 20},
+    },
 }
 
 

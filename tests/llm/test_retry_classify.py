@@ -28,7 +28,12 @@ NOW = 1_700_000_000.0
         (409, {}, None, RetryDecision(True, None, "http_409")),
         (429, {"retry-after": "7"}, None, RetryDecision(True, 7.0, "http_429")),
         (429, {"Retry-After": "0.5"}, None, RetryDecision(True, 0.5, "http_429")),
-        (429, {"retry-after-ms": "1500", "retry-after": "9"}, None, RetryDecision(True, 1.5, "http_429")),
+        (
+            429,
+            {"retry-after-ms": "1500", "retry-after": "9"},
+            None,
+            RetryDecision(True, 1.5, "http_429"),
+        ),
         (500, {}, None, RetryDecision(True, None, "http_500")),
         (502, {}, None, RetryDecision(True, None, "http_502")),
         (503, {"retry-after": "soon"}, None, RetryDecision(True, None, "http_503")),

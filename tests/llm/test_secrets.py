@@ -38,7 +38,9 @@ async def test_key_never_written_raised_or_logged(
     stats = LLMStats()
     async with fake.serve() as base_url:
         for backend in ("openai", "anthropic"):
-            spec = LLMSpec(backend=backend, base_url=base_url, model="m", record_dir=tmp_path / backend)
+            spec = LLMSpec(
+                backend=backend, base_url=base_url, model="m", record_dir=tmp_path / backend
+            )
             llm = create_llm(spec, stats=stats)
             resp = await llm.complete(REQ)
             seen += [repr(llm), repr(spec), repr(resp), str(stats.as_json())]
