@@ -80,9 +80,7 @@ def main() -> None:
     session_module.grade = timed_grade  # type: ignore[assignment]
 
     with tempfile.TemporaryDirectory() as out:
-        plan = plan_new_run(args.suite, Path(out))
-        plan.suite = plan.suite.model_copy(update={"reps": args.reps})
-        plan = plan_new_run_with(plan, args.reps, Path(out))
+        plan = plan_new_run(args.suite, Path(out), reps=args.reps)
         make_target = target_factory(plan.suite)
         make_sim = simulator_factory(plan.suite)
 
@@ -107,20 +105,6 @@ def main() -> None:
     for name, seconds in [*parts.items(), ("engine (loop, records, disk)", engine)]:
         print(f"  {name:<30} {seconds / wall:6.1%}")
     print(f"engine share of wall {engine / wall:.1%}")
-
-
-def plan_new_run_with(plan: Any, reps: int, out: Path) -> Any:
-    """Re-expand the plan's suite at ``reps`` repetitions."""
-    from simlab.engine import expand
-    from simlab.spec import load_goals, load_personas
-
-    suite = plan.suite.model_copy(update={"reps": reps})
-    base = plan.suite_path.parent
-    personas = load_personas([base / d for d in suite.persona_dirs])
-    goals = load_goals([base / d for d in suite.goal_dirs])
-    plan.suite = suite
-    plan.jobs = expand(suite, personas, goals)
-    return plan
 
 
 if __name__ == "__main__":

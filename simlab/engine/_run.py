@@ -64,10 +64,13 @@ def config_hash(suite: Suite, personas: dict[str, Persona], goals: dict[str, Goa
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def _load(suite_path: Path, seed: int | None) -> tuple[Suite, list[SessionJob], str]:
+def _load(
+    suite_path: Path, seed: int | None, reps: int | None = None
+) -> tuple[Suite, list[SessionJob], str]:
     suite = load_suite(suite_path)
-    if seed is not None:
-        suite = suite.model_copy(update={"seed": seed})
+    overrides = {k: v for k, v in (("seed", seed), ("reps", reps)) if v is not None}
+    if overrides:
+        suite = suite.model_copy(update=overrides)
     personas = load_personas(_library_dirs(suite_path, suite.persona_dirs))
     goals = load_goals(_library_dirs(suite_path, suite.goal_dirs))
     jobs = expand(suite, personas, goals)
@@ -82,9 +85,11 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-def plan_new_run(suite_path: Path, out: Path, seed: int | None = None) -> RunPlan:
-    """Load the suite, create ``out/<run_id>/`` and write its ``run.json``."""
-    suite, jobs, chash = _load(suite_path, seed)
+def plan_new_run(
+    suite_path: Path, out: Path, seed: int | None = None, reps: int | None = None
+) -> RunPlan:
+    """Load the suite (``seed``/``reps`` override it), create ``out/<run_id>/``, write ``run.json``."""
+    suite, jobs, chash = _load(suite_path, seed, reps)
     run_id = new_run_id()
     run_dir = out / run_id
     run_dir.mkdir(parents=True, exist_ok=False)
@@ -110,7 +115,8 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run."""
     info = read_run_info(run_dir)
     path = suite_path or Path(info["suite_path"])
-    suite, jobs, chash = _load(path, int(info["suite"]["seed"]))
+    stored = info["suite"]
+    suite, jobs, chash = _load(path, int(stored["seed"]), int(stored["reps"]))
     if chash != info["config_hash"]:
         raise RunDirError(
             f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "
