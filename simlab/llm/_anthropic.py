@@ -8,6 +8,7 @@ the transcript, so each turn reads the previous turn's prefix from the cache.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -62,13 +63,27 @@ def build_system(req: LLMRequest) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text, "cache_control": _EPHEMERAL}]
 
 
+def _default_http_client(sdk: Any) -> Any:
+    """The SDK's aiohttp transport when aiohttp is installed, else None (its httpx default).
+
+    Measured through this backend against the fake provider at 300 ms (server
+    in the same process): 360 calls/s with aiohttp vs 208 with httpx2 at 256 in
+    flight; equal (167) at 64.
+    """
+    if importlib.util.find_spec("aiohttp") is None:
+        return None
+    factory = getattr(sdk, "DefaultAioHttpClient", None)
+    return factory() if factory is not None else None
+
+
 class AnthropicLLM(LLM):
     """Claude through ``anthropic.AsyncAnthropic``.
 
     Args:
         spec: The role's spec (model, base_url, key variable, timeout).
         http_client: An ``httpx2.AsyncClient`` for the SDK (tests pass a
-            mock transport); None lets the SDK build its own.
+            mock transport); None takes the SDK's aiohttp client when aiohttp
+            is installed, else the SDK's default.
 
     Raises:
         LLMConfigError: The key variable is unset and the endpoint is not a
@@ -93,6 +108,8 @@ class AnthropicLLM(LLM):
                 )
             key = _OFFLINE_KEY
         self._secrets = (key,)
+        if http_client is None:
+            http_client = _default_http_client(anthropic)
         self._client: anthropic.AsyncAnthropic = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=spec.base_url,  # None: the SDK reads ANTHROPIC_BASE_URL itself
