@@ -23,6 +23,9 @@ err_console = Console(stderr=True, highlight=False)
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simlab`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _DELEGATED:  # these parse their own options
+        return _delegate(_DELEGATED[argv[0]], argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
@@ -72,10 +75,24 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", type=Path)
     validate.set_defaults(handler=_cmd_validate)
 
+    # Listed for --help; main() hands their arguments to their own parsers.
+    sub.add_parser("fake-provider", help="serve a fake Anthropic/OpenAI LLM provider on loopback")
+    sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
+
     schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
     schema.set_defaults(handler=_cmd_schema)
     return parser
+
+
+_DELEGATED = {"fake-provider": "simlab.testing", "memory-test": "simlab.memory"}
+
+
+def _delegate(module: str, argv: list[str]) -> int:
+    import importlib
+
+    cli_main: Callable[[list[str]], int] = importlib.import_module(module).cli_main
+    return cli_main(argv)
 
 
 # ------------------------------------------------------------------ run
