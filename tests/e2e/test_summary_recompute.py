@@ -1,0 +1,94 @@
+"""Every number in summary.json comes from sessions.jsonl alone.
+
+Two ways: summarize() over the parsed lines reproduces summary.json exactly,
+and the headline figures are recomputed here independently with numpy and the
+Wilson formula, so a self-consistent but wrong summarize() would still fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simlab.report import summarize
+from simlab.spec import Bucket
+from simlab.store import SessionRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    proc = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "run", "--out", str(out), "--quiet", "--reps", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (found,) = list(out.iterdir())
+    return found
+
+
+def lines(run_dir: Path) -> list[dict]:  # type: ignore[type-arg]
+    text = (run_dir / "sessions.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_summarize_over_the_lines_reproduces_summary_json(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    records = [SessionRecord.model_validate(d) for d in lines(run_dir)]
+    buckets = [Bucket.model_validate(b) for b in summary["buckets"]]
+    again = summarize(records, buckets, summary["seed"])
+    summary.pop("run_id")
+    assert again == summary
+
+
+def test_headline_figures_recomputed_independently(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    data = [d for d in lines(run_dir) if d["status"] == "ok"]
+
+    by_persona: dict[str, list[bool]] = defaultdict(list)
+    for d in data:
+        by_persona[d["key"]["persona"]].append(d["passed"])
+    for persona, outcomes in by_persona.items():
+        row = summary["by_persona"][persona]
+        assert row["n"] == len(outcomes)
+        assert row["passes"] == sum(outcomes)
+        assert row["pass_rate"] == pytest.approx(sum(outcomes) / len(outcomes), abs=1e-6)
+        assert row["pass_ci"] == pytest.approx(wilson(sum(outcomes), len(outcomes)), abs=1e-6)
+
+    cells: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for d in data:
+        k = d["key"]
+        cells[(k["persona"], k["goal"], k["mode"])].append(d["score"])
+    for row in summary["cells"]:
+        scores = np.array(cells[(row["persona"], row["goal"], row["mode"])])
+        p90, p10 = np.percentile(scores, 90), np.percentile(scores, 10)
+        assert row["aptitude"] == pytest.approx(p90, abs=1e-6)
+        assert row["unreliability"] == pytest.approx(p90 - p10, abs=1e-6)
+
+    long_ones = [d for d in data if d["n_user_turns"] >= 10]
+    assert summary["by_bucket"]["10+"]["n"] == len(long_ones)
+    assert summary["by_bucket"]["10+"]["passes"] == sum(d["passed"] for d in long_ones)
+
+    full_cells = [np.percentile(v, 90) for (_, _, m), v in cells.items() if m == "full"]
+    assert summary["full_vs_sharded"]["full"]["aptitude"] == pytest.approx(
+        float(np.mean(full_cells)), abs=1e-6
+    )
