@@ -69,6 +69,17 @@ def _by_persona(
         row["gave_up_n"] = len(ok)
         row["gave_up_rate"] = rnd(gave_up / len(ok)) if ok else None
         row["gave_up_ci"] = interval(wilson_interval(gave_up, len(ok), settings.level))
+        # walked out: gave up before the agent took the goal's final action at all
+        # (slowness), as opposed to giving up on a wrong booking
+        walked = sum(
+            1
+            for r in ok
+            if r.stop_reason == StopReason.USER_GAVE_UP
+            and not (r.checks.get("goal_completed") and r.checks["goal_completed"].passed)
+        )
+        row["walked_out"] = walked
+        row["walked_out_rate"] = rnd(walked / len(ok)) if ok else None
+        row["walked_out_ci"] = interval(wilson_interval(walked, len(ok), settings.level))
     return rows
 
 

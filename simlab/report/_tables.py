@@ -64,6 +64,7 @@ def _by_persona(s: dict[str, Any]) -> ReportTable:
     rows = []
     for name, r in s["by_persona"].items():
         gave_up = f"{pct(r['gave_up_rate'])} ({r['gave_up']}/{r['gave_up_n']})"
+        walked = f"{pct(r['walked_out_rate'])} ({r['walked_out']}/{r['gave_up_n']})"
         rows.append(
             [
                 name,
@@ -71,15 +72,17 @@ def _by_persona(s: dict[str, Any]) -> ReportTable:
                 *_spread_cells(r),
                 str(r["n_cells"]),
                 gave_up,
+                walked,
                 str(r["n_errors"]),
             ]
         )
     return ReportTable(
         "Pass rate by persona",
-        ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Gave up", "Errors"],
+        ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Gave up", "Before any action", "Errors"],
         rows,
-        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10.",
-        numeric={1, 2, 6, 8},
+        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10. "
+        "Before any action: gave up before the agent took the goal's final action.",
+        numeric={1, 2, 6, 9},
     )
 
 

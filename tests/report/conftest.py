@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simlab.spec import Bucket
-from simlab.store import SessionKey, SessionRecord, StopReason
+from simlab.store import Check, SessionKey, SessionRecord, StopReason
 
 BUCKETS = [
     Bucket(name="2-4", min=2, max=4),
@@ -61,7 +61,9 @@ def small_run(alice: str = "alice") -> list[SessionRecord]:
         record("bob", "full", 0, 100, 2),
         record("bob", "full", 1, 0, 4),
         record("bob", "full", 2, None, 3, error="HTTP 503 | <upstream> `x`", meta={"retries": 2}),
-        record("bob", "sharded", 0, 60, 10, gave_up),
+        # gave up on a wrong booking (the final action exists)...
+        record("bob", "sharded", 0, 60, 10, gave_up, checks={"goal_completed": Check(passed=True)}),
+        # ...and before the agent did anything (no final action)
         record("bob", "sharded", 1, 90, 11),
         record("bob", "sharded", 2, 30, 4, gave_up),
     ]

@@ -42,6 +42,8 @@ def test_by_persona(records: list[SessionRecord]) -> None:
     assert bob["unreliability_ci"] == [48.0, 80.0]
     assert (bob["gave_up"], bob["gave_up_n"], bob["gave_up_rate"]) == (2, 5, 0.4)
     assert alice["gave_up_rate"] == 0.0
+    # only the give-up with no final action counts as walking out before any action
+    assert (bob["walked_out"], bob["walked_out_rate"]) == (1, 0.2)
     lo, hi = bob["pass_ci"]  # Wilson 1/5
     assert lo == pytest.approx(0.0362, abs=1e-4)
     assert hi == pytest.approx(0.6245, abs=1e-4)
