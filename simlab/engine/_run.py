@@ -88,7 +88,7 @@ def new_run_id(now: datetime | None = None) -> str:
 def plan_new_run(
     suite_path: Path, out: Path, seed: int | None = None, reps: int | None = None
 ) -> RunPlan:
-    """Load the suite (``seed``/``reps`` override it), create ``out/<run_id>/``, write ``run.json``."""
+    """Load the suite (``seed``, ``reps`` override it), create the run folder, write run.json."""
     suite, jobs, chash = _load(suite_path, seed, reps)
     run_id = new_run_id()
     run_dir = out / run_id
@@ -100,6 +100,7 @@ def plan_new_run(
         "simlab_version": _version(),
         "config_hash": chash,
         "suite_path": str(suite_path.resolve()),
+        "overrides": {"seed": seed, "reps": reps},  # command-line overrides, reapplied on resume
         "suite": suite.model_dump(mode="json"),
         "n_sessions": len(jobs),
         "personas": sorted({j.persona.id for j in jobs}),
@@ -115,8 +116,8 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run."""
     info = read_run_info(run_dir)
     path = suite_path or Path(info["suite_path"])
-    stored = info["suite"]
-    suite, jobs, chash = _load(path, int(stored["seed"]), int(stored["reps"]))
+    overrides = info.get("overrides", {})
+    suite, jobs, chash = _load(path, overrides.get("seed"), overrides.get("reps"))
     if chash != info["config_hash"]:
         raise RunDirError(
             f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "

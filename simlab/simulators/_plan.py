@@ -16,7 +16,7 @@ from simlab.spec import FactValue, Goal, Mode, Traits
 # Chance that a drip user remembers an optional fact (a budget, a latest
 # departure) only some turns after it would naturally come up: that late
 # constraint is what makes multi-turn conversations hard for agents.
-LATE_OPTIONAL_P = 0.25
+LATE_OPTIONAL_P = 0.35
 # How far required facts lead optional ones in the order: keys are
 # group + uniform(0, ORDER_JITTER), so an optional fact sometimes comes early.
 ORDER_JITTER = 1.25

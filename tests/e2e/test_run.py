@@ -147,3 +147,14 @@ def test_resume_refuses_a_changed_suite(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "changed since the run started" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_resume_reapplies_command_line_overrides(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    args = ("--seed", "9", "--reps", "1", "--quiet")
+    assert simlab("run", str(suite), "--out", str(tmp_path / "o"), *args).returncode == 0
+    run_dir = only_run_dir(tmp_path / "o")
+    proc = simlab("run", "--resume", str(run_dir), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "18 of 18 sessions done" in proc.stderr
+    assert len(sessions(run_dir)) == 18
