@@ -22,9 +22,15 @@ import anyio
 
 import simlab.engine._session as session_module
 from simlab.agents import SessionContext, TargetAgent
-from simlab.engine import execute, plan_new_run, simulator_factory, target_factory
+from simlab.engine import (
+    SessionSetup,
+    execute,
+    plan_new_run,
+    simulator_factory,
+    target_factory,
+)
 from simlab.simulators import SimState, UserSimulator
-from simlab.spec import Goal, Mode, Persona
+from simlab.spec import Goal
 from simlab.transcript import AgentReply, Message, UserTurn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,11 +90,11 @@ def main() -> None:
         make_target = target_factory(plan.suite)
         make_sim = simulator_factory(plan.suite)
 
-        def target(seed: int) -> TargetAgent:
-            return TimedAgent(make_target(seed), clock)
+        def target(setup: SessionSetup) -> TargetAgent:
+            return TimedAgent(make_target(setup), clock)
 
-        def simulator(p: Persona, g: Goal, m: Mode, seed: int) -> UserSimulator:
-            return TimedSimulator(make_sim(p, g, m, seed), clock)
+        def simulator(setup: SessionSetup) -> UserSimulator:
+            return TimedSimulator(make_sim(setup), clock)
 
         started = time.perf_counter()
         records = anyio.run(execute, plan, lambda r: None, target, simulator)

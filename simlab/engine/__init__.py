@@ -12,12 +12,22 @@ from simlab.engine._run import (
     target_factory,
 )
 from simlab.engine._seeds import derive_seed
-from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
+from simlab.engine._session import (
+    Judge,
+    SessionLimits,
+    SessionSetup,
+    SimulatorFactory,
+    TargetFactory,
+    run_session,
+    session_setup,
+)
 
 __all__ = [
+    "Judge",
     "RunPlan",
     "SessionJob",
     "SessionLimits",
+    "SessionSetup",
     "SimulatorFactory",
     "TargetFactory",
     "config_hash",
@@ -29,6 +39,7 @@ __all__ = [
     "run_jobs",
     "run_session",
     "session_seed",
+    "session_setup",
     "simulator_factory",
     "target_factory",
 ]

@@ -14,7 +14,14 @@ from typing import Any
 from simlab.agents import TargetAgent, callable_target_factory
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._orchestrator import run_jobs
-from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
+from simlab.engine._session import (
+    SessionLimits,
+    SessionSetup,
+    SimulatorFactory,
+    TargetFactory,
+    run_session,
+)
+from simlab.simulators._protocol import UserSimulator
 from simlab.spec import Goal, Persona, Suite, load_goals, load_personas, load_suite
 from simlab.store import (
     RUN_FILE,
@@ -144,18 +151,26 @@ def target_factory(suite: Suite) -> TargetFactory:
 
         version = target.version
 
-        def make(seed: int) -> TargetAgent:
-            return reference_agent(version, seed)
+        def make(setup: SessionSetup) -> TargetAgent:
+            return reference_agent(version, setup.agent_seed)
 
         return make
-    return callable_target_factory(target.ref, suite.concurrency)
+    if target.kind == "callable":
+        by_seed = callable_target_factory(target.ref, suite.concurrency)
+        return lambda setup: by_seed(setup.agent_seed)
+    raise NotImplementedError(f"target kind {target.kind!r} is not wired into runs yet")
 
 
 def simulator_factory(suite: Suite) -> SimulatorFactory:
     """Per-session simulated-user construction for the suite's simulator."""
+    if suite.simulator.kind != "scripted":
+        raise NotImplementedError(f"simulator {suite.simulator.kind!r} is not wired into runs yet")
     from simlab.simulators import ScriptedSimulator
 
-    return ScriptedSimulator
+    def make(setup: SessionSetup) -> UserSimulator:
+        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
+
+    return make
 
 
 async def execute(
@@ -191,8 +206,16 @@ async def execute(
 
 
 def _models(suite: Suite) -> dict[str, str]:
+    """What plays each role, for run.json."""
     target = suite.target
-    agent = f"reference:{target.version}" if target.kind == "reference" else target.ref
+    if target.kind == "reference":
+        agent = f"reference:{target.version}"
+    elif target.kind == "callable":
+        agent = target.ref
+    elif target.kind == "http":
+        agent = f"http:{target.url}"
+    else:
+        agent = f"llm:{target.agent}"
     return {"user": suite.simulator.kind, "agent": agent, "judge": "code"}
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -15,15 +15,36 @@ from simlab.agents._protocol import Knobs, SessionContext, TargetAgent
 from simlab.engine._expand import SessionJob
 from simlab.engine._seeds import derive_seed
 from simlab.graders import grade
+from simlab.llm import LLMError, SessionMeter
 from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.spec import Goal, Mode, Persona
-from simlab.store import SessionRecord, StopReason
+from simlab.store import Check, SessionKey, SessionRecord, StopReason, Usage
 from simlab.transcript import AgentReply, Message, StopSignal, Transcript, Turn, UserTurn
 
-TargetFactory = Callable[[int], TargetAgent]
-"""Makes a fresh target for one session from the session's agent seed."""
-SimulatorFactory = Callable[[Persona, Goal, Mode, int], UserSimulator]
-"""Makes a fresh simulated user for one session from its user seed."""
+
+@dataclass(frozen=True, slots=True)
+class SessionSetup:
+    """What the factories of one session's parts are given.
+
+    Every LLM-backed part reports each call to ``meter``, so the session's
+    usage and cost cover every role, retries included.
+    """
+
+    key: SessionKey
+    persona: Persona
+    goal: Goal
+    mode: Mode
+    user_seed: int
+    agent_seed: int
+    meter: SessionMeter = field(default_factory=SessionMeter)
+
+
+TargetFactory = Callable[[SessionSetup], TargetAgent]
+"""Makes a fresh target for one session."""
+SimulatorFactory = Callable[[SessionSetup], UserSimulator]
+"""Makes a fresh simulated user for one session."""
+Judge = Callable[[SessionSetup, Transcript, dict[str, Check]], Awaitable[Check]]
+"""An extra grader run after the code graders (an LLM judge): returns its check."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,76 +61,126 @@ class _Stop(Exception):
         self.message = message
 
 
+def session_setup(job: SessionJob) -> SessionSetup:
+    """The setup of ``job``: its parts' seeds derive from the session seed."""
+    return SessionSetup(
+        key=job.key,
+        persona=job.persona,
+        goal=job.goal,
+        mode=job.mode,
+        user_seed=derive_seed(job.seed, "user"),
+        agent_seed=derive_seed(job.seed, "agent"),
+    )
+
+
 async def run_session(
     job: SessionJob,
     make_target: TargetFactory,
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
     knobs: Knobs | None = None,
+    judge: Judge | None = None,
 ) -> SessionRecord:
     """Play one session to its end and grade it.
 
-    Failures of the simulator or the target are recorded as data
-    (``status="error"`` with the reason), never raised and never scored.
+    Failures of the simulator, the target or their providers are recorded as
+    data (``status="error"`` with the reason), never raised and never scored.
     """
     started = time.perf_counter()
+    setup = session_setup(job)
     transcript = Transcript()
+    parts: dict[str, Any] = {}
     try:
-        reason = await _converse(job, make_target, make_simulator, limits, knobs, transcript)
+        reason = await _converse(
+            setup, make_target, make_simulator, limits, knobs, transcript, parts
+        )
     except _Stop as stop:
         return SessionRecord(
-            **_base(job, transcript, started),
+            **_base(job, setup, transcript, parts, started),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
         )
     graded = grade(job.goal, transcript)
+    checks = graded.checks
+    meta: dict[str, Any] = {}
+    if judge is not None:
+        try:
+            checks = {**checks, "judge": await judge(setup, transcript, checks)}
+        except Exception as e:  # a judge that fails is a grader error, not a target failure
+            meta["grader_error"] = _describe(e)
+    base = _base(job, setup, transcript, parts, started)
+    base["meta"].update(meta)
     return SessionRecord(
-        **_base(job, transcript, started),
+        **base,
         status="ok",
         stop_reason=reason,
         score=graded.score,
         passed=graded.passed,
-        checks=graded.checks,
+        checks=checks,
         error=None,
     )
 
 
-def _base(job: SessionJob, transcript: Transcript, started: float) -> dict[str, Any]:
+def _base(
+    job: SessionJob,
+    setup: SessionSetup,
+    transcript: Transcript,
+    parts: dict[str, Any],
+    started: float,
+) -> dict[str, Any]:
+    meter = setup.meter
+    meta: dict[str, Any] = {}
+    if meter.roles:
+        meta["llm"] = meter.as_json()
+        meta["retries"] = meter.retries
+    faults = getattr(parts.get("simulator"), "faults", None)
+    if faults:
+        meta["simulator_faults"] = list(faults)
+    usage = meter.usage
     return {
         "key": job.key,
         "seed": job.seed,
         "n_user_turns": transcript.n_user_turns,
         "transcript": transcript,
+        "usage": Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            calls=meter.calls,
+        ),
+        "cost_usd": round(meter.cost_usd, 8),
         "duration_s": round(time.perf_counter() - started, 6),
+        "meta": meta,
     }
 
 
 async def _converse(
-    job: SessionJob,
+    setup: SessionSetup,
     make_target: TargetFactory,
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
     knobs: Knobs | None,
     transcript: Transcript,
+    parts: dict[str, Any],
 ) -> StopReason:
-    user_seed = derive_seed(job.seed, "user")
-    agent_seed = derive_seed(job.seed, "agent")
     try:
-        simulator = make_simulator(job.persona, job.goal, job.mode, user_seed)
+        simulator = parts["simulator"] = make_simulator(setup)
     except Exception as e:
         raise _Stop(StopReason.SIMULATOR_ERROR, _describe(e)) from e
     try:
-        target = make_target(agent_seed)
+        target = make_target(setup)
     except Exception as e:
-        raise _Stop(StopReason.AGENT_ERROR, _describe(e)) from e
+        raise _Stop(_agent_reason(e), _describe(e)) from e
     knobs = knobs or Knobs()
     history: list[Message] = []
+    persona, goal, mode = setup.persona, setup.goal, setup.mode
     # One cancel scope per session whose deadline is armed only while the agent
     # answers: far cheaper than a fail_after() context per turn.
     with anyio.CancelScope() as agent_clock:
         for turn_no in range(1, limits.max_turns + 1):
-            state = SimState(job.persona, job.goal, job.mode, transcript, turn_no, limits.max_turns)
+            state = SimState(persona, goal, mode, transcript, turn_no, limits.max_turns)
             user = await _user_turn(simulator, state, turn_no)
             turn = Turn(index=turn_no, user=user)
             transcript.turns.append(turn)
@@ -117,7 +188,7 @@ async def _converse(
                 done = user.stop is StopSignal.DONE
                 return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
             history.append(Message(role="user", text=user.text))
-            ctx = SessionContext(job.key.id, agent_seed, turn_no, knobs)
+            ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
             agent_clock.deadline = anyio.current_time() + limits.turn_timeout_s
             reply = await _agent_turn(target, history, ctx)
             agent_clock.deadline = math.inf
@@ -144,7 +215,12 @@ async def _agent_turn(
     try:
         return await target.reply(history, ctx)
     except Exception as e:
-        raise _Stop(StopReason.AGENT_ERROR, f"turn {ctx.turn}: {_describe(e)}") from e
+        raise _Stop(_agent_reason(e), f"turn {ctx.turn}: {_describe(e)}") from e
+
+
+def _agent_reason(e: BaseException) -> StopReason:
+    # the agent's model provider failing after retries is infrastructure, not the agent
+    return StopReason.INFRA_ERROR if isinstance(e, LLMError) else StopReason.AGENT_ERROR
 
 
 def _describe(e: BaseException) -> str:

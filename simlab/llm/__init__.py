@@ -20,6 +20,7 @@ from simlab.llm._errors import (
 )
 from simlab.llm._guarded import GuardedLLM
 from simlab.llm._limits import RoleLimits, TokenBucket
+from simlab.llm._meter import RoleMeter, SessionMeter
 from simlab.llm._pricing import DEFAULT_PRICING, PriceTable, Pricing
 from simlab.llm._registry import create_llm, register_backend
 from simlab.llm._replay import ReplayLLM
@@ -69,7 +70,9 @@ __all__ = [
     "RetryPolicy",
     "Role",
     "RoleLimits",
+    "RoleMeter",
     "RoleStats",
+    "SessionMeter",
     "TokenBucket",
     "Usage",
     "canonical_request_hash",

@@ -145,7 +145,7 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     return field, f"{msg}{shown}"
 
 
-_UNION_TAGS = {"reference", "callable", "scripted", "str", "int", "list[str]"}
+_UNION_TAGS = {"reference", "callable", "llm", "http", "scripted", "str", "int", "list[str]"}
 
 
 def parse_model(model: type[M], path: Path, text: str | None = None) -> M:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from simlab.llm._spec import LLMSpec
+
 Language = Literal["en", "vi"]
 
 Slot = Literal[
@@ -168,7 +170,34 @@ class CallableTarget(_Spec):
     ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
 
 
-TargetSpec = Annotated[ReferenceTarget | CallableTarget, Field(discriminator="kind")]
+class LLMTarget(_Spec):
+    """An LLM agent declared in YAML: system prompt, tools with schemas and fixtures.
+
+    simlab builds its context, so it honours every counterfactual knob.
+    """
+
+    kind: Literal["llm"] = "llm"
+    agent: str
+    """Path of the agent YAML file, relative to the suite file."""
+    llm: LLMSpec | None = None
+    """The model; None takes the suite's ``llm`` default."""
+
+
+class HttpTarget(_Spec):
+    """An agent served as an OpenAI-compatible chat-completions endpoint."""
+
+    kind: Literal["http"] = "http"
+    url: str
+    """Base URL; requests go to ``{url}/chat/completions``."""
+    model: str = ""
+    api_key_env: str | None = None
+    """Variable holding the endpoint's key (never the key itself)."""
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+
+
+TargetSpec = Annotated[
+    ReferenceTarget | CallableTarget | LLMTarget | HttpTarget, Field(discriminator="kind")
+]
 
 
 class ScriptedSimulator(_Spec):
@@ -177,7 +206,31 @@ class ScriptedSimulator(_Spec):
     kind: Literal["scripted"] = "scripted"
 
 
-SimulatorSpec = Annotated[ScriptedSimulator, Field(discriminator="kind")]
+class LLMSimulator(_Spec):
+    """The disclosure plan decides what is said; an LLM says it in the persona's voice."""
+
+    kind: Literal["llm"] = "llm"
+    llm: LLMSpec | None = None
+    """The model; None takes the suite's ``llm`` default."""
+    prompt: str | None = None
+    """A prompt file replacing the shipped one, relative to the suite file."""
+    max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
+    """Tries per turn before a fidelity fault makes the session an error."""
+
+
+SimulatorSpec = Annotated[ScriptedSimulator | LLMSimulator, Field(discriminator="kind")]
+
+
+class LLMJudge(_Spec):
+    """An LLM judge: one grader among the others, handed the code-extracted constraints."""
+
+    kind: Literal["llm"] = "llm"
+    llm: LLMSpec | None = None
+    """The model; None takes the suite's ``llm`` default."""
+    rubric: str | None = None
+    """A rubric file replacing the shipped one, relative to the suite file."""
+    max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
+    """Tries before unparseable output is recorded as a grader error."""
 
 _BUCKET_RE = re.compile(r"^(\d+)(?:-(\d+)|\+)$")
 
@@ -208,6 +261,8 @@ def _parse_target(value: Any) -> Any:
     if isinstance(value, str):
         if value.startswith("reference:"):
             return {"kind": "reference", "version": value.split(":", 1)[1]}
+        if value.startswith(("http://", "https://")):
+            return {"kind": "http", "url": value}
         return {"kind": "callable", "ref": value}
     return value
 
@@ -224,6 +279,15 @@ class Suite(_Spec):
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
     target: TargetSpec = ReferenceTarget()
     simulator: SimulatorSpec = ScriptedSimulator()
+    judge: LLMJudge | None = None
+    """An optional LLM judge; code graders always run."""
+    llm: LLMSpec | None = None
+    """The default model of every LLM role that names none."""
+    pricing: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """USD per million tokens by model id (input, output, cache_read, cache_write),
+    over simlab's defaults."""
+    budget_usd: Annotated[float, Field(gt=0)] | None = None
+    """When spent, no new session starts; sessions in flight finish."""
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
     max_turns: Annotated[int, Field(ge=1, le=500)] = 20
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0

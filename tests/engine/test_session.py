@@ -67,7 +67,7 @@ class Agent:
 
 
 def run(sim: Sim, agent: Agent, limits: SessionLimits = LIMITS):  # type: ignore[no-untyped-def]
-    return anyio.run(run_session, JOB, lambda seed: agent, lambda *a: sim, limits)
+    return anyio.run(run_session, JOB, lambda setup: agent, lambda setup: sim, limits)
 
 
 def test_goal_reached_is_graded() -> None:
