@@ -60,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
     run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
     run.add_argument("--reps", type=int, default=None, help="override the suite's repetitions")
+    run.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="[ROLE=]BACKEND[:MODEL]",
+        help="LLM roles: 'anthropic' for every role, or user=/agent=/judge= one role "
+        "(backends: anthropic, openai, local, replay); repeatable",
+    )
     run.add_argument("--out", type=Path, default=Path("results"), help="results folder")
     run.add_argument(
         "--resume", type=Path, default=None, metavar="RUN_DIR", help="continue an interrupted run"
@@ -105,7 +113,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         plan = plan_resume(args.resume, args.suite)
         _eprint(f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done")
     else:
-        plan = plan_new_run(args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps)
+        plan = plan_new_run(
+            args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
+        )
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
     try:
         with progress:

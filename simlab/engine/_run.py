@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +13,7 @@ from typing import Any
 
 from simlab.agents import TargetAgent, callable_target_factory
 from simlab.engine._expand import SessionJob, expand
+from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._session import (
     SessionLimits,
@@ -72,12 +73,13 @@ def config_hash(suite: Suite, personas: dict[str, Persona], goals: dict[str, Goa
 
 
 def _load(
-    suite_path: Path, seed: int | None, reps: int | None = None
+    suite_path: Path, seed: int | None, reps: int | None = None, llm: Sequence[str] = ()
 ) -> tuple[Suite, list[SessionJob], str]:
     suite = load_suite(suite_path)
     overrides = {k: v for k, v in (("seed", seed), ("reps", reps)) if v is not None}
     if overrides:
         suite = suite.model_copy(update=overrides)
+    suite = apply_llm_options(suite, llm)
     personas = load_personas(_library_dirs(suite_path, suite.persona_dirs))
     goals = load_goals(_library_dirs(suite_path, suite.goal_dirs))
     jobs = expand(suite, personas, goals)
@@ -93,10 +95,14 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 def plan_new_run(
-    suite_path: Path, out: Path, seed: int | None = None, reps: int | None = None
+    suite_path: Path,
+    out: Path,
+    seed: int | None = None,
+    reps: int | None = None,
+    llm: Sequence[str] = (),
 ) -> RunPlan:
     """Load the suite (``seed``, ``reps`` override it), create the run folder, write run.json."""
-    suite, jobs, chash = _load(suite_path, seed, reps)
+    suite, jobs, chash = _load(suite_path, seed, reps, llm)
     run_id = new_run_id()
     run_dir = out / run_id
     run_dir.mkdir(parents=True, exist_ok=False)
@@ -107,7 +113,8 @@ def plan_new_run(
         "simlab_version": _version(),
         "config_hash": chash,
         "suite_path": str(suite_path.resolve()),
-        "overrides": {"seed": seed, "reps": reps},  # command-line overrides, reapplied on resume
+        # command-line overrides, reapplied on resume
+        "overrides": {"seed": seed, "reps": reps, "llm": list(llm)},
         "suite": suite.model_dump(mode="json"),
         "n_sessions": len(jobs),
         "personas": sorted({j.persona.id for j in jobs}),
@@ -124,7 +131,9 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
     info = read_run_info(run_dir)
     path = suite_path or Path(info["suite_path"])
     overrides = info.get("overrides", {})
-    suite, jobs, chash = _load(path, overrides.get("seed"), overrides.get("reps"))
+    suite, jobs, chash = _load(
+        path, overrides.get("seed"), overrides.get("reps"), overrides.get("llm", ())
+    )
     if chash != info["config_hash"]:
         raise RunDirError(
             f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "

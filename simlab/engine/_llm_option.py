@@ -1,0 +1,72 @@
+"""``--llm``: put LLMs in a suite's roles from the command line.
+
+``--llm anthropic`` (or ``anthropic:MODEL``) makes every role an LLM: the
+simulated user, the judge, and the target — a reference target becomes the
+shipped LLM booking agent. ``--llm user=local`` or ``agent=openai:MODEL`` or
+``judge=anthropic`` sets one role. Several values apply in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import get_args
+
+from simlab.llm import LLMSpec
+from simlab.llm._spec import Backend
+from simlab.spec import LLMJudge, LLMSimulator, LLMTarget, Problem, SpecError, Suite
+
+ROLES = ("user", "agent", "judge")
+BOOKING_AGENT = Path(__file__).resolve().parents[1] / "agents" / "data" / "booking_llm.yaml"
+"""The LLM booking agent a reference target becomes under ``--llm``."""
+
+
+def parse_llm_value(value: str) -> tuple[str | None, LLMSpec]:
+    """``[ROLE=]BACKEND[:MODEL]`` -> (role or None for every role, spec)."""
+    role: str | None = None
+    if "=" in value:
+        role, value = value.split("=", 1)
+        if role not in ROLES:
+            raise _problem(f"--llm {role}=...: unknown role; choose one of {', '.join(ROLES)}")
+    backend, _, model = value.partition(":")
+    backends = get_args(Backend)
+    if backend not in backends:
+        raise _problem(
+            f"--llm {value!r}: unknown backend {backend!r}; choose one of {', '.join(backends)}"
+        )
+    spec = LLMSpec.model_validate({"backend": backend, "model": model or None})
+    return role, spec
+
+
+def apply_llm_options(suite: Suite, values: Sequence[str]) -> Suite:
+    """The suite with each ``--llm`` value applied, in order."""
+    for value in values:
+        role, spec = parse_llm_value(value)
+        suite = _apply(suite, role, spec)
+    return suite
+
+
+def _apply(suite: Suite, role: str | None, spec: LLMSpec) -> Suite:
+    update: dict[str, object] = {}
+    if role is None:
+        update["llm"] = spec
+    role_spec = None if role is None else spec
+    if role in (None, "user"):
+        update["simulator"] = LLMSimulator(llm=role_spec)
+    if role in (None, "judge"):
+        update["judge"] = LLMJudge(llm=role_spec)
+    if role in (None, "agent"):
+        target = suite.target
+        if target.kind in ("reference", "llm"):
+            agent = target.agent if target.kind == "llm" else str(BOOKING_AGENT)
+            update["target"] = LLMTarget(agent=agent, llm=role_spec)
+        elif role == "agent":
+            raise _problem(
+                f"--llm agent=...: the suite's target is {target.kind!r}, which has no model "
+                "to set; use a reference or llm target"
+            )
+    return suite.model_copy(update=update)
+
+
+def _problem(message: str) -> SpecError:
+    return SpecError([Problem("command line", None, "--llm", message)])
