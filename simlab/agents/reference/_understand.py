@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 
 from simlab.domain.travel import CITIES, FARES, MONTHS_EN, ROUTES, strip_diacritics, year_for
 from simlab.spec import FactValue
@@ -61,8 +62,10 @@ class _Gated:
         self.pattern = re.compile(pattern)
 
     def search(self, text: str) -> re.Match[str] | None:
-        if any(k in text for k in self.keys):
-            return self.pattern.search(text)
+        # A plain loop: ``any()`` over a generator costs more than the tests themselves.
+        for k in self.keys:
+            if k in text:
+                return self.pattern.search(text)
         return None
 
 
@@ -292,8 +295,19 @@ def read_message(text: str, asked: tuple[str, ...] = ()) -> Reading:
     Returns:
         The intent, the slot values stated (values as goal facts write them:
         city codes, ISO dates, ``HH:MM``, integers, fare and route keys) and
-        whether the message says yes.
+        whether the message says yes. A fresh ``Reading`` the caller may change.
     """
+    slots, intent, yes, vietnamese = _parse(text, asked)
+    return Reading(dict(slots), intent, yes, vietnamese)
+
+
+_Parsed = tuple[tuple[tuple[str, FactValue], ...], str | None, bool, bool]
+
+
+# Scripted users repeat their messages across repetitions and sessions: a
+# reading is a pure function of (text, asked), so each is parsed once.
+@lru_cache(maxsize=8192)
+def _parse(text: str, asked: tuple[str, ...]) -> _Parsed:
     t = _norm(text)
     slots: dict[str, FactValue] = {}
     _read_cities(t, asked, slots)
@@ -310,4 +324,4 @@ def read_message(text: str, asked: tuple[str, ...] = ()) -> Reading:
         slots["reason"] = "stated"
     intent = next((name for name, pattern in _INTENTS if pattern.search(t)), None)
     vietnamese = not text.isascii() or _VI_WORDS_RE.search(t) is not None
-    return Reading(slots, intent, _YES_RE.search(t) is not None, vietnamese)
+    return tuple(slots.items()), intent, _YES_RE.search(t) is not None, vietnamese
