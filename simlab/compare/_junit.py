@@ -1,0 +1,50 @@
+"""Gate results as JUnit XML, one testcase per gate, for CI."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from simlab.compare._gates import GateResult
+
+# Characters XML 1.0 cannot carry at all, even escaped: drop them from untrusted text.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def render_junit(results: Sequence[GateResult], suite: str = "simlab compare") -> str:
+    """Render gate results as a JUnit XML document.
+
+    Args:
+        results: The gates' verdicts.
+        suite: The testsuite's name (escaped by the XML writer).
+
+    Returns:
+        The XML text with its declaration.
+    """
+    failures = sum(1 for r in results if r.status == "failed")
+    skipped = sum(1 for r in results if r.status == "skipped")
+    counts = {"tests": str(len(results)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", {"name": _clean(suite), **counts})
+    ts = ET.SubElement(
+        root, "testsuite", {"name": _clean(suite), **counts, "skipped": str(skipped)}
+    )
+    for r in results:
+        case = ET.SubElement(
+            ts, "testcase", {"classname": "simlab.compare", "name": _clean(r.name)}
+        )
+        message = _clean(r.message)
+        if r.status == "failed":
+            ET.SubElement(
+                case, "failure", {"message": message, "type": "GateFailed"}
+            ).text = message
+        elif r.status == "skipped":
+            ET.SubElement(case, "skipped", {"message": message})
+        else:
+            ET.SubElement(case, "system-out").text = message
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

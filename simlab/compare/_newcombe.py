@@ -1,0 +1,134 @@
+"""Intervals for the change in a pass rate between two runs (Newcombe's square-and-add).
+
+Both combine the Wilson intervals of the two rates (Newcombe 1998, method 10):
+for independent samples, and for paired samples with the correlation of the
+paired outcomes (Newcombe 1998b, method 10, with its continuity-corrected phi).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from simlab.stats import McNemar, mcnemar, wilson_interval
+
+
+def newcombe_interval(
+    passed_a: int, n_a: int, passed_b: int, n_b: int, level: float = 0.95
+) -> tuple[float, float]:
+    """Interval for ``p_B - p_A`` from two independent samples (hybrid score).
+
+    Args:
+        passed_a: Passes in A.
+        n_a: Sessions in A (> 0).
+        passed_b: Passes in B.
+        n_b: Sessions in B (> 0).
+        level: Confidence level in (0, 1).
+
+    Returns:
+        ``(lo, hi)`` within [-1, 1].
+
+    Raises:
+        ValueError: If a sample is empty or the counts are out of range.
+    """
+    if n_a == 0 or n_b == 0:
+        raise ValueError("a difference of pass rates needs sessions in both runs")
+    pa, pb = passed_a / n_a, passed_b / n_b
+    la, ua = wilson_interval(passed_a, n_a, level)
+    lb, ub = wilson_interval(passed_b, n_b, level)
+    d = pb - pa
+    lo = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
+    hi = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
+    return (max(-1.0, lo), min(1.0, hi))
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTable:
+    """Paired pass/fail outcomes of the same sessions in runs A and B.
+
+    Attributes:
+        both_pass: Passed in A and in B.
+        regressed: Passed in A, failed in B (McNemar's ``b``).
+        fixed: Failed in A, passed in B (McNemar's ``c``).
+        both_fail: Failed in A and in B.
+    """
+
+    both_pass: int = 0
+    regressed: int = 0
+    fixed: int = 0
+    both_fail: int = 0
+
+    @property
+    def n(self) -> int:
+        """Pairs in the table."""
+        return self.both_pass + self.regressed + self.fixed + self.both_fail
+
+    @property
+    def passed_a(self) -> int:
+        """Pairs that passed in A."""
+        return self.both_pass + self.regressed
+
+    @property
+    def passed_b(self) -> int:
+        """Pairs that passed in B."""
+        return self.both_pass + self.fixed
+
+    @property
+    def delta(self) -> float | None:
+        """``p_B - p_A`` over the pairs, ``(fixed - regressed) / n``; None without pairs."""
+        return (self.fixed - self.regressed) / self.n if self.n else None
+
+    def mcnemar(self) -> McNemar:
+        """Exact McNemar test on the discordant pairs."""
+        return mcnemar(self.regressed, self.fixed)
+
+    def add(self, passed_a: bool, passed_b: bool) -> PairedTable:
+        """This table with one more pair."""
+        return PairedTable(
+            self.both_pass + (passed_a and passed_b),
+            self.regressed + (passed_a and not passed_b),
+            self.fixed + (passed_b and not passed_a),
+            self.both_fail + (not passed_a and not passed_b),
+        )
+
+
+def paired_newcombe_interval(table: PairedTable, level: float = 0.95) -> tuple[float, float]:
+    """Interval for ``p_B - p_A`` over paired outcomes (Newcombe 1998b, method 10).
+
+    The Wilson intervals of the two marginal rates are combined with phi, the
+    correlation of the paired outcomes, continuity-corrected as Newcombe does:
+    ``(ad - bc - n/2) / sqrt(...)`` when ``ad - bc > n/2``, 0 when it is in
+    ``[0, n/2]``, uncorrected when negative, and 0 when a margin is empty.
+
+    Args:
+        table: The paired outcomes; at least one pair.
+        level: Confidence level in (0, 1).
+
+    Returns:
+        ``(lo, hi)`` within [-1, 1].
+
+    Raises:
+        ValueError: If the table is empty.
+    """
+    n = table.n
+    if n == 0:
+        raise ValueError("a paired difference needs at least one pair")
+    a, b, c, d = table.both_pass, table.regressed, table.fixed, table.both_fail
+    pa, pb = table.passed_a / n, table.passed_b / n
+    la, ua = wilson_interval(table.passed_a, n, level)
+    lb, ub = wilson_interval(table.passed_b, n, level)
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    if margins == 0 or 0 <= cross <= n / 2:
+        phi = 0.0
+    elif cross > n / 2:
+        phi = (cross - n / 2) / math.sqrt(margins)
+    else:
+        phi = cross / math.sqrt(margins)
+    # The lower bound of B - A pairs B's lower error with A's upper error, and back.
+    down_b, up_a = pb - lb, ua - pa
+    up_b, down_a = ub - pb, pa - la
+    diff = pb - pa
+    lo = diff - math.sqrt(max(0.0, down_b**2 + up_a**2 - 2 * phi * down_b * up_a))
+    hi = diff + math.sqrt(max(0.0, up_b**2 + down_a**2 - 2 * phi * up_b * down_a))
+    return (max(-1.0, lo), min(1.0, hi))

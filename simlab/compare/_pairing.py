@@ -1,0 +1,140 @@
+"""Read two runs and pair their sessions by key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+from simlab.spec import Bucket, Suite
+from simlab.store import RunDirError, SessionKey, SessionRecord, read_run_info, read_sessions
+
+_BUCKETS = TypeAdapter(list[Bucket])
+
+
+@dataclass(frozen=True, slots=True)
+class LocatedRecord:
+    """A session record and the 1-based line of ``sessions.jsonl`` it was read from."""
+
+    record: SessionRecord
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSessions:
+    """One run as the comparison sees it.
+
+    Attributes:
+        path: The run directory.
+        run_id: ``run.json``'s ``run_id`` (the folder name when it has none).
+        buckets: The suite's length buckets (the defaults when ``run.json`` has none).
+        sessions: Each key's first record; a resumed run may repeat a key and
+            resume keeps the first, so the comparison does too.
+        duplicates: Records dropped because their key came earlier.
+    """
+
+    path: Path
+    run_id: str
+    buckets: list[Bucket]
+    sessions: dict[SessionKey, LocatedRecord]
+    duplicates: int = 0
+
+
+def _buckets(info: dict[str, Any], path: Path) -> list[Bucket]:
+    raw = (info.get("suite") or {}).get("buckets")
+    if raw is None:
+        # imported runs may carry no suite: use the suite's default buckets
+        default: list[Bucket] = Suite.model_fields["buckets"].get_default()
+        return list(default)
+    try:
+        return _BUCKETS.validate_python(raw)
+    except ValidationError as e:
+        raise RunDirError(
+            f"{path / 'run.json'}: suite.buckets is not a list of buckets ({e.errors()[0]['msg']})"
+        ) from None
+
+
+def load_run(run_dir: Path) -> RunSessions:
+    """Read a run directory's ``run.json`` and ``sessions.jsonl``.
+
+    Raises:
+        RunDirError: If the folder is not a readable run directory.
+    """
+    info = read_run_info(run_dir)
+    sessions: dict[SessionKey, LocatedRecord] = {}
+    duplicates = 0
+    for line, record in enumerate(read_sessions(run_dir).records, start=1):
+        if record.key in sessions:
+            duplicates += 1
+        else:
+            sessions[record.key] = LocatedRecord(record, line)
+    return RunSessions(
+        run_dir,
+        str(info.get("run_id") or run_dir.name),
+        _buckets(info, run_dir),
+        sessions,
+        duplicates,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSession:
+    """A session that ended in ``error`` in one of the runs: never a pass or a failure."""
+
+    run: Literal["A", "B"]
+    key: SessionKey
+    line: int
+    stop_reason: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """The sessions of A and B matched by key.
+
+    Attributes:
+        pairs: Keys graded (``ok``) in both runs, in key order: the paired tests use these.
+        only_a: Keys only A has.
+        only_b: Keys only B has.
+        with_error: Keys both runs have where at least one side is an error.
+        errors: Every error session of either run.
+    """
+
+    pairs: list[tuple[LocatedRecord, LocatedRecord]] = field(default_factory=list)
+    only_a: list[SessionKey] = field(default_factory=list)
+    only_b: list[SessionKey] = field(default_factory=list)
+    with_error: int = 0
+    errors: list[ErrorSession] = field(default_factory=list)
+
+
+def _order(key: SessionKey) -> tuple[str, str, str, int, tuple[str, ...]]:
+    return (key.persona, key.goal, key.mode, key.rep, key.perturbations)
+
+
+def _errors(run: RunSessions, name: Literal["A", "B"]) -> list[ErrorSession]:
+    return [
+        ErrorSession(name, k, s.line, s.record.stop_reason.value, s.record.error or "")
+        for k, s in sorted(run.sessions.items(), key=lambda kv: _order(kv[0]))
+        if s.record.status == "error"
+    ]
+
+
+def pair_sessions(a: RunSessions, b: RunSessions) -> Pairing:
+    """Match the sessions of two runs by key (persona, goal, mode, rep, perturbations)."""
+    pairs = []
+    with_error = 0
+    for key in sorted(a.sessions.keys() & b.sessions.keys(), key=_order):
+        sa, sb = a.sessions[key], b.sessions[key]
+        if sa.record.status == "ok" and sb.record.status == "ok":
+            pairs.append((sa, sb))
+        else:
+            with_error += 1
+    return Pairing(
+        pairs,
+        sorted(a.sessions.keys() - b.sessions.keys(), key=_order),
+        sorted(b.sessions.keys() - a.sessions.keys(), key=_order),
+        with_error,
+        _errors(a, "A") + _errors(b, "B"),
+    )
