@@ -1,6 +1,14 @@
-"""Graders: constraint checks, trajectory metrics and the session score."""
+"""Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration."""
 
 from simlab.graders._action import action_view, final_action, satisfies, violations
+from simlab.graders._calibration import (
+    CalibrationError,
+    CalibrationReport,
+    Rate,
+    calibrate,
+    rogan_gladen,
+)
+from simlab.graders._calibration_cli import LabelsError, calibrate_cli, read_labels
 from simlab.graders._completion import (
     CONFIRMATION,
     GOAL_COMPLETED,
@@ -17,6 +25,17 @@ from simlab.graders._grade import (
     Grade,
     grade,
 )
+from simlab.graders._judge import (
+    DEFAULT_RUBRIC,
+    JUDGE,
+    JudgeError,
+    JudgeOutputError,
+    JudgeVerdict,
+    LLMJudge,
+    judge_model_id,
+    parse_judge_output,
+)
+from simlab.graders._judge_case import render_case
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
@@ -29,19 +48,36 @@ __all__ = [
     "CONFIRMATION_WEIGHT",
     "CONSTRAINTS_WEIGHT",
     "CONSTRAINT_PREFIX",
+    "DEFAULT_RUBRIC",
     "GOAL_COMPLETED",
     "GOAL_COMPLETED_WEIGHT",
+    "JUDGE",
     "TRAJECTORY",
     "TRAJECTORY_WEIGHT",
+    "CalibrationError",
+    "CalibrationReport",
     "Grade",
+    "JudgeError",
+    "JudgeOutputError",
+    "JudgeVerdict",
+    "LLMJudge",
+    "LabelsError",
+    "Rate",
     "StatedFact",
     "TrajectoryMetrics",
     "action_view",
+    "calibrate",
+    "calibrate_cli",
     "confirmation_check",
     "constraint_checks",
     "final_action",
     "goal_completed_check",
     "grade",
+    "judge_model_id",
+    "parse_judge_output",
+    "read_labels",
+    "render_case",
+    "rogan_gladen",
     "satisfies",
     "stated_facts",
     "trajectory_check",

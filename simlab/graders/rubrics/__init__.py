@@ -1,0 +1,1 @@
+"""Rubric and prompt files of simlab's LLM judge (package data, read as text)."""
