@@ -1,14 +1,45 @@
-"""Reports of a run: ``summary.json`` content, terminal tables and markdown."""
+"""Reports of a run: ``summary.json`` content, terminal tables, markdown and HTML."""
 
+from simlab.report._charts import (
+    ForestRow,
+    PointCI,
+    RateCI,
+    SurvivalStep,
+    aptitude_unreliability_chart,
+    confusion_chart,
+    forest_chart,
+    pass_rate_chart,
+    survival_chart,
+    transition_heatmap_chart,
+)
+from simlab.report._html import EXTRA_CHARTS, HTML_REPORT_FILE, render_html, write_html_report
+from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._terminal import render_terminal
 
 __all__ = [
+    "EXTRA_CHARTS",
+    "HTML_REPORT_FILE",
     "SUMMARY_SCHEMA_VERSION",
     "UNBUCKETED",
+    "ForestRow",
+    "PointCI",
+    "RateCI",
+    "SurvivalStep",
+    "aptitude_unreliability_chart",
+    "confusion_chart",
     "escape_cell",
+    "first_failing_turn",
+    "forest_chart",
+    "json_for_script",
+    "pass_rate_chart",
+    "render_html",
     "render_markdown",
     "render_terminal",
+    "session_anchor",
     "summarize",
+    "survival_chart",
+    "transition_heatmap_chart",
+    "write_html_report",
 ]

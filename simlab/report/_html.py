@@ -1,0 +1,299 @@
+"""The HTML report (``report.html``): one self-contained file that works offline.
+
+Overview, the markdown report's tables, charts as inline SVG, and a transcript
+viewer. Nothing is fetched: no external CSS, scripts, fonts or images, and a
+Content-Security-Policy that forbids every request, so the page provably makes
+none. Every string from a record or a user file is escaped where it is written.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from simlab.report._charts import (
+    PointCI,
+    RateCI,
+    aptitude_unreliability_chart,
+    confusion_chart,
+    forest_chart,
+    pass_rate_chart,
+    survival_chart,
+    transition_heatmap_chart,
+)
+from simlab.report._html_assets import SCRIPT, STYLE
+from simlab.report._html_viewer import render_viewer
+from simlab.report._summary import summarize
+from simlab.report._tables import ReportTable, build_sections, pct, pct_ci, score
+from simlab.spec import Bucket, Suite
+from simlab.store import SessionRecord, read_run_info, read_sessions, write_atomic
+
+HTML_REPORT_FILE = "report.html"
+EXTRA_CHARTS = ("survival", "confusion", "transitions", "comparison")
+"""The keys ``extras`` may hold; each draws one more chart when present."""
+
+
+def _csp() -> str:
+    # The page's one script is allowed by its hash, not by 'unsafe-inline': even
+    # markup that slipped through escaping could not run a script.
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    return (
+        "default-src 'none'; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{digest}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def _interval(ci: Any) -> tuple[float, float] | None:
+    return None if ci is None else (float(ci[0]), float(ci[1]))
+
+
+# ------------------------------------------------------------------ overview
+
+
+def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
+    spread = (
+        f"aptitude {score(row.get('aptitude'), row.get('aptitude_ci'))} · "
+        f"unreliability {score(row.get('unreliability'), row.get('unreliability_ci'))}"
+    )
+    errors = f", {row['n_errors']} errors excluded" if row.get("n_errors") else ""
+    return (
+        f'<div class="{cls}"><div class="k">{escape(label)}</div>'
+        f'<div class="v">{pct(row["pass_rate"])}</div>'
+        f'<div class="d">pass rate, 95% CI {pct_ci(row["pass_ci"])}, n={row["n"]}{errors}</div>'
+        f'<div class="d">{escape(spread)}</div></div>'
+    )
+
+
+def _overview(summary: Mapping[str, Any]) -> str:
+    cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
+    cards += [_card(f"length: {b} user turns", r) for b, r in summary["by_bucket"].items()]
+    cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
+    o = summary["overall"]
+    facts = (
+        f"{o.get('n_sessions', o['n'] + o['n_errors'])} sessions over {o['n_cells']} cells; "
+        f"{o['n_errors']} errors, counted neither as passes nor as failures; "
+        f"intervals at {100 * summary.get('level', 0.95):.0f}%, bootstrap seed "
+        f"{summary.get('seed', '—')}."
+    )
+    return f'<p class="line">{escape(facts)}</p><div class="cards">{"".join(cards)}</div>'
+
+
+# ------------------------------------------------------------------ tables
+
+
+def _table(t: ReportTable) -> str:
+    def cls(i: int) -> str:
+        return ' class="n"' if i in t.numeric else ""
+
+    head = "".join(f"<th{cls(i)}>{escape(h)}</th>" for i, h in enumerate(t.headers))
+    body = "".join(
+        "<tr>" + "".join(f"<td{cls(i)}>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in t.rows
+    )
+    note = f'<p class="note">{escape(t.note)}</p>' if t.note else ""
+    return (
+        f'<h3>{escape(t.title)}</h3><table class="t"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>{note}"
+    )
+
+
+def _tables(summary: dict[str, Any]) -> str:
+    sections = build_sections(summary)
+    parts = []
+    for i, s in enumerate(sections):
+        if isinstance(s, ReportTable):
+            parts.append(_table(s))
+        else:
+            last = i == len(sections) - 1
+            parts.append(f'<p class="line{" overall" if last else ""}">{escape(s)}</p>')
+    return "\n".join(parts)
+
+
+# ------------------------------------------------------------------ charts
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
+    points = [
+        PointCI(
+            name,
+            float(r["aptitude"]),
+            _interval(r["aptitude_ci"]),
+            float(r["unreliability"]),
+            _interval(r["unreliability_ci"]),
+        )
+        for name, r in summary["by_persona"].items()
+        if r["aptitude"] is not None and r["unreliability"] is not None
+    ]
+    bars = [
+        RateCI(name, int(r["n"]), r["pass_rate"], _interval(r["pass_ci"]))
+        for name, r in summary["by_bucket"].items()
+    ]
+    out = []
+    if points:
+        out.append(
+            _figure(
+                aptitude_unreliability_chart(points),
+                "One point per persona: mean over its cells of aptitude (P90 score) and "
+                "unreliability (P90 − P10); bars are 95% bootstrap intervals over cells.",
+            )
+        )
+    if bars:
+        out.append(
+            _figure(
+                pass_rate_chart(bars),
+                "Pass rate per length bucket (user turns) with its n and 95% Wilson interval.",
+            )
+        )
+    return out
+
+
+def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
+    unknown = sorted(set(extras) - set(EXTRA_CHARTS))
+    if unknown:
+        raise ValueError(f"unknown extras {unknown}; valid keys: {', '.join(EXTRA_CHARTS)}")
+    out = []
+    if extras.get("survival"):
+        out.append(
+            _figure(
+                survival_chart(extras["survival"]),
+                "Kaplan-Meier survival: share of sessions still passing as perturbations "
+                "accumulate; bands are 95% intervals.",
+            )
+        )
+    if extras.get("confusion"):
+        c = extras["confusion"]
+        out.append(
+            _figure(
+                confusion_chart(c["labels"], c["matrix"]),
+                "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+            )
+        )
+    if extras.get("transitions"):
+        t = extras["transitions"]
+        out.append(
+            _figure(
+                transition_heatmap_chart(t["from_states"], t["to_states"], t["counts"]),
+                "Counts of transitions into the first failure.",
+            )
+        )
+    if extras.get("comparison"):
+        c = extras["comparison"]
+        rows, kw = (
+            (c["rows"], {k: c[k] for k in ("title", "xlabel") if k in c})
+            if isinstance(c, Mapping)
+            else (c, {})
+        )
+        out.append(
+            _figure(
+                forest_chart(rows, **kw),
+                "Each row: the difference with its 95% interval; red when wholly below zero.",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------ page
+
+
+def _buckets(summary: Mapping[str, Any]) -> list[Bucket]:
+    return [Bucket(name=b["name"], min=b["min"], max=b["max"]) for b in summary.get("buckets", [])]
+
+
+def render_html(
+    summary: dict[str, Any],
+    records: Sequence[SessionRecord],
+    title: str,
+    extras: Mapping[str, Any] | None = None,
+) -> str:
+    """Render a run as one self-contained HTML page.
+
+    Args:
+        summary: The output of ``summarize`` for ``records``.
+        records: The run's sessions, for the transcript viewer.
+        title: The page's title (escaped).
+        extras: Optional data for more charts, each drawn only when present:
+            ``survival`` {name: [(t, survival, lo, hi), ...]};
+            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed);
+            ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
+            ``comparison`` [(label, delta, lo, hi), ...] or
+            {"rows": [...], "title": str, "xlabel": str}.
+
+    Returns:
+        The HTML text. It makes no network request: a Content-Security-Policy
+        forbids all, and nothing refers outside the file.
+
+    Raises:
+        ValueError: ``extras`` holds a key other than those above.
+    """
+    charts = _summary_charts(summary) + _extra_charts(extras or {})
+    t = escape(title)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_csp()}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{t}</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header><h1>{t}</h1>
+<p>simlab report: pass rates with n and Wilson intervals; aptitude and unreliability with
+bootstrap intervals over cells. Transcripts are shown as text, exactly as recorded.</p>
+<nav><a href="#overview">Overview</a><a href="#charts">Charts</a><a href="#tables">Tables</a>
+<a href="#sessions">Sessions</a></nav></header>
+<main>
+<section id="overview"><h2>Overview</h2>{_overview(summary)}</section>
+<section id="charts"><h2>Charts</h2><div class="charts">{"".join(charts)}</div></section>
+<section id="tables"><h2>Tables</h2>{_tables(summary)}</section>
+<section id="sessions"><h2>Sessions</h2>
+{render_viewer(records, _buckets(summary))}
+</section>
+</main>
+<script>{SCRIPT}</script>
+</body>
+</html>
+"""
+
+
+def write_html_report(
+    run_dir: Path,
+    *,
+    summary: dict[str, Any] | None = None,
+    records: Sequence[SessionRecord] | None = None,
+    extras: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write ``run_dir/report.html`` from the run directory alone (or from what is given).
+
+    Args:
+        run_dir: A run directory (``run.json``, ``sessions.jsonl``).
+        summary: The run's summary, when the caller has it; else computed with
+            the run's buckets and seed.
+        records: The run's sessions, when the caller has them; else read.
+        extras: More charts; see ``render_html``.
+
+    Returns:
+        The path written.
+
+    Raises:
+        RunDirError: The run directory cannot be read.
+    """
+    info = read_run_info(run_dir)
+    if records is None:
+        records = read_sessions(run_dir).records
+    if summary is None:
+        suite = Suite.model_validate(info["suite"])
+        summary = summarize(records, suite.buckets, suite.seed)
+    path = run_dir / HTML_REPORT_FILE
+    write_atomic(path, render_html(summary, records, f"simlab run {info['run_id']}", extras))
+    return path
