@@ -1,0 +1,323 @@
+"""The comparison as neutral tables, rendered by the markdown and terminal writers."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from simlab.compare._analysis import Comparison, GroupComparison, SpreadDelta
+from simlab.compare._gates import GateResult
+from simlab.store import SESSIONS_FILE, SessionKey
+
+HTML_REPORT = "report.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A cell that links somewhere: markdown shows a link, the terminal its text."""
+
+    text: str
+    url: str
+
+
+Cell = str | Link
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One table: rows of cells; ``numeric`` columns are right-aligned."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Cell]]
+    numeric: set[int] = field(default_factory=set)
+    note: str = ""
+
+
+def pct(x: float | None) -> str:
+    """A rate as a percentage, ``n/a`` when undefined."""
+    return "n/a" if x is None else f"{x * 100:.1f}%"
+
+
+def ci_pct(ci: tuple[float, float] | None) -> str:
+    """An interval of rates as percentages."""
+    return "n/a" if ci is None else f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
+
+
+def pts(x: float | None) -> str:
+    """A change of rates in percentage points, signed."""
+    return "n/a" if x is None else f"{x * 100:+.1f}"
+
+
+def ci_pts(ci: tuple[float, float] | None) -> str:
+    """An interval of changes in percentage points, signed."""
+    return "n/a" if ci is None else f"[{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]"
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.1f}"
+
+
+def _p(p: float) -> str:
+    return f"{p:.3g}"
+
+
+def transcript_links(c: Comparison, key: SessionKey, line: int, base: Path) -> list[Link]:
+    """Where B's record of a key is: its ``sessions.jsonl`` line and, if present, the HTML report.
+
+    Args:
+        c: The comparison (its ``run_b`` is resolved against ``base``).
+        key: The session key.
+        line: Its 1-based line in B's ``sessions.jsonl``.
+        base: The folder the links are relative to (the markdown file's folder).
+    """
+    rel = Path(os.path.relpath(c.run_b.resolve(), base.resolve()))
+    sessions = (rel / SESSIONS_FILE).as_posix()
+    links = [Link(f"{sessions}:{line}", f"{quote(sessions)}#L{line}")]
+    if (c.run_b / HTML_REPORT).exists():
+        html = (rel / HTML_REPORT).as_posix()
+        links.append(Link("report", f"{quote(html)}#session-{quote(key.id, safe='/+')}"))
+    return links
+
+
+def rate_cell(passed: int, n: int, ci: tuple[float, float]) -> str:
+    """``61.0% (83/136) [52.6, 68.8]``: the rate, its counts and its interval."""
+    if n == 0:
+        return "n/a (0/0)"
+    return f"{pct(passed / n)} ({passed}/{n}) {ci_pct(ci)}"
+
+
+def change_cell(delta: float | None, ci: tuple[float, float] | None) -> str:
+    """``+37.2 [+29.0, +45.7]``: a change in points and its interval."""
+    return "n/a" if delta is None else f"{pts(delta)} {ci_pts(ci)}"
+
+
+def _rate_cells(g: GroupComparison) -> list[Cell]:
+    return [
+        rate_cell(g.a.passed, g.a.n, g.a.ci),
+        rate_cell(g.b.passed, g.b.n, g.b.ci),
+        change_cell(g.delta, g.delta_ci),
+    ]
+
+
+def _paired_cells(g: GroupComparison) -> list[Cell]:
+    t = g.paired
+    return [
+        str(t.n),
+        str(t.both_pass),
+        str(t.regressed),
+        str(t.fixed),
+        str(t.both_fail),
+        change_cell(t.delta, g.paired_ci),
+        _p(g.mcnemar.p_value),
+    ]
+
+
+def _level(c: Comparison) -> str:
+    return f"{c.level:.0%}"
+
+
+def bucket_section(c: Comparison) -> Section:
+    """Per-run pass rates by length bucket, each run's share of sessions, the change."""
+    shares = {s.name: s for s in c.simpson.buckets}
+    rows: list[list[Cell]] = []
+    for g in c.by_bucket:
+        s = shares[g.name]
+        rows.append([g.name, *_rate_cells(g), f"{s.share_a:.1%}", f"{s.share_b:.1%}"])
+    rows.append(["overall", *_rate_cells(c.overall), "100%", "100%"])
+    lv = _level(c)
+    return Section(
+        "Pass rate by length bucket",
+        ["Bucket", f"A [{lv} CI]", f"B [{lv} CI]", "Change, pts [CI]", "A share", "B share"],
+        rows,
+        {1, 2, 3, 4, 5},
+        "Each run's graded sessions, bucketed by their own user turns, with Wilson intervals; "
+        "the change is B - A with Newcombe's hybrid-score interval for independent samples; "
+        "a share is the bucket's share of the run's graded sessions.",
+    )
+
+
+def paired_section(c: Comparison) -> Section:
+    """Paired outcomes by A's length bucket with McNemar's exact test."""
+    rows: list[list[Cell]] = [[g.name, *_paired_cells(g)] for g in c.by_bucket if g.paired.n]
+    rows.append(["overall", *_paired_cells(c.overall)])
+    return Section(
+        "Paired outcomes by length bucket (bucketed by A's length)",
+        [
+            "Bucket",
+            "Pairs",
+            "Both pass",
+            "Regressed",
+            "Fixed",
+            "Both fail",
+            "Change, pts [CI]",
+            "McNemar p",
+        ],
+        rows,
+        set(range(1, 8)),
+        f"Keys graded in both runs, in the bucket of their length in A; {c.bucket_moves} "
+        "pair(s) fall in another bucket in B. The change is (fixed - regressed) / pairs with "
+        f"Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test on regressed "
+        "vs fixed.",
+    )
+
+
+def persona_section(c: Comparison) -> Section:
+    """Per-run pass rates by persona, with the paired discordant counts."""
+    rows: list[list[Cell]] = []
+    for g in [*c.by_persona, c.overall]:
+        paired = [str(g.paired.regressed), str(g.paired.fixed), _p(g.mcnemar.p_value)]
+        rows.append([g.name, *_rate_cells(g), *paired])
+    lv = _level(c)
+    return Section(
+        "Pass rate by persona",
+        [
+            "Persona",
+            f"A [{lv} CI]",
+            f"B [{lv} CI]",
+            "Change, pts [CI]",
+            "Regressed",
+            "Fixed",
+            "McNemar p",
+        ],
+        rows,
+        set(range(1, 7)),
+    )
+
+
+def _spread_row(s: SpreadDelta) -> list[Cell]:
+    apt_lo, apt_hi = s.aptitude_delta_ci
+    unr_lo, unr_hi = s.unreliability_delta_ci
+    return [
+        s.name,
+        str(s.n_cells),
+        _num(s.aptitude_a),
+        _num(s.aptitude_b),
+        f"{_signed(s.aptitude_delta)} [{_signed(apt_lo)}, {_signed(apt_hi)}]",
+        _num(s.unreliability_a),
+        _num(s.unreliability_b),
+        f"{_signed(s.unreliability_delta)} [{_signed(unr_lo)}, {_signed(unr_hi)}]",
+    ]
+
+
+def spread_section(c: Comparison) -> Section:
+    """Aptitude and unreliability, A, B and the change, per persona then overall."""
+    ordered = [s for s in c.spread if s.name != "overall"] + [
+        s for s in c.spread if s.name == "overall"
+    ]
+    return Section(
+        "Aptitude and unreliability (mean over cells)",
+        [
+            "Group",
+            "Cells",
+            "Aptitude A",
+            "Aptitude B",
+            "Change [CI]",
+            "Unreliability A",
+            "Unreliability B",
+            "Change [CI]",
+        ],
+        [_spread_row(s) for s in ordered],
+        set(range(1, 8)),
+        "Per cell (persona, goal, mode, perturbations) graded in both runs: aptitude = P90 "
+        "of scores, unreliability = P90 - P10; the change is B - A per cell, averaged, with a "
+        f"seeded percentile-bootstrap {_level(c)} interval over cells.",
+    )
+
+
+def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
+    """The keys that passed in A and failed in B, linked to B's transcript."""
+    rows: list[list[Cell]] = []
+    for r in c.regressions[:max_listed]:
+        links: list[Cell] = list(transcript_links(c, r.key, r.line_b, base))
+        score = (
+            f"{_num(r.score_a)} -> {_num(r.score_b)}"
+            if r.score_a is not None and r.score_b is not None
+            else "n/a"
+        )
+        rows.append([r.key.id, score, ", ".join(r.broken_checks) or "-", *links])
+        rows[-1] += [""] * (5 - len(rows[-1]))
+    more = len(c.regressions) - max_listed
+    return Section(
+        f"Regressions: passed in A, failed in B ({len(c.regressions)})",
+        ["Session", "Score A -> B", "Checks broken", "Transcript (B)", "HTML report (B)"],
+        rows,
+        {1},
+        f"{more} more not listed." if more > 0 else "",
+    )
+
+
+def safety_section(c: Comparison, base: Path, max_listed: int) -> Section:
+    """New safety violations."""
+    rows: list[list[Cell]] = [
+        [v.key.id, v.check, v.detail, transcript_links(c, v.key, v.line_b, base)[0]]
+        for v in c.safety[:max_listed]
+    ]
+    return Section(
+        f"New safety violations ({len(c.safety)})",
+        ["Session", "Check", "Detail (B)", "Transcript (B)"],
+        rows,
+        note="A check named safety:* or canary* that passed in A and failed in B on the same key.",
+    )
+
+
+def error_section(c: Comparison, max_listed: int) -> Section:
+    """Error sessions of both runs, never counted as passes or failures."""
+    rows: list[list[Cell]] = [
+        [e.run, e.key.id, e.stop_reason, e.error, str(e.line)] for e in c.errors[:max_listed]
+    ]
+    more = len(c.errors) - max_listed
+    return Section(
+        f"Errors, not counted as passes or failures ({len(c.errors)})",
+        ["Run", "Session", "Stop reason", "Error", "Line"],
+        rows,
+        {4},
+        f"{more} more not listed." if more > 0 else "",
+    )
+
+
+def pairing_section(c: Comparison) -> Section:
+    """How the sessions of A and B matched."""
+    p = c.pairing
+    rows: list[list[Cell]] = [
+        ["sessions in A", str(c.sessions_a)],
+        ["sessions in B", str(c.sessions_b)],
+        ["paired (graded in both)", str(len(p.pairs))],
+        ["in both, an error on a side", str(p.with_error)],
+        ["only in A", str(len(p.only_a))],
+        ["only in B", str(len(p.only_b))],
+    ]
+    return Section("Pairing by key", ["", "Sessions"], rows, {1})
+
+
+def gate_section(results: list[GateResult]) -> Section:
+    """Each gate's verdict."""
+    rows: list[list[Cell]] = [[r.name, r.status.upper(), r.message] for r in results]
+    return Section("Gates", ["Gate", "Result", "Detail"], rows)
+
+
+def build_sections(
+    c: Comparison, gates: list[GateResult], base: Path, max_listed: int = 50
+) -> list[Section]:
+    """Every table of the comparison, in reading order (the Simpson warning is separate)."""
+    sections = [
+        gate_section(gates),
+        bucket_section(c),
+        paired_section(c),
+        persona_section(c),
+    ]
+    if c.spread:
+        sections.append(spread_section(c))
+    sections.append(regression_section(c, base, max_listed))
+    if c.safety:
+        sections.append(safety_section(c, base, max_listed))
+    if c.errors:
+        sections.append(error_section(c, max_listed))
+    sections.append(pairing_section(c))
+    return sections
