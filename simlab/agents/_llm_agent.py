@@ -59,7 +59,8 @@ def parse_reply(raw: str) -> ParsedReply | str:
     text = value.get("text", "")
     if not isinstance(text, str):
         return "`text` must be a string"
-    raw_calls = value.get("tool_calls") or []
+    raw_calls = value.get("tool_calls")
+    raw_calls = [] if raw_calls is None else raw_calls
     if not isinstance(raw_calls, list):
         return "`tool_calls` must be a list"
     calls: list[tuple[str, Any]] = []
