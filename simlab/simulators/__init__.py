@@ -1,16 +1,38 @@
-"""Simulated users: the protocol, the seeded disclosure plan and the scripted verbalizer."""
+"""Simulated users: the protocol, the seeded disclosure plan, the scripted and LLM verbalizers.
 
+The LLM user (``LLMSimulator``) follows the scripted user's plan and says each
+turn in the persona's voice; the ``FidelityAudit`` checks every utterance
+against the plan, and a turn that keeps failing raises ``SimulatorFault``.
+"""
+
+from simlab.simulators._audit import FAULT_KINDS, FaultKind, FidelityAudit, Finding
+from simlab.simulators._llm import (
+    Fault,
+    LLMSimulator,
+    SimulatorFault,
+    llm_simulator_factory,
+    parse_answer,
+)
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
 from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.simulators._reading import ReplyReading, read_reply
 from simlab.simulators._scripted import ScriptedSimulator
 
 __all__ = [
+    "FAULT_KINDS",
     "DisclosurePlan",
+    "Fault",
+    "FaultKind",
+    "FidelityAudit",
+    "Finding",
+    "LLMSimulator",
     "PlannedChange",
     "ReplyReading",
     "ScriptedSimulator",
     "SimState",
+    "SimulatorFault",
     "UserSimulator",
+    "llm_simulator_factory",
+    "parse_answer",
     "read_reply",
 ]

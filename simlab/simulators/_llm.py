@@ -1,0 +1,290 @@
+"""The LLM user simulator: the scripted user's plan, said in the persona's voice by an LLM.
+
+Each turn the scripted simulator (same persona, goal, mode and seed) decides the
+turn: which facts it discloses, mind changes, DONE and GAVE_UP. The LLM only
+verbalises that decision, answering in JSON; the fidelity audit checks the text
+against the plan and a faulty answer is retried with a corrective note. The
+turn's ``disclosed`` is always the plan's, never the LLM's claim.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from simlab.llm import LLM, LLMMessage, LLMRequest, ProviderError, SessionMeter
+from simlab.simulators._audit import FaultKind, FidelityAudit, Finding
+from simlab.simulators._protocol import SimState, UserSimulator
+from simlab.simulators._scripted import ScriptedSimulator
+from simlab.simulators._voice import fast_strip
+from simlab.simulators.prompts import UserPrompts, load_prompts
+from simlab.spec import FactValue, Goal, Mode, Persona
+from simlab.transcript import UserTurn
+
+if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
+    from simlab.engine import SessionSetup
+
+DEFAULT_MAX_TOKENS = 300
+"""Completion cap per attempt: a user message and its JSON wrapper fit easily."""
+
+
+class Fault(Finding):
+    """A fidelity finding as the simulator keeps it: which attempt, and whether it stayed.
+
+    ``kept`` is True when the finding is in the text that was sent (a tolerated
+    kind), False when the attempt was retried or the turn failed.
+    """
+
+    attempt: int
+    kept: bool
+
+
+class SimulatorFault(Exception):
+    """Every attempt at a user turn broke the plan: the session is a simulator error.
+
+    Attributes:
+        turn: the user turn that could not be written.
+        findings: the last attempt's findings.
+    """
+
+    def __init__(self, turn: int, findings: Sequence[Finding], attempts: int) -> None:
+        self.turn = turn
+        self.findings = list(findings)
+        summary = "; ".join(f"{f['kind']}: {f['detail']}" for f in self.findings)
+        super().__init__(
+            f"turn {turn}: all {attempts} attempts broke the disclosure plan (last: {summary})"
+        )
+
+
+def parse_answer(raw: str) -> tuple[str, list[str]]:
+    """The ``response`` text and ``disclosed`` ids of a JSON answer.
+
+    Tolerates code fences and prose around the object; ``disclosed`` that is not
+    a list counts as empty (the plan, not the claim, says what was disclosed).
+
+    Raises:
+        ValueError: no JSON object with a string ``response`` could be read.
+    """
+    decoder = json.JSONDecoder()
+    start = raw.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(raw, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            response = value.get("response")
+            if not isinstance(response, str):
+                raise ValueError(f"'response' is not a string: {str(response)[:80]!r}")
+            ids = value.get("disclosed")
+            claimed = [str(i) for i in ids] if isinstance(ids, list) else []
+            return response, claimed
+        start = raw.find("{", start + 1)
+    raise ValueError(f"no JSON object in the answer: {raw[:120]!r}")
+
+
+class LLMSimulator:
+    """A simulated user whose plan is the scripted user's and whose words are an LLM's.
+
+    One instance per session. Closing turns (DONE, GAVE_UP) keep the template
+    text: it is never sent to the agent, so an LLM call would buy nothing.
+
+    Args:
+        persona: who speaks (language, traits, style, description).
+        goal: what they want.
+        mode: ``full`` or ``sharded``.
+        seed: the session's user seed: the plan, and every request's ``seed``.
+        llm: the model that verbalises (``create_llm`` output).
+        meter: the session's meter; every call is reported to it as role ``user``.
+        prompt_path: a prompt file replacing ``user_system.md``, or a directory
+            whose ``user_system.md``/``user_turn.md``/``user_retry.md``/
+            ``user_facts.yaml`` replace the shipped ones.
+        max_attempts: LLM answers tried per turn before ``SimulatorFault``.
+        max_tokens: completion cap per attempt.
+        tolerate: finding kinds accepted without a retry (kept in ``faults``).
+
+    Attributes:
+        faults: every finding of every attempt so far, as ``Fault`` dicts.
+
+    Raises:
+        ValueError: a goal the scripted plan cannot voice, a bad prompt file,
+            or ``max_attempts`` below 1.
+    """
+
+    def __init__(
+        self,
+        persona: Persona,
+        goal: Goal,
+        mode: Mode,
+        seed: int,
+        llm: LLM,
+        meter: SessionMeter,
+        prompt_path: Path | str | None = None,
+        max_attempts: int = 3,
+        *,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        tolerate: frozenset[FaultKind] = frozenset(),
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        self.persona = persona
+        self.goal = goal
+        self._script = ScriptedSimulator(persona, goal, mode, seed)
+        self.plan = self._script.plan
+        self._audit = FidelityAudit(goal, persona)
+        self._prompts: UserPrompts = load_prompts(prompt_path)
+        self._system = self._prompts.system_prompt(persona)
+        self._llm = llm
+        self._meter = meter
+        self._seed = seed
+        self._max_attempts = max_attempts
+        self._max_tokens = max_tokens
+        self._tolerate = tolerate
+        self._slot_of = {f.id: f.slot for f in goal.facts}
+        self._history: list[LLMMessage] = []  # append-only, so each call reuses the cached prefix
+        self._stated: dict[str, list[FactValue]] = {}
+        self.faults: list[Fault] = []
+
+    async def next_turn(self, state: SimState) -> UserTurn:
+        """The plan's next turn, in the LLM's words once they pass the audit.
+
+        Raises:
+            SimulatorFault: every attempt broke the plan.
+            ProviderError: the model's provider failed after its own retries.
+        """
+        planned = self._script.write(state.turn, state.transcript)
+        if planned.stop is not None:
+            return planned
+        turns = state.transcript.turns
+        reply = turns[-1].agent if turns else None
+        actions = self._prompts.actions(reply)
+        prompt = self._prompts.turn_prompt(
+            self.persona,
+            turn=state.turn,
+            agent_message=reply.text if reply is not None else None,
+            actions=actions,
+            facts=self._fact_lines(planned.disclosed),
+            draft=planned.text,
+        )
+        context = [reply.text if reply is not None else "", actions, planned.text]
+        text = await self._verbalize(state.turn, prompt, planned, context)
+        for fid, value in planned.disclosed.items():
+            said = self._stated.setdefault(fid, [])
+            if value not in said:
+                said.append(value)
+        return UserTurn(
+            text=text, disclosed=dict(planned.disclosed), perturbations=list(planned.perturbations)
+        )
+
+    async def _verbalize(
+        self, turn: int, prompt: str, planned: UserTurn, context: list[str]
+    ) -> str:
+        messages = [*self._history, LLMMessage(role="user", content=prompt)]
+        findings: list[Finding] = []
+        for attempt in range(1, self._max_attempts + 1):
+            raw = await self._complete(messages)
+            text, findings = self._check(turn, raw, planned, context)
+            blocking = [f for f in findings if f["kind"] not in self._tolerate]
+            for f in findings:
+                self.faults.append(
+                    Fault(
+                        turn=f["turn"],
+                        kind=f["kind"],
+                        detail=f["detail"],
+                        attempt=attempt,
+                        kept=not blocking,
+                    )
+                )
+            if not blocking:
+                said = {"response": text, "disclosed": list(planned.disclosed)}
+                answer = json.dumps(said, ensure_ascii=False)
+                self._history += [
+                    messages[len(self._history)],
+                    LLMMessage(role="assistant", content=answer),
+                ]
+                return text
+            problems = "\n".join(f"- {f['kind']}: {f['detail']}" for f in blocking)
+            messages += [
+                LLMMessage(role="assistant", content=raw.strip() or "(empty)"),
+                LLMMessage(role="user", content=self._prompts.retry_prompt(self.persona, problems)),
+            ]
+        raise SimulatorFault(turn, findings, self._max_attempts)
+
+    async def _complete(self, messages: list[LLMMessage]) -> str:
+        req = LLMRequest(
+            messages=tuple(messages),
+            system=self._system,
+            max_tokens=self._max_tokens,
+            seed=self._seed,
+            json_output=True,
+            role="user",
+        )
+        try:
+            resp = await self._llm.complete(req)
+        except ProviderError as exc:
+            self._meter.record_failure("user", exc)
+            raise
+        self._meter.record("user", resp)
+        return resp.text
+
+    def _check(
+        self, turn: int, raw: str, planned: UserTurn, context: list[str]
+    ) -> tuple[str, list[Finding]]:
+        """The answer's text (post-processed for the persona) and its audit findings."""
+        try:
+            text, claimed = parse_answer(raw)
+        except ValueError as exc:
+            return "", [Finding(turn=turn, kind="unparseable_json", detail=str(exc))]
+        text = text.strip()
+        if self.persona.traits.strip_diacritics:
+            text = fast_strip(text)  # the trait is the plan's to keep, not the model's
+        found = self._audit.check(
+            turn,
+            text,
+            planned=planned.disclosed,
+            stated=self._stated,
+            claimed=claimed,
+            context=context,
+        )
+        return text, found
+
+    def _fact_lines(self, disclosed: dict[str, FactValue]) -> list[str]:
+        """One prompt line per planned fact, noting a mind change or a repeat."""
+        lines = []
+        for fid, value in disclosed.items():
+            slot = self._slot_of[fid]
+            said = self._stated.get(fid)
+            before = said[-1] if said else None
+            lines.append(self._prompts.fact_line(self.persona, fid, slot, value, before))
+        return lines
+
+
+def llm_simulator_factory(
+    llm: LLM, prompt_path: Path | str | None = None, max_attempts: int = 3
+) -> Callable[[SessionSetup], UserSimulator]:
+    """Per-session ``LLMSimulator`` construction for the engine.
+
+    The prompt files are read (and checked) once, here, not per session.
+
+    Raises:
+        ValueError: a prompt file with an unknown placeholder, or ``max_attempts`` below 1.
+    """
+    if max_attempts < 1:
+        raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+    load_prompts(prompt_path)
+
+    def make(setup: SessionSetup) -> UserSimulator:
+        return LLMSimulator(
+            setup.persona,
+            setup.goal,
+            setup.mode,
+            setup.user_seed,
+            llm=llm,
+            meter=setup.meter,
+            prompt_path=prompt_path,
+            max_attempts=max_attempts,
+        )
+
+    return make
