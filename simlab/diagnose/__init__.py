@@ -1,0 +1,78 @@
+"""Coherence diagnosis of failed sessions, verified by counterfactual replay.
+
+``diagnose_run(run_dir)`` finds each failed session's first failing turn,
+names its cause (truncation, anchoring, drift, single-turn, unknown) by code,
+replays the session with the matching counterfactual to verify it, measures
+the diagnosis against the reference agent's hidden true causes, and counts
+first-failure transitions for a heatmap. ``simlab diagnose RUN_DIR`` runs it.
+"""
+
+from simlab.diagnose._causes import CAUSES, TRUE_TO_CAUSE, Cause
+from simlab.diagnose._classify import DEFAULT_LATE_TURN, Classification, classify_multi_turn
+from simlab.diagnose._cli import cli_main
+from simlab.diagnose._counterfactual import (
+    COUNTERFACTUAL,
+    Replay,
+    ReplayPlan,
+    replay_plan,
+    run_replays,
+    settled_goal,
+    verdict,
+)
+from simlab.diagnose._failure import FailureKind, FirstFailure, first_failure
+from simlab.diagnose._heatmap import START, Heatmap, agent_state, build_heatmap, transition
+from simlab.diagnose._report import (
+    DIAGNOSIS_FILE,
+    CauseRow,
+    Confusion,
+    DiagnosisReport,
+    FailureLocation,
+    HeatmapData,
+    RecordedCause,
+    SessionDiagnosis,
+    Share,
+    Verification,
+)
+from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run, diagnose_run_async
+from simlab.diagnose._truth import TrueCause, records_truth, true_cause
+
+__all__ = [
+    "CAUSES",
+    "COUNTERFACTUAL",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_LATE_TURN",
+    "DIAGNOSIS_FILE",
+    "START",
+    "TRUE_TO_CAUSE",
+    "Cause",
+    "CauseRow",
+    "Classification",
+    "Confusion",
+    "DiagnosisReport",
+    "FailureKind",
+    "FailureLocation",
+    "FirstFailure",
+    "Heatmap",
+    "HeatmapData",
+    "RecordedCause",
+    "Replay",
+    "ReplayPlan",
+    "SessionDiagnosis",
+    "Share",
+    "TrueCause",
+    "Verification",
+    "agent_state",
+    "build_heatmap",
+    "classify_multi_turn",
+    "cli_main",
+    "diagnose_run",
+    "diagnose_run_async",
+    "first_failure",
+    "records_truth",
+    "replay_plan",
+    "run_replays",
+    "settled_goal",
+    "transition",
+    "true_cause",
+    "verdict",
+]

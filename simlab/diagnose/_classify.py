@@ -1,0 +1,236 @@
+"""Classify a failed session's cause by code, from its transcript alone.
+
+The rules, in order (the first that holds wins); ``F`` is the first failing
+turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
+
+1. **truncation** - the failure is a broken constraint and ``s`` is not among
+   the user turns the agent reported seeing at ``F``
+   (``AgentReply.context.seen_user_turns``). For a session that never took
+   its final action: the user had to restate a fact, with the same value, in
+   reply to an agent turn that no longer saw where it was first stated.
+2. **anchoring** - the failure is a broken constraint, and at some turn
+   ``p < s`` the agent had already committed to exactly the action in force
+   at ``F``: it made the same final tool call (same arguments), or its reply
+   stated every argument value of that call (a proposal). The constraint came
+   after the commitment and the commitment was never revised.
+3. **drift** - the failure is the confirmation rule (the agent's reply to its
+   final action leaves out fields it must state), ``F >= late_turn`` (a long
+   session), and the agent kept that rule in some other session of the run
+   for the same goal, so it knows the rule: it let it slip late.
+4. **single_turn** - none of the above, and the same persona and goal also
+   fail in ``full`` mode in this run for a reason rules 1-3 do not explain
+   (a ``full``-mode failure is itself such a failure): the agent cannot do the
+   task even when told everything at once.
+5. **unknown** - otherwise.
+
+Nothing here reads ``meta["true_causes"]``: that is the ground truth the
+diagnosis is measured against.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from simlab.diagnose._causes import Cause
+from simlab.diagnose._failure import FirstFailure
+from simlab.graders import final_action
+from simlab.spec import Goal
+from simlab.store import SessionRecord
+from simlab.transcript import AgentReply, ToolCall, Transcript
+
+DEFAULT_LATE_TURN = 5
+"""A confirmation broken at this user turn or later counts as late (the ``5-9`` bucket on)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """A diagnosed cause with the evidence that made the rule fire."""
+
+    cause: Cause
+    evidence: str
+
+
+def _reply(transcript: Transcript, turn: int) -> AgentReply | None:
+    for t in transcript.turns:
+        if t.index == turn:
+            return t.agent
+    return None
+
+
+def _seen(transcript: Transcript, turn: int) -> list[int] | None:
+    reply = _reply(transcript, turn)
+    if reply is None or reply.context is None:
+        return None
+    return reply.context.seen_user_turns
+
+
+def _written(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip().lower()
+
+
+def _states_all(text: str, values: Iterable[Any]) -> bool:
+    """Whether ``text`` states each value as a whole word (``2`` is not in ``2026``)."""
+    low = text.lower()
+    for value in values:
+        pattern = r"(?<![\w.])" + re.escape(_written(value)) + r"(?![\w])"
+        if re.search(pattern, low) is None:
+            return False
+    return True
+
+
+def _commitment_turn(goal: Goal, transcript: Transcript, call: ToolCall, before: int) -> int | None:
+    """The earliest turn ``< before`` whose reply made or proposed exactly ``call``."""
+    for t in transcript.turns:
+        if t.index >= before:
+            break
+        if t.agent is None:
+            continue
+        finals = [c for c in t.agent.tool_calls if c.name == goal.final_tool and c.error is None]
+        if finals:
+            if any(c.args == call.args for c in finals):
+                return t.index
+            continue  # it did something else then: not a commitment to this call
+        if call.args and _states_all(t.agent.text, call.args.values()):
+            return t.index
+    return None
+
+
+def _repeated_reply(transcript: Transcript, stated: int, upto: int) -> tuple[int, int] | None:
+    """Turns ``(p, q)``, ``p < stated <= q <= upto``, whose agent replies are word for word
+    the same: the agent said again what it said before the user added the fact."""
+    earlier: dict[str, int] = {}
+    for t in transcript.turns:
+        if t.agent is None or t.index > upto:
+            continue
+        text = t.agent.text.strip()
+        if not text:
+            continue
+        if t.index < stated:
+            earlier.setdefault(text, t.index)
+        elif text in earlier:
+            return earlier[text], t.index
+    return None
+
+
+def _restated_unseen(transcript: Transcript) -> tuple[int, str, int] | None:
+    """A fact restated unchanged because the agent lost the turn that stated it.
+
+    Returns ``(restating turn, fact, first statement turn)``.
+    """
+    first: dict[str, tuple[Any, int]] = {}
+    previous: AgentReply | None = None
+    for t in transcript.turns:
+        if t.user.stop is not None:
+            break
+        for fact, value in t.user.disclosed.items():
+            earlier = first.get(fact)
+            if earlier is None or earlier[0] != value:
+                first[fact] = (value, t.index)
+                continue
+            seen = previous.context.seen_user_turns if previous and previous.context else None
+            if seen is not None and earlier[1] not in seen:
+                return t.index, fact, earlier[1]
+        previous = t.agent
+    return None
+
+
+def classify_multi_turn(
+    goal: Goal,
+    record: SessionRecord,
+    failure: FirstFailure | None,
+    rule_kept_for_goal: bool,
+    late_turn: int = DEFAULT_LATE_TURN,
+) -> Classification | None:
+    """Rules 1-3 (truncation, anchoring, drift); ``None`` when none holds.
+
+    Args:
+        goal: The session's goal.
+        record: The failed session.
+        failure: Its first failure (``None``: nothing located, no rule holds).
+        rule_kept_for_goal: Whether some session of the run for this goal
+            passed its confirmation check (the agent knows the rule).
+        late_turn: The first user turn that counts as late for drift.
+    """
+    if failure is None:
+        return None
+    transcript = record.transcript
+    if failure.kind == "completion":
+        lost = _restated_unseen(transcript)
+        if lost is not None:
+            turn, fact, stated = lost
+            return Classification(
+                Cause.TRUNCATION,
+                f"turn {turn}: the user restated {fact} (first stated in turn {stated}), "
+                f"which the agent's previous reply no longer had in context",
+            )
+        return _anchored_without_action(transcript, failure.turn)
+    if failure.kind == "constraint" and failure.stated_turn is not None:
+        seen = _seen(transcript, failure.turn)
+        if seen is not None and failure.stated_turn not in seen:
+            return Classification(
+                Cause.TRUNCATION,
+                f"turn {failure.turn}: {failure.fact} was stated in turn {failure.stated_turn}, "
+                f"outside the agent's context (it saw turns {_span(seen)})",
+            )
+        repeated = _repeated_reply(transcript, failure.stated_turn, failure.turn)
+        if repeated is not None:
+            p, q = repeated
+            return Classification(
+                Cause.ANCHORING,
+                f"turn {q}: the agent repeated word for word its turn-{p} reply after "
+                f"{failure.fact} was stated in turn {failure.stated_turn} (never revised)",
+            )
+        action = final_action(goal, _upto(transcript, failure.turn))
+        if action is not None:
+            committed = _commitment_turn(goal, transcript, action[1], failure.stated_turn)
+            if committed is not None:
+                return Classification(
+                    Cause.ANCHORING,
+                    f"turn {committed}: the agent committed to {action[1].name}"
+                    f"({_args(action[1].args)}) before {failure.fact} was stated in turn "
+                    f"{failure.stated_turn}, and still carried it out in turn {failure.turn}",
+                )
+        return None
+    if failure.kind == "confirmation" and failure.turn >= late_turn and rule_kept_for_goal:
+        return Classification(
+            Cause.DRIFT,
+            f"turn {failure.turn}: the reply to the final action breaks the confirmation "
+            f"rule the agent keeps in other sessions of this goal (late: turn >= {late_turn})",
+        )
+    return None
+
+
+def _anchored_without_action(transcript: Transcript, last: int) -> Classification | None:
+    """No final action: the agent repeated a reply from before the user's newest fact."""
+    stated = sorted({t.index for t in transcript.turns if t.user.disclosed and t.user.stop is None})
+    for s in reversed(stated):
+        repeated = _repeated_reply(transcript, s, last)
+        if repeated is not None:
+            p, q = repeated
+            return Classification(
+                Cause.ANCHORING,
+                f"turn {q}: the agent repeated word for word its turn-{p} reply after the "
+                f"user added facts in turn {s}, and never took the final action",
+            )
+    return None
+
+
+def _upto(transcript: Transcript, turn: int) -> Transcript:
+    return Transcript.model_construct(turns=[t for t in transcript.turns if t.index <= turn])
+
+
+def _span(turns: list[int]) -> str:
+    if not turns:
+        return "none"
+    if turns == list(range(turns[0], turns[-1] + 1)):
+        return f"{turns[0]}-{turns[-1]}" if len(turns) > 1 else str(turns[0])
+    return ",".join(map(str, turns))
+
+
+def _args(args: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())

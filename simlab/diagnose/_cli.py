@@ -1,0 +1,131 @@
+"""``simlab diagnose RUN_DIR``: print and write the coherence diagnosis of a run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from simlab.diagnose._report import DIAGNOSIS_FILE, DiagnosisReport, Share
+from simlab.spec import SpecError
+from simlab.store import RunDirError
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def _pct(share: Share) -> str:
+    if share.share is None:
+        return "-"
+    lo, hi = share.ci
+    return f"{share.share:.0%} [{lo:.0%}, {hi:.0%}]"
+
+
+def causes_table(report: DiagnosisReport) -> Table:
+    """Per diagnosed cause: n and the share verified by counterfactual replay."""
+    table = Table(title=f"Diagnosed causes of {report.n_failed} failed sessions")
+    table.add_column("cause")
+    table.add_column("n", justify="right")
+    table.add_column("verified", justify="right")
+    table.add_column("share verified [95% CI]", justify="right")
+    for row in report.causes:
+        table.add_row(row.cause.value, str(row.n), str(row.verified.k), _pct(row.verified))
+    v = report.verified
+    table.add_row("all", str(v.n), str(v.k), _pct(v), style="bold")
+    return table
+
+
+def confusion_table(report: DiagnosisReport) -> Table | None:
+    """Diagnosed (rows) x true cause (columns), with the accuracy in the caption."""
+    conf = report.confusion
+    if conf is None:
+        return None
+    acc = conf.accuracy
+    table = Table(
+        title="Diagnosed (rows) x hidden true cause (columns)",
+        caption=f"accuracy {acc.k}/{acc.n} = {_pct(acc)}",
+    )
+    table.add_column("diagnosed \\ true")
+    for label in conf.labels:
+        table.add_column(label.value, justify="right")
+    for label, row in zip(conf.labels, conf.matrix, strict=True):
+        table.add_row(label.value, *(str(k) if k else "." for k in row))
+    return table
+
+
+def heatmap_table(report: DiagnosisReport) -> Table:
+    """First-failure transitions: from-state (rows) x in-state (columns)."""
+    heat = report.heatmap
+    table = Table(
+        title=f"First-failure transitions ({heat.n} sessions, first failure only)",
+        caption="rows: the agent's state the turn before; columns: its state at the first failure",
+    )
+    table.add_column("from \\ in")
+    for label in heat.in_states:
+        table.add_column(label, justify="right")
+    for label, row in zip(heat.from_states, heat.counts, strict=True):
+        table.add_row(label, *(str(k) if k else "." for k in row))
+    return table
+
+
+def print_report(report: DiagnosisReport, console: Console) -> None:
+    """The diagnosis tables, in reading order."""
+    console.print(
+        f"run {report.run_id} ({report.target}): {report.n_ok} ok sessions, "
+        f"{report.n_failed} failed"
+    )
+    console.print(causes_table(report))
+    conf = confusion_table(report)
+    if conf is not None:
+        console.print(conf)
+    console.print(heatmap_table(report))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simlab diagnose",
+        description="Diagnose why a run's sessions failed; verify each by counterfactual replay.",
+    )
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
+    parser.add_argument(
+        "--concurrency", type=int, default=32, help="replays in flight at once (default 32)"
+    )
+    parser.add_argument(
+        "--late-turn",
+        type=int,
+        default=5,
+        help="first user turn that counts as late for instruction drift (default 5)",
+    )
+    parser.add_argument("--no-write", action="store_true", help=f"do not write {DIAGNOSIS_FILE}")
+    return parser
+
+
+def cli_main(argv: list[str]) -> int:
+    """Run ``simlab diagnose`` with ``argv`` (the arguments after ``diagnose``).
+
+    Returns:
+        0 on success; 2 for a bad run directory or bad options, with a one-line
+        message and no traceback.
+    """
+    from simlab.diagnose._run import diagnose_run
+
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # argparse has printed its message
+        return EXIT_USAGE if e.code else EXIT_OK
+    if args.concurrency < 1:
+        print("error: --concurrency must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        report = diagnose_run(
+            args.run_dir, args.concurrency, late_turn=args.late_turn, write=not args.no_write
+        )
+    except (RunDirError, SpecError, NotImplementedError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print_report(report, Console())
+    if not args.no_write:
+        print(f"wrote {args.run_dir / DIAGNOSIS_FILE}")
+    return EXIT_OK

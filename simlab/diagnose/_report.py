@@ -1,0 +1,141 @@
+"""The diagnosis report: per-session findings and the run's tables, JSON-serialisable."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from simlab.diagnose._causes import CAUSES, Cause
+from simlab.stats import wilson_interval
+
+DIAGNOSIS_FILE = "diagnosis.json"
+DIAGNOSIS_SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Share(_Model):
+    """``k`` of ``n``, with the share and its Wilson 95% interval."""
+
+    k: int
+    n: int
+    share: float | None
+    ci: tuple[float, float]
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Share:
+        """The share ``k / n`` (``None`` when ``n == 0``) with its interval."""
+        return cls(k=k, n=n, share=k / n if n else None, ci=wilson_interval(k, n))
+
+
+class FailureLocation(_Model):
+    """Where a session first failed (see ``FirstFailure``)."""
+
+    turn: int
+    check: str
+    kind: str
+    fact: str | None = None
+    stated_turn: int | None = None
+    action_turn: int | None = None
+
+
+class Verification(_Model):
+    """A counterfactual replay and whether it came out as the diagnosis predicts."""
+
+    replay: str
+    verified: bool
+    outcome: str
+    replay_passed: bool | None = None
+
+
+class RecordedCause(_Model):
+    """The agent's hidden true cause, mapped onto the diagnosis's causes."""
+
+    recorded: str
+    cause: Cause
+    turn: int | None
+    detail: str
+
+
+class SessionDiagnosis(_Model):
+    """One failed session's diagnosis."""
+
+    key: str
+    persona: str
+    goal: str
+    mode: str
+    rep: int
+    first_failure: FailureLocation | None
+    cause: Cause
+    evidence: str
+    verification: Verification | None = None
+    transition: tuple[str, str] | None = None
+    true_cause: RecordedCause | None = None
+    agrees: bool | None = None
+
+
+class CauseRow(_Model):
+    """How often a cause was diagnosed and how often a replay verified it."""
+
+    cause: Cause
+    n: int
+    verified: Share
+
+
+class Confusion(_Model):
+    """Diagnosed cause (rows) x true cause (columns), over failures with recorded truth."""
+
+    labels: list[Cause]
+    matrix: list[list[int]]
+    accuracy: Share
+
+
+class HeatmapData(_Model):
+    """First-failure transitions: ``counts[i][j]`` from ``from_states[i]`` into ``in_states[j]``."""
+
+    from_states: list[str]
+    in_states: list[str]
+    counts: list[list[int]]
+    n: int
+
+
+class DiagnosisReport(_Model):
+    """Everything ``simlab diagnose`` found in one run; written to ``diagnosis.json``."""
+
+    schema_version: int = DIAGNOSIS_SCHEMA_VERSION
+    run_id: str
+    target: str
+    n_sessions: int
+    n_ok: int
+    n_failed: int
+    late_turn: int
+    causes: list[CauseRow]
+    verified: Share
+    confusion: Confusion | None = None
+    heatmap: HeatmapData
+    sessions: list[SessionDiagnosis] = Field(default_factory=list)
+
+
+def cause_rows(sessions: list[SessionDiagnosis]) -> list[CauseRow]:
+    """Per cause: sessions diagnosed with it and the share verified by replay."""
+    rows = []
+    for cause in CAUSES:
+        mine = [s for s in sessions if s.cause is cause]
+        k = sum(1 for s in mine if s.verification is not None and s.verification.verified)
+        rows.append(CauseRow(cause=cause, n=len(mine), verified=Share.of(k, len(mine))))
+    return rows
+
+
+def confusion(sessions: list[SessionDiagnosis]) -> Confusion | None:
+    """The confusion matrix over sessions with a recorded true cause, or ``None``."""
+    judged = [s for s in sessions if s.true_cause is not None]
+    if not judged:
+        return None
+    index = {c: i for i, c in enumerate(CAUSES)}
+    matrix = [[0] * len(CAUSES) for _ in CAUSES]
+    for s in judged:
+        assert s.true_cause is not None  # filtered above; narrows the type
+        matrix[index[s.cause]][index[s.true_cause.cause]] += 1
+    agree = sum(1 for s in judged if s.agrees)
+    return Confusion(labels=list(CAUSES), matrix=matrix, accuracy=Share.of(agree, len(judged)))
