@@ -216,8 +216,13 @@ def render_report(report: CalibrationReport, console: Console) -> None:
             "The corrected rate is undefined: the judge is no better than chance "
             "(TPR + TNR <= 1) or a label group is empty."
         )
+    elif report.undefined_share > (1.0 - report.level) / 2.0:
+        console.print(
+            f"{report.undefined_share:.1%} of replicates had TPR + TNR <= 1, so the interval "
+            "is [0, 1]: label more sessions to bound the pass rate."
+        )
     elif report.undefined_share > 0:
-        console.print(f"{report.undefined_share:.1%} of replicates had TPR + TNR <= 1.")
+        console.print(f"{report.undefined_share:.1%} of replicates had TPR + TNR <= 1 (left out).")
 
 
 def _rate_cells(rate: Rate, method: str) -> tuple[str, str, str]:
@@ -270,7 +275,9 @@ def calibrate_cli(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(report.as_json(), indent=2))
     else:
-        render_report(report, Console(highlight=False))
+        # Wide enough off a terminal that no row wraps (logs, CI, pipes).
+        width = None if sys.stdout.isatty() else 160
+        render_report(report, Console(width=width, highlight=False))
     return EXIT_OK
 
 
