@@ -21,12 +21,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
-
 from simlab.agents._protocol import AgentCapabilities, SessionContext
 from simlab.transcript import AgentReply, Message, ToolCall
 
 if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
+    import aiohttp
+
     from simlab.engine import SessionSetup
     from simlab.spec import HttpTarget
 
@@ -71,6 +71,9 @@ class HttpSession:
 
     def get(self) -> aiohttp.ClientSession:
         """The open session (made now if there is none)."""
+        # Imported here: aiohttp costs ~0.3 s of start-up that offline runs never need.
+        import aiohttp
+
         if self._session is None or self._session.closed:
             # No connector cap: the engine's concurrency limit bounds requests in flight.
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
@@ -113,7 +116,7 @@ class HttpAgent:
         self._endpoint = url.rstrip("/") + "/chat/completions"
         self._model = model
         self._key_env = api_key_env
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._timeout_s = timeout_s
         self._owns_session = session is None
         self._session = session or HttpSession()
 
@@ -133,15 +136,18 @@ class HttpAgent:
             "messages": [{"role": m.role, "content": m.text} for m in history],
             "seed": ctx.seed,
         }
+        import aiohttp
+
+        timeout = aiohttp.ClientTimeout(total=self._timeout_s)
         try:
             async with self._session.get().post(
-                self._endpoint, json=body, headers=headers, timeout=self._timeout
+                self._endpoint, json=body, headers=headers, timeout=timeout
             ) as resp:
                 raw = (await resp.read()).decode("utf-8", errors="replace")
                 status = resp.status
         except TimeoutError:
             raise HttpAgentError(
-                f"POST {self._endpoint}: no answer within {self._timeout.total:g}s"
+                f"POST {self._endpoint}: no answer within {self._timeout_s:g}s"
             ) from None
         except aiohttp.ClientError as e:
             detail = _redact(f"{type(e).__name__}: {e}", key)
