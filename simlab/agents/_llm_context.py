@@ -41,17 +41,19 @@ def _dumps(value: Any) -> str:
 
 
 def system_prompt(spec: AgentSpec) -> str:
-    """The system prompt: the agent's own, its rules, its tools and the reply format."""
+    """The system prompt: the agent's own, its rules, the reply format and its tools."""
     parts = [(spec.system_prompt or "").strip()]
     if spec.rules:
         parts.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in spec.rules))
+    # The format comes before the tools' schemas so its example is the prompt's first
+    # JSON object, which is what the fake provider's default responder echoes back.
+    parts.append(REPLY_FORMAT)
     if spec.tools:
         tools = "\n".join(
             f"- {t.name}: {t.description.strip()} Arguments (JSON schema): {_dumps(t.parameters)}"
             for t in spec.tools
         )
         parts.append("Tools you can call:\n" + tools)
-    parts.append(REPLY_FORMAT)
     return "\n\n".join(p for p in parts if p)
 
 

@@ -33,7 +33,14 @@ from simlab.llm import (
 from simlab.simulators import ScriptedSimulator
 from simlab.spec import Mode, load_goals, load_personas
 from simlab.store import SessionKey, StopReason
-from simlab.testing import FakeProvider, FakeProviderConfig, Responder, rule_based, scripted
+from simlab.testing import (
+    FakeProvider,
+    FakeProviderConfig,
+    Responder,
+    default_responder,
+    rule_based,
+    scripted,
+)
 from simlab.transcript import Message, ToolCall
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,6 +311,15 @@ async def test_a_provider_failure_is_metered_and_raised() -> None:
         finally:
             await llm.aclose()
     assert (meter.roles["agent"].calls, meter.roles["agent"].failures) == (1, 1)
+
+
+@pytest.mark.anyio
+async def test_the_fake_providers_default_responder_gets_a_readable_answer() -> None:
+    # It echoes the system prompt's first JSON object: the reply format's example.
+    async with served(default_responder) as (_, llm):
+        reply = await LLMAgent(SPEC, llm).reply(history("hello"), ctx(1))
+    assert (reply.text, reply.tool_calls) == ("your message to the user", [])
+    assert reply.meta["format_errors"] == 0
 
 
 def test_parse_reply_problems() -> None:
