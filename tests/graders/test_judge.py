@@ -218,3 +218,23 @@ def test_judge_seed_is_stable_and_per_session() -> None:
     digest = hashlib.sha256(b'[11,"judge"]').digest()
     assert judge_seed(setup) == int.from_bytes(digest[:8], "big") >> 1
     assert judge_seed(replace(setup, user_seed=99)) != judge_seed(setup)
+
+
+async def test_shipped_rubric_example_is_a_valid_verdict_on_anthropic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake's default responder answers JSON requests with the first JSON object in the
+    # system prompt: the rubric's own example must therefore parse (the offline default path).
+    fake = FakeProvider()
+    setup = make_setup()
+    async with fake.serve() as base_url:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        llm = create_llm(LLMSpec(backend="anthropic", model="claude-fake"))
+        try:
+            check = await LLMJudge(llm)(setup, make_transcript(), {})
+        finally:
+            await llm.aclose()
+    assert check == Check(passed=True, detail="...", turn=None)
+    assert fake.requests[0].system.startswith("You grade one finished conversation")
+    assert setup.meter.roles["judge"].calls == 1
