@@ -251,9 +251,9 @@ def _loosely_in(sig: _Signature, m: Mentions) -> bool:
 
 # ------------------------------------------------------------------ character
 
-# Letters only Vietnamese uses (ă đ ơ ư and the tone-marked vowels of U+1EA0-U+1EF9).
-_VI_LETTERS = re.compile("[ăâđơưĂÂĐƠƯ\u1ea0-\u1ef9]")
-_VI_WORD = re.compile(r"\w*[ăâđơưĂÂĐƠƯ\u1ea0-\u1ef9]\w*")
+# Letters only Vietnamese uses in everyday text (ă â ê ô đ ơ ư, tone-marked vowels U+1EA0-U+1EF9).
+_VI_LETTERS = re.compile("[ăâêôđơưĂÂÊÔĐƠƯ\u1ea0-\u1ef9]")
+_VI_WORD = re.compile(r"\w*[ăâêôđơưĂÂÊÔĐƠƯ\u1ea0-\u1ef9]\w*")
 _EN_WORD_LIST = (
     "the i i'm i'd want to please my and is for we it of flight need would like book "
     "with at on from can you this that"

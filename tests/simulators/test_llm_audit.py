@@ -1,0 +1,167 @@
+"""FidelityAudit and parse_answer: each fault kind found, faithful texts left alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from simlab.simulators import FidelityAudit, Finding, parse_answer
+from simlab.simulators._audit import read_mentions
+
+from .sim_driver import make_goal, make_persona
+
+# HAN -> DAD on 2026-12-20 (may change to 12-21), 2 adults, budget 400, latest 10:00
+GOAL = make_goal()
+EN = FidelityAudit(GOAL, make_persona("en"))
+VI = FidelityAudit(GOAL, make_persona("vi"))
+
+
+def kinds(found: list[Finding]) -> list[str]:
+    return [f["kind"] for f in found]
+
+
+def check(audit: FidelityAudit, text: str, **kw: Any) -> list[Finding]:
+    kw.setdefault("planned", {})
+    kw.setdefault("stated", {})
+    return audit.check(4, text, **kw)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Departing 20/12.",
+        "I'd like to leave on December 20th.",
+        "The 20th of Dec. please.",
+        "leaving 2026-12-20",
+    ],
+)
+def test_a_planned_date_is_found_in_its_english_forms(text: str) -> None:
+    assert check(EN, text, planned={"date": "2026-12-20"}) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Tôi bay ngày 20/12.", "Ngày đi là ngày 20 tháng 12.", "ngay 20 thang 12"]
+)
+def test_a_planned_date_is_found_in_its_vietnamese_forms(text: str) -> None:
+    assert check(VI, text, planned={"date": "2026-12-20"}) == []
+
+
+@pytest.mark.parametrize("text", ["Tôi bay từ Hà Nội.", "Toi bay tu Ha Noi.", "Tôi bay từ Hanoi."])
+def test_a_city_is_found_with_or_without_diacritics(text: str) -> None:
+    assert check(VI, text, planned={"origin": "HAN"}) == []
+
+
+def test_a_day_without_its_month_is_a_dropped_date() -> None:
+    found = check(EN, "I leave on the 20th.", planned={"date": "2026-12-20"})
+    assert kinds(found) == ["dropped_fact"]
+    assert found[0] == {
+        "turn": 4,
+        "kind": "dropped_fact",
+        "detail": "date='2026-12-20' is planned but unsaid",
+    }
+
+
+def test_counts_and_times_are_found_as_words_and_clock_forms() -> None:
+    planned = {"adults": 2, "latest": "10:00"}
+    assert check(EN, "Two adults, leaving by 10am.", planned=planned) == []
+    assert check(EN, "2 grown-ups, out by 10:00.", planned=planned) == []
+    assert kinds(check(EN, "2 adults, leaving by 11am.", planned=planned)) == [
+        "dropped_fact",
+        "invented_constraint",
+    ]
+
+
+def test_a_held_back_value_is_a_leak_but_a_stated_one_may_be_repeated() -> None:
+    found = check(EN, "To Da Nang, and keep it under 400 USD.", planned={"destination": "DAD"})
+    assert kinds(found) == ["leaked_fact"]
+    assert "budget=400" in found[0]["detail"]
+    again = check(
+        EN,
+        "To Da Nang, and keep it under 400 USD.",
+        planned={"destination": "DAD"},
+        stated={"budget": [400]},
+    )
+    assert again == []
+
+
+def test_a_mind_change_said_before_the_plan_fires_is_a_leak() -> None:
+    found = check(EN, "I fly on 21 December.", stated={"date": ["2026-12-20"]})
+    assert kinds(found) == ["leaked_fact"]
+    assert "date='2026-12-21'" in found[0]["detail"]
+    fired = check(EN, "Make it 21 December.", planned={"date": "2026-12-21"})
+    assert fired == []
+
+
+def test_claiming_a_held_back_id_is_a_leak_even_when_the_text_is_clean() -> None:
+    found = check(EN, "From Hanoi.", planned={"origin": "HAN"}, claimed=["origin", "budget"])
+    assert kinds(found) == ["leaked_fact"]
+    assert "'budget'" in found[0]["detail"]
+
+
+def test_values_of_no_goal_fact_are_invented_unless_the_agent_said_them() -> None:
+    found = check(
+        EN, "From Hanoi, and my budget is 999 USD. Or Bangkok.", planned={"origin": "HAN"}
+    )
+    assert sorted(f["detail"] for f in found) == [
+        "city BKK is no goal value",
+        "number 999 is no goal value",
+    ]
+    echoed = check(
+        EN,
+        "From Hanoi. The 999 USD one to Bangkok sounds fine.",
+        planned={"origin": "HAN"},
+        context=["I found a flight to Bangkok for 999 USD. Shall I book it?"],
+    )
+    assert echoed == []
+
+
+def test_vietnamese_from_an_english_persona_is_broken_character() -> None:
+    found = check(EN, "Tôi muốn bay từ Hanoi.", planned={"origin": "HAN"})
+    assert kinds(found) == ["broken_character"]
+    assert "Tôi" in found[0]["detail"]
+
+
+def test_english_from_a_vietnamese_persona_is_broken_character() -> None:
+    found = check(VI, "I want to fly from Hanoi please.", planned={"origin": "HAN"})
+    assert kinds(found) == ["broken_character"]
+    assert check(VI, "Toi muon bay tu Ha Noi nhe.", planned={"origin": "HAN"}) == []
+
+
+def test_speaking_as_the_assistant_is_broken_character() -> None:
+    found = check(EN, "Hello! How can I help you today?")
+    assert kinds(found) == ["broken_character"]
+    assert "how can i help" in found[0]["detail"]
+
+
+def test_goodbye_before_the_plan_stops_is_a_premature_stop() -> None:
+    found = check(EN, "From Hanoi. That's all I need, goodbye!", planned={"origin": "HAN"})
+    assert kinds(found) == ["premature_stop"]
+    assert check(EN, "That's all the information I have.") == []
+
+
+def test_an_empty_message_is_only_an_empty_reply() -> None:
+    assert kinds(check(EN, "  \n", planned={"origin": "HAN"})) == ["empty_reply"]
+
+
+def test_mentions_read_times_in_both_languages() -> None:
+    assert read_mentions("at 2pm or 14h30").times == {(14, 0), (14, 30)}
+    assert read_mentions("lúc 3 giờ chiều").times == {(15, 0)}
+    assert read_mentions("around noon").times == {(12, 0)}
+    assert read_mentions("flight VN123 costs $1,200").numbers == {1200}
+
+
+def test_parse_answer_reads_fenced_or_wrapped_json() -> None:
+    fenced = '```json\n{"response": "From Hanoi.", "disclosed": ["origin"]}\n```'
+    assert parse_answer(fenced) == ("From Hanoi.", ["origin"])
+    assert parse_answer('Sure! {"response": "Hi", "disclosed": "origin"} ok') == ("Hi", [])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["From Hanoi.", '{"response": 3}', '{"text": "hi"}', '{"response": "unterminated'],
+    ids=str,
+)
+def test_parse_answer_refuses_answers_without_a_response_string(raw: str) -> None:
+    with pytest.raises(ValueError):
+        parse_answer(raw)
