@@ -1,0 +1,152 @@
+"""``simlab replay FILE_OR_RUN_DIR --target T --k K``: prefix replay from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import anyio
+from rich.console import Console
+from rich.table import Table
+
+from simlab.engine import TargetFactory, target_factory
+from simlab.replay._case import PrefixCase, load_prefix_cases, save_prefix_case
+from simlab.replay._import import import_logs
+from simlab.replay._import_cli import add_field_options, options_from
+from simlab.replay._options import FORMATS
+from simlab.replay._prefix import PrefixResult, case_from_record, run_prefix_case
+from simlab.spec import Goal, SpecError, Suite, load_goals
+from simlab.store import RUN_FILE, RunDirError, SessionRecord, read_run_info, read_sessions
+
+EXIT_OK = 0
+EXIT_NOTHING = 1
+EXIT_USAGE = 2
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``simlab replay``."""
+    p = argparse.ArgumentParser(
+        prog="simlab replay",
+        description="Cut failed conversations before their failing agent turn and replay "
+        "the prefix to a target K times: how often does it keep the stated constraints?",
+    )
+    p.add_argument(
+        "source",
+        type=Path,
+        help="a run directory, a log file (see --format), or prefix cases (.yaml file or dir)",
+    )
+    p.add_argument("--target", default="reference:v1", help="reference:v1|v2 or module:attr")
+    p.add_argument("--k", type=int, default=None, help="replays per case (default: the case's)")
+    p.add_argument("--seed", type=int, default=0, help="seed the replays' seeds derive from")
+    p.add_argument("--save-cases", type=Path, default=None, help="write each case as YAML here")
+    p.add_argument("--limit", type=int, default=None, help="replay at most this many cases")
+    p.add_argument("--format", dest="fmt", choices=FORMATS, default="openai", help="log format")
+    add_field_options(p)
+    return p
+
+
+def replay_cli(argv: Sequence[str]) -> int:
+    """Run ``simlab replay``; returns the exit code (0 ok, 1 no case, 2 bad input)."""
+    args = replay_parser().parse_args(list(argv))
+    if args.k is not None and args.k < 1:
+        print("simlab replay: --k must be >= 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        cases = _cases(args)
+        make_target = _target(args.target)
+    except (RunDirError, SpecError, ValueError, NotImplementedError) as e:
+        print(f"simlab replay: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.limit is not None:
+        cases = cases[: args.limit]
+    if not cases:
+        print(
+            "simlab replay: no failed conversation with a failing turn to replay", file=sys.stderr
+        )
+        return EXIT_NOTHING
+    if args.save_cases is not None:
+        for case in cases:
+            save_prefix_case(case, args.save_cases)
+        print(f"saved {len(cases)} cases to {args.save_cases}", file=sys.stderr)
+
+    async def run_all() -> list[PrefixResult]:
+        return [await run_prefix_case(c, make_target, args.k, args.seed) for c in cases]
+
+    results = anyio.run(run_all)
+    _print(cases, results, args.target)
+    return EXIT_OK
+
+
+def _target(spec: str) -> TargetFactory:
+    suite = Suite.model_validate({"target": spec})
+    return target_factory(suite)
+
+
+def _cases(args: argparse.Namespace) -> list[PrefixCase]:
+    src: Path = args.source
+    if (src / RUN_FILE).exists():
+        return _cases_from_run(src)
+    if src.is_dir() or src.suffix in (".yaml", ".yml"):
+        return load_prefix_cases([src])
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file or run directory")
+    options = options_from(args, "simlab replay")
+    if options is None:
+        raise ValueError("invalid field options")
+    logs = import_logs(src, args.fmt, options)
+    for problem in logs.problems:
+        print(f"skipped {problem}", file=sys.stderr)
+    return _from_records(logs.records, lambda r: str(r.meta.get("source", src)), {})
+
+
+def _cases_from_run(run_dir: Path) -> list[PrefixCase]:
+    info = read_run_info(run_dir)
+    records = read_sessions(run_dir).records
+    goals: dict[str, Goal] = {}
+    suite_path = info.get("suite_path")
+    if suite_path and "imported" not in info:
+        suite = Suite.model_validate(info["suite"])
+        base = Path(suite_path).parent
+        dirs = [base / d for d in suite.goal_dirs if (base / d).is_dir()]
+        if dirs:
+            goals = load_goals(dirs)
+    return _from_records(records, lambda r: f"{run_dir}#{r.key.id}", goals)
+
+
+def _from_records(
+    records: list[SessionRecord], source: Callable[[SessionRecord], str], goals: dict[str, Goal]
+) -> list[PrefixCase]:
+    cases = []
+    for r in records:
+        if r.status != "ok" or r.passed is not False:
+            continue
+        case = case_from_record(r, source(r), goals.get(r.key.goal))
+        if case is not None:
+            cases.append(case)
+    return cases
+
+
+def _print(cases: list[PrefixCase], results: list[PrefixResult], target: str) -> None:
+    console = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+    table = Table(title=f"prefix replay against {target}: keep-rate of the stated constraints")
+    for col in ("case", "turn", "constraints", "kept", "n", "keep-rate", "95% CI", "errors"):
+        table.add_column(col, justify="left" if col in ("case", "constraints") else "right")
+    for case, res in zip(cases, results, strict=True):
+        rate = "-" if res.keep_rate is None else f"{100 * res.keep_rate:.1f}%"
+        table.add_row(
+            case.id,
+            str(case.failing_turn),
+            ", ".join(c.describe() for c in case.constraints) or "-",
+            str(res.kept),
+            str(res.n),
+            rate,
+            f"[{100 * res.ci[0]:.1f}, {100 * res.ci[1]:.1f}]",
+            str(res.errors),
+        )
+    console.print(table)
+    for res in results:
+        example = next((c for c in res.continuations if c.broken), None)
+        if example is not None:
+            console.print(f"{res.case_id}: e.g. replay {example.index}: {example.broken[0]}")

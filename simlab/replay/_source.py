@@ -1,0 +1,131 @@
+"""Reading a log file into records, each with the place it came from.
+
+A file is JSONL (one JSON value per line), one JSON array, or one JSON value
+(an OTLP export, say). Every record carries ``file:line`` (and for an array
+its element index), so a bad record is reported where a person can find it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_DECODER = json.JSONDecoder()
+_WS = " \t\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """One record of a log file and where it starts."""
+
+    location: str  # "file:line" or "file:line (element i)"
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProblem:
+    """A record that was skipped, and why."""
+
+    location: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def read_records(path: Path) -> tuple[list[SourceRecord], list[ImportProblem]]:
+    """Every record of ``path`` and the problems met reading it.
+
+    Args:
+        path: A JSONL file, a file holding one JSON array, or one JSON value.
+
+    Returns:
+        The records in file order, and one problem per line or element that is
+        not valid JSON (reading goes on after a bad JSONL line; inside an array
+        it cannot, so the rest of the array is reported as one problem).
+    """
+    text = path.read_text(encoding="utf-8")
+    start = len(text) - len(text.lstrip(_WS))
+    if start == len(text):
+        return [], [ImportProblem(f"{path}:1", "the file is empty")]
+    if text[start] == "[":
+        return _read_array(path, text, start)
+    whole = _whole_value(text, start)
+    lines = text.split("\n")
+    if whole is not None and _first_line_incomplete(lines):
+        return [SourceRecord(f"{path}:{_line_of(text, start)}", whole)], []
+    return _read_jsonl(path, lines)
+
+
+def _whole_value(text: str, start: int) -> Any:
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError:
+        return None
+    return value if not text[end:].strip(_WS) else None
+
+
+def _first_line_incomplete(lines: list[str]) -> bool:
+    # A pretty-printed single value: its first non-blank line is no JSON on its own.
+    for line in lines:
+        if line.strip():
+            try:
+                json.loads(line)
+            except json.JSONDecodeError:
+                return True
+            return False
+    return False
+
+
+def _read_jsonl(path: Path, lines: list[str]) -> tuple[list[SourceRecord], list[ImportProblem]]:
+    records: list[SourceRecord] = []
+    problems: list[ImportProblem] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(SourceRecord(f"{path}:{number}", json.loads(line)))
+        except json.JSONDecodeError as e:
+            problems.append(ImportProblem(f"{path}:{number}", f"not valid JSON ({e.msg})"))
+    return records, problems
+
+
+def _read_array(
+    path: Path, text: str, start: int
+) -> tuple[list[SourceRecord], list[ImportProblem]]:
+    records: list[SourceRecord] = []
+    pos = _skip_ws(text, start + 1)
+    index = 0
+    if pos < len(text) and text[pos] == "]":
+        return records, []
+    while pos < len(text):
+        where = f"{path}:{_line_of(text, pos)} (element {index})"
+        try:
+            value, pos = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            return records, [
+                ImportProblem(where, f"not valid JSON ({e.msg}); the rest of the array is unread")
+            ]
+        records.append(SourceRecord(where, value))
+        index += 1
+        pos = _skip_ws(text, pos)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+            continue
+        if pos < len(text) and text[pos] == "]":
+            return records, []
+        break
+    where = f"{path}:{_line_of(text, min(pos, len(text)))}"
+    return records, [ImportProblem(where, "the JSON array is not closed (expected ',' or ']')")]
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
