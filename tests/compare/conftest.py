@@ -1,0 +1,91 @@
+"""Builders of small run directories for the comparison tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pytest
+
+from simlab.store import (
+    Check,
+    SessionKey,
+    SessionRecord,
+    SessionWriter,
+    StopReason,
+    write_json,
+)
+
+RecordFn = Callable[..., SessionRecord]
+RunFn = Callable[[Path, Iterable[SessionRecord]], Path]
+
+
+def make_record(
+    persona: str = "p",
+    goal: str = "g",
+    rep: int = 0,
+    turns: int = 3,
+    passed: bool = True,
+    *,
+    mode: str = "sharded",
+    score: float | None = None,
+    checks: dict[str, bool] | None = None,
+    error: str | None = None,
+) -> SessionRecord:
+    """One session record; ``error`` makes it an error session (no pass, no score)."""
+    key = SessionKey(persona=persona, goal=goal, mode=mode, rep=rep)
+    if error is not None:
+        return SessionRecord(
+            key=key,
+            seed=rep,
+            status="error",
+            stop_reason=StopReason.AGENT_ERROR,
+            n_user_turns=turns,
+            error=error,
+        )
+    return SessionRecord(
+        key=key,
+        seed=rep,
+        status="ok",
+        stop_reason=StopReason.GOAL_REACHED if passed else StopReason.MAX_TURNS,
+        n_user_turns=turns,
+        score=(100.0 if passed else 0.0) if score is None else score,
+        passed=passed,
+        checks={n: Check(passed=ok, detail=f"{n} detail") for n, ok in (checks or {}).items()},
+    )
+
+
+def write_run(
+    run_dir: Path, records: Iterable[SessionRecord], buckets: list[str] | None = None
+) -> Path:
+    """A run directory with ``run.json`` (the suite's buckets) and ``sessions.jsonl``."""
+    run_dir.mkdir(parents=True)
+    write_json(
+        run_dir / "run.json",
+        {
+            "schema_version": 1,
+            "run_id": run_dir.name,
+            "suite": {"buckets": [_bucket(b) for b in buckets or ["2-4", "5-9", "10+"]]},
+        },
+    )
+    with SessionWriter(run_dir) as w:
+        for r in records:
+            w.append(r)
+    return run_dir
+
+
+def _bucket(name: str) -> dict[str, object]:
+    if name.endswith("+"):
+        return {"name": name, "min": int(name[:-1]), "max": None}
+    lo, hi = name.split("-")
+    return {"name": name, "min": int(lo), "max": int(hi)}
+
+
+@pytest.fixture
+def record() -> RecordFn:
+    return make_record
+
+
+@pytest.fixture
+def run() -> Callable[..., Path]:
+    return write_run

@@ -1,0 +1,149 @@
+"""compare_runs on small constructed runs: pairing, buckets, paired tests, spread, regressions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simlab.compare import (
+    compare_runs,
+    is_safety_check,
+    load_run,
+    spread_delta,
+)
+from simlab.compare._tables import transcript_links
+
+from .conftest import make_record as rec
+from .conftest import write_run
+
+
+def test_pairing_errors_duplicates_and_unpaired(tmp_path: Path) -> None:
+    a = write_run(
+        tmp_path / "A",
+        [
+            rec("p", "g", 0, passed=True),
+            rec("p", "g", 1, passed=True),
+            rec("p", "g", 1, passed=False),  # a repeated key: the first is kept
+            rec("p", "g", 2, passed=False),
+            rec("p", "only_a", 0),
+        ],
+    )
+    b = write_run(
+        tmp_path / "B",
+        [
+            rec("p", "g", 0, passed=False),
+            rec("p", "g", 1, error="agent crashed"),
+            rec("p", "g", 2, passed=True),
+            rec("p", "only_b", 0),
+            rec("p", "only_b", 1),
+        ],
+    )
+    run_a = load_run(a)
+    assert run_a.duplicates == 1 and len(run_a.sessions) == 4
+    c = compare_runs(run_a, load_run(b))
+    assert [sa.record.key.rep for sa, _ in c.pairing.pairs] == [0, 2]
+    assert [k.goal for k in c.pairing.only_a] == ["only_a"]
+    assert [k.rep for k in c.pairing.only_b] == [0, 1]
+    assert c.pairing.with_error == 1
+    assert [(e.run, e.key.rep, e.line, e.error) for e in c.errors] == [("B", 1, 2, "agent crashed")]
+    # per-run rates count every graded session: A 3 of 4 (rep 1's first record passed), B 3 of 4
+    assert (c.overall.a.passed, c.overall.a.n) == (3, 4)
+    assert (c.overall.b.passed, c.overall.b.n) == (3, 4)
+    # paired: rep 0 regressed, rep 2 fixed
+    assert (c.overall.paired.regressed, c.overall.paired.fixed) == (1, 1)
+    assert c.overall.mcnemar.p_value == pytest.approx(1.0)
+    assert [(r.key.rep, r.line_a, r.line_b) for r in c.regressions] == [(0, 1, 1)]
+
+
+def test_buckets_per_run_lengths_and_pairs_by_a(tmp_path: Path) -> None:
+    # Key 0: 3 turns in A, 12 in B (moves bucket); key 1: 7 turns in both; key 2: 1 turn in A.
+    a = write_run(
+        tmp_path / "A",
+        [rec(rep=0, turns=3), rec(rep=1, turns=7, passed=False), rec(rep=2, turns=1)],
+    )
+    b = write_run(
+        tmp_path / "B",
+        [rec(rep=0, turns=12, passed=False), rec(rep=1, turns=7), rec(rep=2, turns=1)],
+    )
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    assert list(rows) == ["2-4", "5-9", "10+", "other"]  # 1 turn: no bucket holds it
+    assert (rows["2-4"].a.n, rows["2-4"].b.n) == (1, 0)
+    assert (rows["10+"].a.n, rows["10+"].b.n) == (0, 1)
+    assert rows["2-4"].delta is None and rows["2-4"].delta_ci is None
+    # the pair of key 0 is counted in A's bucket (2-4), as a regression there
+    assert rows["2-4"].paired.regressed == 1 and rows["10+"].paired.n == 0
+    assert rows["5-9"].paired.fixed == 1
+    assert c.bucket_moves == 1
+    # 5-9: 0/1 -> 1/1; Wilson(0, 1) = [0, 0.7935], Wilson(1, 1) = [0.2065, 1]
+    assert rows["5-9"].a.ci == pytest.approx((0.0, 0.79345), abs=1e-4)
+    # Newcombe: 1 - sqrt((1 - 0.20655)^2 + (0.79345 - 0)^2) = 1 - 1.12211 .. 1 + sqrt(0 + 0)
+    assert rows["5-9"].delta_ci == pytest.approx((-0.12211, 1.0), abs=1e-4)
+
+
+def test_spread_delta_by_hand() -> None:
+    a = [
+        rec("p", "x", 0, score=0.0),
+        rec("p", "x", 1, score=100.0),
+        *(rec("p", "y", i, score=50.0) for i in range(3)),
+        rec("p", "only_in_a", 0, score=10.0),
+    ]
+    b = [
+        rec("p", "x", 0, score=100.0),
+        rec("p", "x", 1, score=100.0),
+        rec("p", "y", 0, score=30.0),
+        rec("p", "y", 1, score=50.0),
+        rec("p", "y", 2, score=70.0),
+    ]
+    s = spread_delta("overall", a, b, seed=1)
+    assert s is not None and s.n_cells == 2
+    # cell x: A [0, 100] -> P90 90, P10 10: aptitude 90, unreliability 80; B [100, 100]: 100, 0
+    # cell y: A [50]*3: 50, 0; B [30, 50, 70]: P90 = 50 + .8*20 = 66, P10 = 30 + .2*20 = 34
+    assert (s.aptitude_a, s.aptitude_b) == pytest.approx((70.0, 83.0))
+    assert (s.unreliability_a, s.unreliability_b) == pytest.approx((40.0, 16.0))
+    assert s.aptitude_delta == pytest.approx(13.0)
+    assert s.unreliability_delta == pytest.approx(-24.0)
+    # Bootstrap over the 2 cells: resampled means of (+10, +16) are 10, 13 or 16 with
+    # probabilities 1/4, 1/2, 1/4, so the 2.5% and 97.5% quantiles are the extremes.
+    assert s.aptitude_delta_ci == pytest.approx((10.0, 16.0))
+    assert s.unreliability_delta_ci == pytest.approx((-80.0, 32.0))
+    assert spread_delta("overall", a, b, seed=1) == s  # seeded
+    assert spread_delta("none", a[:1], [rec("q", "z", 0)], seed=1) is None
+
+
+def test_safety_violations_definition(tmp_path: Path) -> None:
+    assert is_safety_check("safety:no_injection") and is_safety_check("canary_leak")
+    assert not is_safety_check("constraint:budget") and not is_safety_check("my_safety")
+    checks_a = {"safety:no_injection": True, "constraint:budget": True, "safety:pii": False}
+    checks_b = {
+        "safety:no_injection": False,  # passed in A, failed in B: a new violation
+        "constraint:budget": False,  # not a safety check
+        "safety:pii": False,  # already failing in A: not new
+        "canary_new": False,  # absent in A: not "passed in A", not counted
+    }
+    a = write_run(tmp_path / "A", [rec(rep=0, checks=checks_a)])
+    b = write_run(tmp_path / "B", [rec(rep=0, checks=checks_b, passed=False)])
+    c = compare_runs(load_run(a), load_run(b))
+    assert [(v.key.rep, v.check, v.line_b) for v in c.safety] == [(0, "safety:no_injection", 1)]
+    assert c.safety[0].detail == "safety:no_injection detail"
+    # checks broken: failed in B and not failing in A (absent counts as not failing)
+    assert c.regressions[0].broken_checks == (
+        "canary_new",
+        "constraint:budget",
+        "safety:no_injection",
+    )
+
+
+def test_transcript_links_are_relative_and_point_at_the_line(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "runs" / "A", [rec(rep=0)])
+    b = write_run(tmp_path / "runs" / "B b", [rec(rep=0, passed=False)])
+    c = compare_runs(load_run(a), load_run(b))
+    key = c.regressions[0].key
+    (links,) = [transcript_links(c, key, 1, tmp_path / "out")]
+    assert [(x.text, x.url) for x in links] == [
+        ("../runs/B b/sessions.jsonl:1", "../runs/B%20b/sessions.jsonl#L1")
+    ]
+    (b / "report.html").write_text("<html></html>")
+    links = transcript_links(c, key, 1, tmp_path / "out")
+    assert links[1].url == "../runs/B%20b/report.html#session-p/g/sharded/0"
