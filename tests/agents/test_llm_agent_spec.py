@@ -10,7 +10,7 @@ from simlab.agents import AgentSpec, ToolSpec, load_agent_spec, validate_args
 from simlab.spec import SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
-BOOKING = ROOT / "agents" / "booking_llm.yaml"
+BOOKING = ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml"
 
 BAGGAGE = ToolSpec.model_validate(
     {
