@@ -9,6 +9,7 @@ the result).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from simlab.spec import Constraint, FactValue, Goal
@@ -68,8 +69,15 @@ def _comparable(value: Any) -> float | str:
     if isinstance(value, int | float):
         return float(value)
     if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value.strip().lower()
+        return _comparable_str(value)
     return str(value).strip().lower()
+
+
+# Simulators judge every booking they see: the same few strings (dates, codes,
+# times) come back again and again, and a failed float() costs an exception.
+@lru_cache(maxsize=4096)
+def _comparable_str(value: str) -> float | str:
+    try:
+        return float(value)
+    except ValueError:
+        return value.strip().lower()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import cast
 
 from simlab.domain.travel import ASK_CUES, CONFIRM_CUES, strip_diacritics
@@ -64,6 +65,9 @@ def _slots_in(text: str, into: list[Slot]) -> None:
             into.append(slot)
 
 
+# Agents repeat their questions and proposals across sessions; a reading is a
+# pure function of the text and immutable, so each distinct reply is read once.
+@lru_cache(maxsize=4096)
 def read_reply(text: str) -> ReplyReading:
     """The slots a reply asks about (in ``ASK_CUES`` order) and whether it asks to confirm."""
     if "?" not in text:

@@ -72,7 +72,7 @@ class ReferenceAgent:
 
     def _reset(self) -> None:
         self._desk = TravelDesk(self.seed)
-        self._rng = random.Random(f"reference-misread:{self.seed}")
+        self._rng: random.Random | None = None  # seeded on first use: only misreading agents draw
         self._turns: list[_Turn] = []
         self._consumed = 0  # history messages already read
         self._full: dict[str, FactValue] = {}  # every slot's latest value
@@ -99,7 +99,7 @@ class ReferenceAgent:
         misreads: list[str] = []
         if self.config.misread_rate > 0:
             for slot, value in reading.slots.items():
-                if slot in _MISREADABLE and self._rng.random() < self.config.misread_rate:
+                if slot in _MISREADABLE and self._misread_rng().random() < self.config.misread_rate:
                     reading.slots[slot] = _misread(slot, value)
                     misreads.append(f"{slot} {value} read as {reading.slots[slot]}")
         for slot in self._asked:
@@ -112,6 +112,11 @@ class ReferenceAgent:
         self._vi = self._vi or reading.vietnamese
         if reading.intent is not None:
             self._task = reading.intent
+
+    def _misread_rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(f"reference-misread:{self.seed}")
+        return self._rng
 
     def _view(self, knobs: Knobs) -> tuple[dict[str, FactValue], list[int]]:
         n = len(self._turns)

@@ -14,6 +14,7 @@ from simlab.transcript import ToolCall
 
 _REF_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 _REF_DIGITS = "23456789"
+_REF_SHAPE = (_REF_LETTERS, _REF_LETTERS, _REF_DIGITS, _REF_LETTERS, _REF_DIGITS, _REF_LETTERS)
 
 
 class _ToolError(Exception):
@@ -36,7 +37,8 @@ class TravelDesk:
 
     def __init__(self, seed: int, data: TravelData | None = None) -> None:
         self.data = data or travel_data()
-        self._rng = random.Random(f"reference-desk:{seed}")
+        self._seed = seed
+        self._rng: random.Random | None = None  # seeded on first use: read-only sessions skip it
         self._bookings: dict[str, Booking] = {}
         self._closed: set[str] = set()  # refunded
 
@@ -48,8 +50,10 @@ class TravelDesk:
 
     def _new_reference(self) -> str:
         # Shaped like QX7K2P: letters and digits mixed, so it never reads as a word.
-        shape = (_REF_LETTERS, _REF_LETTERS, _REF_DIGITS, _REF_LETTERS, _REF_DIGITS, _REF_LETTERS)
-        return "".join(self._rng.choice(chars) for chars in shape)
+        if self._rng is None:
+            self._rng = random.Random(f"reference-desk:{self._seed}")
+        choice = self._rng.choice
+        return "".join([choice(chars) for chars in _REF_SHAPE])
 
     def _flight(self, flight_id: Any) -> Flight:
         flight = self.data.flights.get(flight_id) if isinstance(flight_id, str) else None
