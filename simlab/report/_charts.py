@@ -121,9 +121,15 @@ def _err(value: float, ci: Interval | None) -> tuple[float, float]:
     return (max(0.0, value - ci[0]), max(0.0, ci[1] - value))
 
 
-def _dodge(fig: Figure, labels: Sequence[Annotation]) -> None:
-    """Move overlapping point labels up until none overlaps; a thin line keeps each to its point."""
+def _dodge(fig: Figure, ax: Axes, labels: Sequence[Annotation]) -> None:
+    """Move overlapping point labels up until none overlaps; a thin line ties each moved one.
+
+    The layout is computed once here and then frozen, so the positions measured
+    are the positions saved.
+    """
     fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    to_data = ax.transData.inverted()
     points_per_pixel = 72.0 / fig.dpi
     placed: list[Bbox] = []
     for ann in sorted(labels, key=lambda a: (a.xy[1], a.xy[0])):
@@ -137,6 +143,10 @@ def _dodge(fig: Figure, labels: Sequence[Annotation]) -> None:
         if shift:
             x, y = ann.xyann
             ann.xyann = (x, y + shift * points_per_pixel)
+            end = to_data.transform((box.x0, box.y0 + shift + box.height / 2))
+            ax.plot(
+                [ann.xy[0], end[0]], [ann.xy[1], end[1]], color="#999999", linewidth=0.5, zorder=2
+            )
         placed.append(box.translated(0, shift))
 
 
@@ -180,7 +190,6 @@ def aptitude_unreliability_chart(
                     xytext=(5, 3),
                     textcoords="offset points",
                     fontsize=7.5,
-                    arrowprops={"arrowstyle": "-", "color": "#999999", "linewidth": 0.5},
                     zorder=4,
                 )
             )
@@ -193,7 +202,7 @@ def aptitude_unreliability_chart(
         ax.set_xlim(max(x0, -2.0), min(x1, 102.0))
         ax.set_ylim(max(y0, -2.0), min(y1, 102.0))
         ax.grid(True, color="#e5e5e5", linewidth=0.6)
-        _dodge(fig, labels)
+        _dodge(fig, ax, labels)
         return _to_svg(fig, title)
 
 
@@ -291,7 +300,17 @@ def _heatmap(
     import numpy as np
 
     data = np.asarray(counts, dtype=np.float64).reshape(len(rows), len(cols))
-    ax.imshow(data, cmap="Blues", aspect="auto", vmin=0)
+    # pcolormesh, not imshow: vector cells, where imshow would embed a PNG
+    ax.pcolormesh(
+        np.arange(len(cols) + 1) - 0.5,
+        np.arange(len(rows) + 1) - 0.5,
+        data,
+        cmap="Blues",
+        vmin=0,
+        edgecolors="white",
+        linewidth=1,
+    )
+    ax.invert_yaxis()  # first row on top, as in a table
     top = float(data.max()) if data.size else 0.0
     for i, j in itertools.product(range(len(rows)), range(len(cols))):
         v = data[i, j]

@@ -27,7 +27,7 @@ from simlab.report._charts import (
 )
 from simlab.report._html_assets import SCRIPT, STYLE
 from simlab.report._html_viewer import render_viewer
-from simlab.report._summary import summarize
+from simlab.report._summary import UNBUCKETED, summarize
 from simlab.report._tables import ReportTable, build_sections, pct, pct_ci, score
 from simlab.spec import Bucket, Suite
 from simlab.store import SessionRecord, read_run_info, read_sessions, write_atomic
@@ -71,7 +71,10 @@ def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
 
 def _overview(summary: Mapping[str, Any]) -> str:
     cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
-    cards += [_card(f"length: {b} user turns", r) for b, r in summary["by_bucket"].items()]
+    cards += [
+        _card(f"length: {b}" if b == UNBUCKETED else f"length: {b} user turns", r)
+        for b, r in summary["by_bucket"].items()
+    ]
     cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
     o = summary["overall"]
     facts = (
