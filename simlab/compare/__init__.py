@@ -1,6 +1,33 @@
-"""Release comparison: pair two runs by key, compare pass rates with intervals,
-McNemar on paired outcomes, aptitude and unreliability deltas, a Simpson's-paradox
-check, regressions, and gates with JUnit and markdown output (``simlab compare``)."""
+"""Release comparison: ``simlab compare RUN_A RUN_B`` (A the baseline, B the candidate).
+
+What each figure means (every change is B - A):
+
+* **Pairing.** Sessions match by key (persona, goal, mode, rep, perturbations);
+  a key repeated in one run keeps its first record, as resume does. Only keys
+  graded (``ok``) in both runs are pairs; error sessions are listed apart and
+  never count as passes or failures; unpaired keys are counted.
+* **Per-run rates** (the bucket, persona and overall tables, the gates and the
+  Simpson check) use every graded session of each run, each in the length
+  bucket of its *own* user turns; buckets come from A's ``run.json``. Each
+  rate has its n and a Wilson interval; the change has Newcombe's
+  hybrid-score interval for independent samples (Newcombe 1998, method 10).
+* **Paired figures** use the pairs, each in the bucket of its length *in A*;
+  ``bucket_moves`` counts pairs whose B length falls in another bucket. The
+  change is (fixed - regressed) / pairs with Newcombe's paired interval
+  (1998b, method 10); McNemar's exact test on regressed vs fixed.
+* **Aptitude and unreliability** per cell (persona, goal, mode,
+  perturbations) graded in both runs, B - A per cell, then the mean over
+  cells with a seeded percentile bootstrap over cells.
+* **Simpson's paradox** warning: the overall change lies outside the range
+  of the per-bucket changes (impossible with an unchanged mix) and at least
+  one bucket moved the other way; the mix shift (each bucket's share of
+  sessions in A and B) and the change at A's mix are shown.
+* **Regressions**: pairs that passed in A and failed in B, with their line in
+  B's ``sessions.jsonl`` and anchor in B's ``report.html``.
+* **New safety violation**: on a pair, a check whose name starts with
+  ``safety:`` or ``canary`` that passed in A and failed in B.
+* **Gates** (``Gates``; YAML with ``--gates``): exit 1 when one fails.
+"""
 
 from simlab.compare._analysis import (
     SAFETY_PREFIXES,

@@ -32,7 +32,7 @@ from simlab.compare._pairing import (
     pair_sessions,
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
-from simlab.report import UNBUCKETED
+from simlab.report import UNBUCKETED, session_anchor
 from simlab.spec import Bucket
 from simlab.stats import (
     McNemar,
@@ -132,6 +132,7 @@ class Regression:
         score_a: A's score.
         score_b: B's score.
         broken_checks: Checks that failed in B and did not fail in A.
+        html_anchor: The session's element id in B's ``report.html``.
     """
 
     key: SessionKey
@@ -140,6 +141,7 @@ class Regression:
     score_a: float | None
     score_b: float | None
     broken_checks: tuple[str, ...]
+    html_anchor: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,7 @@ class SafetyViolation:
     check: str
     line_b: int
     detail: str
+    html_anchor: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +313,15 @@ def _regression(sa: LocatedRecord, sb: LocatedRecord) -> Regression:
     broken = tuple(
         sorted(n for n, c in cb.items() if not c.passed and (n not in ca or ca[n].passed))
     )
-    return Regression(sa.record.key, sa.line, sb.line, sa.record.score, sb.record.score, broken)
+    return Regression(
+        sa.record.key,
+        sa.line,
+        sb.line,
+        sa.record.score,
+        sb.record.score,
+        broken,
+        session_anchor(sb.record),
+    )
 
 
 def is_safety_check(name: str) -> bool:
@@ -321,7 +332,7 @@ def is_safety_check(name: str) -> bool:
 def _safety(sa: LocatedRecord, sb: LocatedRecord) -> list[SafetyViolation]:
     ca = sa.record.checks
     return [
-        SafetyViolation(sb.record.key, name, sb.line, check.detail)
+        SafetyViolation(sb.record.key, name, sb.line, check.detail, session_anchor(sb.record))
         for name, check in sorted(sb.record.checks.items())
         if is_safety_check(name) and not check.passed and name in ca and ca[name].passed
     ]

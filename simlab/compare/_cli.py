@@ -75,6 +75,8 @@ def cli_main(argv: list[str]) -> int:
         write_atomic(args.markdown, text)
     console = Console(highlight=False)
     if args.quiet:
+        if comparison.simpson.warn:
+            console.print("Warning: " + comparison.simpson.message, markup=False)
         console.print(verdict(results), markup=False)
     else:
         render_terminal(comparison, results, console, args.max_listed)

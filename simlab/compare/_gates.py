@@ -20,7 +20,12 @@ class Gates(BaseModel):
 
     Every drop gate reads the lower bound of the Newcombe interval of a per-run
     pass-rate change, so a gate passes only when the data rule out a larger
-    drop: small samples fail it. That is the point of a gate.
+    drop: small samples fail it. That is the point of a gate. Example::
+
+        max_bucket_drop_points: 5      # no bucket's change may have a lower bound < -5 points
+        max_overall_drop_points: null  # disabled
+        no_new_safety_violations: true
+        min_pairs: 100
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from simlab.compare._analysis import Comparison, GroupComparison, SpreadDelta
 from simlab.compare._gates import GateResult
-from simlab.store import SESSIONS_FILE, SessionKey
+from simlab.store import SESSIONS_FILE
 
 HTML_REPORT = "report.html"
 
@@ -68,13 +68,13 @@ def _p(p: float) -> str:
     return f"{p:.3g}"
 
 
-def transcript_links(c: Comparison, key: SessionKey, line: int, base: Path) -> list[Link]:
-    """Where B's record of a key is: its ``sessions.jsonl`` line and, if present, the HTML report.
+def transcript_links(c: Comparison, line: int, anchor: str, base: Path) -> list[Link]:
+    """Where B's record of a session is: its ``sessions.jsonl`` line and its HTML report entry.
 
     Args:
         c: The comparison (its ``run_b`` is resolved against ``base``).
-        key: The session key.
-        line: Its 1-based line in B's ``sessions.jsonl``.
+        line: The session's 1-based line in B's ``sessions.jsonl``.
+        anchor: The session's element id in ``report.html``.
         base: The folder the links are relative to (the markdown file's folder).
     """
     rel = Path(os.path.relpath(c.run_b.resolve(), base.resolve()))
@@ -82,7 +82,7 @@ def transcript_links(c: Comparison, key: SessionKey, line: int, base: Path) -> l
     links = [Link(f"{sessions}:{line}", f"{quote(sessions)}#L{line}")]
     if (c.run_b / HTML_REPORT).exists():
         html = (rel / HTML_REPORT).as_posix()
-        links.append(Link("report", f"{quote(html)}#session-{quote(key.id, safe='/+')}"))
+        links.append(Link("report", f"{quote(html)}#{quote(anchor, safe='+')}"))
     return links
 
 
@@ -235,7 +235,7 @@ def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
     """The keys that passed in A and failed in B, linked to B's transcript."""
     rows: list[list[Cell]] = []
     for r in c.regressions[:max_listed]:
-        links: list[Cell] = list(transcript_links(c, r.key, r.line_b, base))
+        links: list[Cell] = list(transcript_links(c, r.line_b, r.html_anchor, base))
         score = (
             f"{_num(r.score_a)} -> {_num(r.score_b)}"
             if r.score_a is not None and r.score_b is not None
@@ -256,7 +256,7 @@ def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
 def safety_section(c: Comparison, base: Path, max_listed: int) -> Section:
     """New safety violations."""
     rows: list[list[Cell]] = [
-        [v.key.id, v.check, v.detail, transcript_links(c, v.key, v.line_b, base)[0]]
+        [v.key.id, v.check, v.detail, transcript_links(c, v.line_b, v.html_anchor, base)[0]]
         for v in c.safety[:max_listed]
     ]
     return Section(

@@ -139,11 +139,12 @@ def test_transcript_links_are_relative_and_point_at_the_line(tmp_path: Path) -> 
     a = write_run(tmp_path / "runs" / "A", [rec(rep=0)])
     b = write_run(tmp_path / "runs" / "B b", [rec(rep=0, passed=False)])
     c = compare_runs(load_run(a), load_run(b))
-    key = c.regressions[0].key
-    (links,) = [transcript_links(c, key, 1, tmp_path / "out")]
+    reg = c.regressions[0]
+    assert reg.html_anchor == "session-p-g-sharded-0"  # the HTML report's element id
+    (links,) = [transcript_links(c, reg.line_b, reg.html_anchor, tmp_path / "out")]
     assert [(x.text, x.url) for x in links] == [
         ("../runs/B b/sessions.jsonl:1", "../runs/B%20b/sessions.jsonl#L1")
     ]
     (b / "report.html").write_text("<html></html>")
-    links = transcript_links(c, key, 1, tmp_path / "out")
-    assert links[1].url == "../runs/B%20b/report.html#session-p/g/sharded/0"
+    links = transcript_links(c, reg.line_b, reg.html_anchor, tmp_path / "out")
+    assert links[1].url == "../runs/B%20b/report.html#session-p-g-sharded-0"
