@@ -70,7 +70,9 @@ def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> G
     if limit is None:
         return GateResult(name, "skipped", "disabled")
     if g.delta_ci is None or g.delta is None:
-        return GateResult(name, "skipped", f"{g.name}: no graded sessions in one of the runs")
+        empty = "A" if g.a.n == 0 else "B"
+        counts = f"A {g.a.passed}/{g.a.n}, B {g.b.passed}/{g.b.n}"
+        return GateResult(name, "skipped", f"{g.name}: no graded sessions in {empty} ({counts})")
     lo, hi = g.delta_ci
     figures = (
         f"{g.name}: {_pct(g.a.rate)} (n={g.a.n}) -> {_pct(g.b.rate)} (n={g.b.n}), change "

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from simlab.compare import (
+    Gates,
     compare_runs,
+    evaluate_gates,
     is_safety_check,
     load_run,
     spread_delta,
@@ -76,6 +78,12 @@ def test_buckets_per_run_lengths_and_pairs_by_a(tmp_path: Path) -> None:
     assert rows["2-4"].paired.regressed == 1 and rows["10+"].paired.n == 0
     assert rows["5-9"].paired.fixed == 1
     assert c.bucket_moves == 1
+    gates = {r.name: r for r in evaluate_gates(c, Gates())}
+    skipped = gates["max_bucket_drop_points[2-4]"]
+    assert (skipped.status, skipped.message) == (
+        "skipped",
+        "2-4: no graded sessions in B (A 1/1, B 0/0)",
+    )
     # 5-9: 0/1 -> 1/1; Wilson(0, 1) = [0, 0.7935], Wilson(1, 1) = [0.2065, 1]
     assert rows["5-9"].a.ci == pytest.approx((0.0, 0.79345), abs=1e-4)
     # Newcombe: 1 - sqrt((1 - 0.20655)^2 + (0.79345 - 0)^2) = 1 - 1.12211 .. 1 + sqrt(0 + 0)
