@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     # Listed for --help; main() hands their arguments to their own parsers.
     sub.add_parser("fake-provider", help="serve a fake Anthropic/OpenAI LLM provider on loopback")
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
+    sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
 
     schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
@@ -93,14 +94,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_DELEGATED = {"fake-provider": "simlab.testing", "memory-test": "simlab.memory"}
+_DELEGATED = {
+    "fake-provider": "simlab.testing:cli_main",
+    "memory-test": "simlab.memory:cli_main",
+    "calibrate": "simlab.graders:calibrate_cli",
+}
 
 
-def _delegate(module: str, argv: list[str]) -> int:
-    import importlib
+def _delegate(ref: str, argv: list[str]) -> int:
+    from simlab.agents import import_ref
 
-    cli_main: Callable[[list[str]], int] = importlib.import_module(module).cli_main
-    return cli_main(argv)
+    command: Callable[[list[str]], int] = import_ref(ref)
+    return command(argv)
 
 
 # ------------------------------------------------------------------ run

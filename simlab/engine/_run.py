@@ -11,18 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from simlab.agents import TargetAgent, callable_target_factory
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._orchestrator import run_jobs
-from simlab.engine._session import (
-    SessionLimits,
-    SessionSetup,
-    SimulatorFactory,
-    TargetFactory,
-    run_session,
-)
-from simlab.simulators._protocol import UserSimulator
+from simlab.engine._roles import RunRoles, build_roles
+from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
 from simlab.spec import Goal, Persona, Suite, load_goals, load_personas, load_suite
 from simlab.store import (
     RUN_FILE,
@@ -119,7 +112,7 @@ def plan_new_run(
         "n_sessions": len(jobs),
         "personas": sorted({j.persona.id for j in jobs}),
         "goals": sorted({j.goal.id for j in jobs}),
-        "models": _models(suite),
+        "models": {},  # filled in when the roles are built
         "pricing": {},
     }
     write_json(run_dir / RUN_FILE, info)
@@ -152,34 +145,14 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
     return RunPlan(suite, path, run_dir, jobs, chash, done, truncate)
 
 
-def target_factory(suite: Suite) -> TargetFactory:
+def target_factory(suite: Suite, suite_dir: Path | None = None) -> TargetFactory:
     """Per-session target construction for the suite's target."""
-    target = suite.target
-    if target.kind == "reference":
-        from simlab.agents.reference import reference_agent
-
-        version = target.version
-
-        def make(setup: SessionSetup) -> TargetAgent:
-            return reference_agent(version, setup.agent_seed)
-
-        return make
-    if target.kind == "callable":
-        by_seed = callable_target_factory(target.ref, suite.concurrency)
-        return lambda setup: by_seed(setup.agent_seed)
-    raise NotImplementedError(f"target kind {target.kind!r} is not wired into runs yet")
+    return build_roles(suite, suite_dir or Path.cwd()).target
 
 
-def simulator_factory(suite: Suite) -> SimulatorFactory:
+def simulator_factory(suite: Suite, suite_dir: Path | None = None) -> SimulatorFactory:
     """Per-session simulated-user construction for the suite's simulator."""
-    if suite.simulator.kind != "scripted":
-        raise NotImplementedError(f"simulator {suite.simulator.kind!r} is not wired into runs yet")
-    from simlab.simulators import ScriptedSimulator
-
-    def make(setup: SessionSetup) -> UserSimulator:
-        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
-
-    return make
+    return build_roles(suite, suite_dir or Path.cwd()).simulator
 
 
 async def execute(
@@ -191,11 +164,14 @@ async def execute(
     """Run the plan's pending sessions, appending each to ``sessions.jsonl``.
 
     Returns every record of the run, earlier ones (on resume) included, in the
-    suite's session order.
+    suite's session order. When the suite's budget is spent no new session
+    starts; the ones in flight finish.
     """
     suite = plan.suite
-    make_target = make_target or target_factory(suite)
-    make_simulator = make_simulator or simulator_factory(suite)
+    roles = build_roles(suite, plan.suite_path.parent)
+    _record_roles(plan.run_dir, roles)
+    make_target = make_target or roles.target
+    make_simulator = make_simulator or roles.simulator
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
     records = list(plan.done)
 
@@ -207,25 +183,29 @@ async def execute(
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:
-            return await run_session(job, make_target, make_simulator, limits)
+            return await run_session(job, make_target, make_simulator, limits, judge=roles.judge)
 
-        await run_jobs(plan.pending, runner, suite.concurrency, sink)
+        try:
+            await run_jobs(
+                plan.pending,
+                runner,
+                suite.concurrency,
+                sink,
+                should_start=lambda: not roles.budget.exhausted,
+            )
+        finally:
+            await roles.aclose()
     order = {j.key: i for i, j in enumerate(plan.jobs)}
     return sorted(records, key=lambda r: order.get(r.key, len(order)))
 
 
-def _models(suite: Suite) -> dict[str, str]:
-    """What plays each role, for run.json."""
-    target = suite.target
-    if target.kind == "reference":
-        agent = f"reference:{target.version}"
-    elif target.kind == "callable":
-        agent = target.ref
-    elif target.kind == "http":
-        agent = f"http:{target.url}"
-    else:
-        agent = f"llm:{target.agent}"
-    return {"user": suite.simulator.kind, "agent": agent, "judge": "code"}
+def _record_roles(run_dir: Path, roles: RunRoles) -> None:
+    """Pin the model ids and the prices in force into run.json."""
+    info = read_run_info(run_dir)
+    info["models"] = roles.models
+    info["pricing"] = roles.prices.as_json()
+    info["budget_usd"] = roles.budget.usd
+    write_json(run_dir / RUN_FILE, info)
 
 
 def _version() -> str:

@@ -1,0 +1,136 @@
+"""A run's roles: who plays the user, the agent and the judge, and their LLM clients.
+
+One LLM client per role serves every session of the run (limits, retries and
+the budget are per run); each session's parts report their calls to that
+session's meter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simlab.agents import TargetAgent, callable_target_factory
+from simlab.engine._session import Judge, SessionSetup, SimulatorFactory, TargetFactory
+from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
+from simlab.simulators._protocol import UserSimulator
+from simlab.spec import Problem, SpecError, Suite
+
+
+@dataclass
+class RunRoles:
+    """The factories of a run's parts, and the clients behind them."""
+
+    simulator: SimulatorFactory
+    target: TargetFactory
+    judge: Judge | None
+    budget: Budget
+    stats: LLMStats
+    prices: PriceTable
+    models: dict[str, str]
+    closers: list[Any] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        """Close every client (connection pools, HTTP sessions)."""
+        for closer in self.closers:
+            await closer.aclose()
+
+
+def build_roles(suite: Suite, suite_dir: Path) -> RunRoles:
+    """Everything a run needs to make its sessions' parts.
+
+    Raises:
+        SpecError: a role asks for an LLM and neither it nor the suite names one.
+        LLMConfigError: a missing key or optional dependency.
+    """
+    prices = PriceTable.from_mapping(suite.pricing)
+    roles = RunRoles(
+        simulator=_scripted_simulator,
+        target=_reference_target("v1"),
+        judge=None,
+        budget=Budget(suite.budget_usd),
+        stats=LLMStats(),
+        prices=prices,
+        models={},
+    )
+
+    def client(role: str, spec: LLMSpec | None) -> LLM:
+        spec = spec or suite.llm
+        if spec is None:
+            raise SpecError(
+                [Problem("suite", None, f"{role}.llm", "no model: set it, or the suite's `llm:`")]
+            )
+        llm = create_llm(spec, budget=roles.budget, stats=roles.stats, prices=prices)
+        roles.closers.append(llm)
+        roles.models[role] = f"{spec.backend}:{llm.model}"
+        return llm
+
+    _simulator(suite, suite_dir, roles, client)
+    _target(suite, suite_dir, roles, client)
+    if suite.judge is not None:
+        from simlab.graders import LLMJudge
+
+        rubric = _path(suite_dir, suite.judge.rubric)
+        roles.judge = LLMJudge(client("judge", suite.judge.llm), rubric, suite.judge.max_attempts)
+    else:
+        roles.models["judge"] = "code"
+    return roles
+
+
+def _simulator(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
+    spec = suite.simulator
+    if spec.kind == "scripted":
+        roles.models["user"] = "scripted"
+        return
+    from simlab.simulators import llm_simulator_factory
+
+    prompt = _path(suite_dir, spec.prompt)
+    roles.simulator = llm_simulator_factory(client("user", spec.llm), prompt, spec.max_attempts)
+
+
+def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
+    target = suite.target
+    if target.kind == "reference":
+        roles.target = _reference_target(target.version)
+        roles.models["agent"] = f"reference:{target.version}"
+    elif target.kind == "callable":
+        by_seed = callable_target_factory(target.ref, suite.concurrency)
+        roles.target = lambda setup: by_seed(setup.agent_seed)
+        roles.models["agent"] = target.ref
+    elif target.kind == "http":
+        from simlab.agents import http_target_factory
+
+        factory = http_target_factory(target)
+        roles.target = factory
+        roles.closers.append(factory)
+        roles.models["agent"] = f"http:{target.url}"
+    else:
+        from simlab.agents import llm_target_factory, load_agent_spec
+
+        agent_path = _path(suite_dir, target.agent)
+        assert agent_path is not None  # the field is required
+        agent = load_agent_spec(agent_path)
+        roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
+
+
+def _scripted_simulator(setup: SessionSetup) -> UserSimulator:
+    from simlab.simulators import ScriptedSimulator
+
+    return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
+
+
+def _reference_target(version: str) -> TargetFactory:
+    from simlab.agents.reference import reference_agent
+
+    def make(setup: SessionSetup) -> TargetAgent:
+        return reference_agent(version, setup.agent_seed)
+
+    return make
+
+
+def _path(base: Path, relative: str | None) -> Path | None:
+    if relative is None:
+        return None
+    p = Path(relative)
+    return p if p.is_absolute() else base / p
