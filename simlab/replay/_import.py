@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ IMPORTED_MODE = "imported"
 OUTCOME = "outcome"
 """The name of the check an imported record's outcome is stored under."""
 
+_LINE_RE = re.compile(r":(\d+)(?: |$)")
 _PASS_WORDS = frozenset(
     {"pass", "passed", "success", "succeeded", "true", "yes", "ok", "good", "1"}
 )
@@ -111,7 +113,13 @@ def import_logs(
             out.records.append(_record(raw, n, fmt, options, trials))
         except ImportRecordError as e:
             out.problems.append(ImportProblem(raw.location, str(e)))
+    out.problems.sort(key=lambda p: _line(p.location))
     return out
+
+
+def _line(location: str) -> int:
+    m = _LINE_RE.search(location)
+    return int(m[1]) if m else 0
 
 
 def _raw(source: SourceRecord, fmt: ImportFormat, options: ImportOptions) -> _Raw:
