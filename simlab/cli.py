@@ -87,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("fake-provider", help="serve a fake Anthropic/OpenAI LLM provider on loopback")
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
     sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
+    sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
 
     schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
@@ -98,6 +99,7 @@ _DELEGATED = {
     "fake-provider": "simlab.testing:cli_main",
     "memory-test": "simlab.memory:cli_main",
     "calibrate": "simlab.graders:calibrate_cli",
+    "compare": "simlab.compare:cli_main",
 }
 
 

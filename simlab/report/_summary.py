@@ -175,7 +175,8 @@ def _errors(records: list[SessionRecord]) -> Row:
             continue
         examples: list[str] = []
         for r in group:
-            msg = (r.error or "").strip()[:_MAX_EXAMPLE_CHARS]
+            # the first line says what went wrong; the traceback stays in sessions.jsonl
+            msg = (r.error or "").strip().split("\n", 1)[0][:_MAX_EXAMPLE_CHARS]
             if msg and msg not in examples and len(examples) < _MAX_EXAMPLES:
                 examples.append(msg)
         by_reason[reason.value] = {
