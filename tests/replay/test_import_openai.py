@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from simlab.report import summarize
 from simlab.replay import ImportOptions, import_logs, import_run
+from simlab.report import summarize
 from simlab.spec import Suite
 from simlab.store import read_run_info, read_sessions
 
@@ -74,7 +74,11 @@ def test_field_options_labels_and_failing_turn() -> None:
         "imported/t1/imported/1",
         "imported/t2/imported/2",
     ]
-    assert [(r.passed, r.score) for r in logs.records] == [(True, 100.0), (False, 0.0), (False, 0.0)]
+    assert [(r.passed, r.score) for r in logs.records] == [
+        (True, 100.0),
+        (False, 0.0),
+        (False, 0.0),
+    ]
     assert logs.records[1].meta["failing_turn"] == 1
     assert logs.records[1].checks["outcome"].turn == 1
     # the array's elements are located by their line and index
