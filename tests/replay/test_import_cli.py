@@ -1,0 +1,53 @@
+"""``simlab import``: problems with file:line, the summary line, a run directory and report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simlab.replay import import_cli, replay_cli
+from simlab.store import read_run_info, read_sessions
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_import_cli_reports_problems_and_writes_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = import_cli(
+        [str(DATA / "openai_bad.jsonl"), "--out", str(tmp_path), "--run-id", "r1", "--quiet"]
+    )
+    assert code == 0
+    err = capsys.readouterr().err
+    assert f"skipped {DATA / 'openai_bad.jsonl'}:2: not valid JSON" in err
+    assert "2 imported, 8 skipped" in err
+    run_dir = tmp_path / "r1"
+    assert len(read_sessions(run_dir).records) == 2
+    assert len(read_run_info(run_dir)["imported"]["problems"]) == 8
+    assert (run_dir / "summary.json").exists() and (run_dir / "report.md").exists()
+
+
+def test_import_cli_field_options_and_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(DATA / "openai_custom.json"), "--out", str(tmp_path), "--quiet"]
+    assert import_cli([*argv, "--messages-field", "conversation.msgs"]) == 1  # no outcome found
+    assert "0 imported, 5 skipped" in capsys.readouterr().err
+    options = ["--task-id-field", "meta.task", "--trial-field", "meta.attempt"]
+    options += ["--label-field", "meta.verdict", "--failing-turn-field", "meta.bad_turn"]
+    assert import_cli([*argv, "--messages-field", "conversation.msgs", *options]) == 0
+    assert "3 imported, 2 skipped" in capsys.readouterr().err
+    assert import_cli([str(tmp_path / "nope.jsonl")]) == 2
+
+
+def test_replay_an_imported_run_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        import_cli([str(DATA / "prefix_log.jsonl"), "--out", str(tmp_path), "--run-id", "p"]) == 0
+    )
+    capsys.readouterr()
+    assert replay_cli([str(tmp_path / "p"), "--target", "reference:v2", "--k", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "imported_one_way_late_imported_0_turn5" in out and "100.0%" in out
