@@ -8,7 +8,12 @@ first-failure transitions for a heatmap. ``simlab diagnose RUN_DIR`` runs it.
 """
 
 from simlab.diagnose._causes import CAUSES, TRUE_TO_CAUSE, Cause
-from simlab.diagnose._classify import DEFAULT_LATE_TURN, Classification, classify_multi_turn
+from simlab.diagnose._classify import (
+    DEFAULT_LATE_TURN,
+    Classification,
+    classify_in_view,
+    classify_multi_turn,
+)
 from simlab.diagnose._cli import cli_main
 from simlab.diagnose._counterfactual import (
     COUNTERFACTUAL,
@@ -63,6 +68,7 @@ __all__ = [
     "Verification",
     "agent_state",
     "build_heatmap",
+    "classify_in_view",
     "classify_multi_turn",
     "cli_main",
     "diagnose_run",

@@ -12,15 +12,22 @@ turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
    ``p < s`` the agent had already committed to exactly the action in force
    at ``F``: it made the same final tool call (same arguments), or its reply
    stated every argument value of that call (a proposal). The constraint came
-   after the commitment and the commitment was never revised.
+   after the commitment and the commitment was never revised. Also when the
+   agent's reply at some turn ``q`` in ``[s, F]`` repeats word for word its
+   reply at a turn ``p < s``. For a session that never took its final action:
+   after the user stated an equality fact, the agent repeated word for word a
+   reply from before it that does not state the fact's value.
 3. **drift** - the failure is the confirmation rule (the agent's reply to its
    final action leaves out fields it must state), ``F >= late_turn`` (a long
    session), and the agent kept that rule in some other session of the run
    for the same goal, so it knows the rule: it let it slip late.
-4. **single_turn** - none of the above, and the same persona and goal also
-   fail in ``full`` mode in this run for a reason rules 1-3 do not explain
-   (a ``full``-mode failure is itself such a failure): the agent cannot do the
-   task even when told everything at once.
+4. **single_turn** - none of the above, and either (a) the failure is a
+   broken constraint whose statement was in the agent's context at ``F``
+   with no earlier commitment to explain it (the agent got a fact wrong in
+   plain view, as it would in one turn), or (b) the same persona and goal
+   also fail in ``full`` mode in this run for a reason rules 1-3 do not
+   explain (a ``full``-mode failure is itself such a failure): the agent
+   cannot do the task even when told everything at once.
 5. **unknown** - otherwise.
 
 Nothing here reads ``meta["true_causes"]``: that is the ground truth the
@@ -74,10 +81,11 @@ def _written(value: Any) -> str:
 
 
 def _states_all(text: str, values: Iterable[Any]) -> bool:
-    """Whether ``text`` states each value as a whole word (``2`` is not in ``2026``)."""
+    """Whether ``text`` states each value as a whole token (``2`` is not in ``2026``)."""
     low = text.lower()
     for value in values:
-        pattern = r"(?<![\w.])" + re.escape(_written(value)) + r"(?![\w])"
+        # Not part of a longer number, date or time: "1" is not in "10/1/2027".
+        pattern = r"(?<![\w./:\-])" + re.escape(_written(value)) + r"(?![\w/:\-]|\.\d)"
         if re.search(pattern, low) is None:
             return False
     return True
@@ -168,7 +176,7 @@ def classify_multi_turn(
                 f"turn {turn}: the user restated {fact} (first stated in turn {stated}), "
                 f"which the agent's previous reply no longer had in context",
             )
-        return _anchored_without_action(transcript, failure.turn)
+        return _anchored_without_action(goal, transcript, failure.turn)
     if failure.kind == "constraint" and failure.stated_turn is not None:
         seen = _seen(transcript, failure.turn)
         if seen is not None and failure.stated_turn not in seen:
@@ -205,19 +213,51 @@ def classify_multi_turn(
     return None
 
 
-def _anchored_without_action(transcript: Transcript, last: int) -> Classification | None:
-    """No final action: the agent repeated a reply from before the user's newest fact."""
-    stated = sorted({t.index for t in transcript.turns if t.user.disclosed and t.user.stop is None})
-    for s in reversed(stated):
-        repeated = _repeated_reply(transcript, s, last)
-        if repeated is not None:
-            p, q = repeated
+def _anchored_without_action(
+    goal: Goal, transcript: Transcript, last: int
+) -> Classification | None:
+    """No final action: after the user added an equality fact, the agent repeated word for
+    word a reply from before it, and that reply does not state the fact's value."""
+    eq_facts = {c.fact for c in goal.constraints if c.op == "eq"}
+    for t in reversed(transcript.turns):
+        if t.user.stop is not None or t.index > last:
+            continue
+        added = {f: v for f, v in t.user.disclosed.items() if f in eq_facts}
+        if not added:
+            continue
+        repeated = _repeated_reply(transcript, t.index, last)
+        if repeated is None:
+            continue
+        p, q = repeated
+        reply = _reply(transcript, q)
+        ignored = [f for f, v in added.items() if reply and not _states_all(reply.text, [v])]
+        if ignored:
             return Classification(
                 Cause.ANCHORING,
                 f"turn {q}: the agent repeated word for word its turn-{p} reply after the "
-                f"user added facts in turn {s}, and never took the final action",
+                f"user stated {', '.join(ignored)} in turn {t.index}, and never took the "
+                "final action",
             )
     return None
+
+
+def classify_in_view(record: SessionRecord, failure: FirstFailure | None) -> Classification | None:
+    """Rule 4a: a constraint broken while its statement was in the agent's context.
+
+    Applies only when rules 1-3 did not: the agent had not committed to the
+    action before the fact was stated, so it got the fact wrong in plain view,
+    a failure one turn holding everything would not fix.
+    """
+    if failure is None or failure.kind != "constraint" or failure.stated_turn is None:
+        return None
+    seen = _seen(record.transcript, failure.turn)
+    if seen is None or failure.stated_turn not in seen:
+        return None
+    return Classification(
+        Cause.SINGLE_TURN,
+        f"turn {failure.turn}: {failure.fact} (stated in turn {failure.stated_turn}) was in "
+        "the agent's context and no earlier commitment explains breaking it",
+    )
 
 
 def _upto(transcript: Transcript, turn: int) -> Transcript:

@@ -9,7 +9,12 @@ from pathlib import Path
 import anyio
 
 from simlab.diagnose._causes import Cause
-from simlab.diagnose._classify import DEFAULT_LATE_TURN, Classification, classify_multi_turn
+from simlab.diagnose._classify import (
+    DEFAULT_LATE_TURN,
+    Classification,
+    classify_in_view,
+    classify_multi_turn,
+)
 from simlab.diagnose._counterfactual import (
     COUNTERFACTUAL,
     missing_capability,
@@ -75,6 +80,7 @@ def _classify_all(
         job = jobs[record.key]
         failure = first_failure(job.goal, record)
         found = classify_multi_turn(job.goal, record, failure, record.key.goal in kept, late_turn)
+        found = found or classify_in_view(record, failure)
         unknown = Classification(Cause.UNKNOWN, "no rule holds")
         cases.append(_Case(record, job, failure, found or unknown))
     # A full-mode failure that no multi-turn rule explains is a single-turn failure.

@@ -1,0 +1,205 @@
+"""Diagnosis of real runs: counterfactual flips, the report, the CLI, the default suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from simlab.agents import Knobs
+from simlab.agents.reference import AgentConfig, ReferenceAgent
+from simlab.diagnose import (
+    COUNTERFACTUAL,
+    DIAGNOSIS_FILE,
+    Cause,
+    DiagnosisReport,
+    ReplayPlan,
+    cli_main,
+    diagnose_run,
+    first_failure,
+    replay_plan,
+    verdict,
+)
+from simlab.engine import (
+    SessionJob,
+    SessionLimits,
+    SessionSetup,
+    execute,
+    plan_new_run,
+    run_session,
+)
+from simlab.simulators import ScriptedSimulator, UserSimulator
+from simlab.spec import Mode, load_goals, load_personas
+from simlab.store import SessionKey, SessionRecord
+
+REPO = Path(__file__).resolve().parents[2]
+PERSONAS = load_personas([REPO / "personas"])
+GOALS = load_goals([REPO / "goals"])
+LIMITS = SessionLimits(max_turns=20, turn_timeout_s=5)
+
+
+def _sim(setup: SessionSetup) -> UserSimulator:
+    return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
+
+
+def _job(persona: str, goal: str, seed: int) -> SessionJob:
+    key = SessionKey(persona=persona, goal=goal, mode="sharded", rep=seed)
+    return SessionJob(key, seed, PERSONAS[persona], GOALS[goal], Mode.SHARDED)
+
+
+async def _flips(
+    config: AgentConfig, persona: str, goal: str, cause: Cause, knobs: Knobs | None = None
+) -> tuple[int, int, list[SessionRecord]]:
+    """Sessions failed by an agent with one defect, and how many the replay flips."""
+
+    def target(setup: SessionSetup) -> ReferenceAgent:
+        return ReferenceAgent(config, setup.agent_seed)
+
+    failed = flipped = 0
+    replays = []
+    for seed in range(8):
+        job = _job(persona, goal, seed)
+        record = await run_session(job, target, _sim, LIMITS)
+        if record.passed:
+            continue
+        failed += 1
+        failure = first_failure(GOALS[goal], record)
+        assert failure is not None
+        plan = replay_plan(job, COUNTERFACTUAL[cause])
+        if knobs is not None:  # the same session, with other knobs
+            plan = ReplayPlan(job, knobs)
+        replay = await run_session(plan.job, target, _sim, LIMITS, plan.knobs)
+        replays.append(replay)
+        ok, _ = verdict(cause, failure.check, replay)
+        flipped += ok
+    return failed, flipped, replays
+
+
+def test_unlimited_window_cures_a_truncating_agent() -> None:
+    failed, flipped, _ = anyio.run(
+        _flips, AgentConfig(context_window=2), "chatty_en", "round_trip_hotel", Cause.TRUNCATION
+    )
+    assert failed >= 3 and flipped == failed
+
+
+def test_instruction_reminder_cures_a_drifting_agent() -> None:
+    failed, flipped, replays = anyio.run(
+        _flips, AgentConfig(drift_after_turns=2), "chatty_en", "one_way", Cause.DRIFT
+    )
+    assert failed >= 3 and flipped == failed
+    assert all(r.passed for r in replays)
+
+
+def test_one_turn_cures_anchoring_where_a_recap_cannot() -> None:
+    anchored = AgentConfig(anchoring=True)
+    failed, flipped, _ = anyio.run(_flips, anchored, "fickle_en", "one_way", Cause.ANCHORING)
+    assert failed >= 3 and flipped == failed
+    # The anchored agent already sees the new constraint: restating it changes nothing.
+    recap = Knobs(constraint_recap=True)
+    _, cured, _ = anyio.run(_flips, anchored, "fickle_en", "one_way", Cause.ANCHORING, recap)
+    assert cured == 0
+
+
+def _run(tmp_path: Path, target: str, personas: list[str], goals: list[str], reps: int) -> Path:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        f"seed: 11\npersonas: {json.dumps(personas)}\ngoals: {json.dumps(goals)}\n"
+        f"modes: [full, sharded]\nreps: {reps}\ntarget: {target}\n"
+        f"persona_dirs: [{REPO / 'personas'}]\ngoal_dirs: [{REPO / 'goals'}]\n",
+        encoding="utf-8",
+    )
+    plan = plan_new_run(suite, tmp_path / "results")
+    anyio.run(execute, plan)
+    return plan.run_dir
+
+
+def _check_consistent(report: DiagnosisReport) -> None:
+    assert sum(row.n for row in report.causes) == report.n_failed == len(report.sessions)
+    verified = sum(1 for s in report.sessions if s.verification and s.verification.verified)
+    assert report.verified.k == verified and report.verified.n == report.n_failed
+    located = [s for s in report.sessions if s.transition is not None]
+    assert report.heatmap.n == sum(map(sum, report.heatmap.counts)) == len(located)
+
+
+def test_small_v1_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = _run(
+        tmp_path, "reference:v1", ["fickle_en", "terse_vi"], ["one_way", "change_date"], 3
+    )
+    assert cli_main([str(run_dir), "--concurrency", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "Diagnosed causes" in out and "accuracy" in out and "First-failure" in out
+    data = json.loads((run_dir / DIAGNOSIS_FILE).read_text(encoding="utf-8"))
+    report = DiagnosisReport.model_validate(data)
+    _check_consistent(report)
+    assert report.n_failed > 0
+    assert report.confusion is not None
+    agree = sum(1 for s in report.sessions if s.agrees)
+    assert report.confusion.accuracy.k == agree
+    assert sum(map(sum, report.confusion.matrix)) == report.n_failed
+    # Only failures are diagnosed, each once.
+    keys = [s.key for s in report.sessions]
+    assert len(keys) == len(set(keys))
+    by_cause = {row.cause: row.n for row in report.causes}
+    assert by_cause[Cause.ANCHORING] > 0  # the fickle persona changes its mind
+
+
+def test_a_drifting_callable_target_is_diagnosed_as_drift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "drifty_agent.py").write_text(
+        "from simlab.agents.reference import AgentConfig, ReferenceAgent\n"
+        "class Drifty(ReferenceAgent):\n"
+        "    def __init__(self) -> None:\n"
+        "        super().__init__(AgentConfig(drift_after_turns=2), 0)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run_dir = _run(tmp_path, "drifty_agent:Drifty", ["chatty_en", "terse_en"], ["one_way"], 4)
+    report = diagnose_run(run_dir, concurrency=8, late_turn=3)
+    _check_consistent(report)
+    drift = [s for s in report.sessions if s.cause is Cause.DRIFT]
+    assert drift, [s.evidence for s in report.sessions]
+    assert all(s.first_failure and s.first_failure.check == "confirmation" for s in drift)
+    assert all(s.first_failure and s.first_failure.turn >= 3 for s in drift)
+    assert all(s.verification and s.verification.verified for s in drift)
+    assert all(s.true_cause and s.true_cause.recorded == "drift" for s in drift)
+
+
+def test_bad_run_dirs_exit_2_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main([str(tmp_path / "nope")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+    assert cli_main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "run.json not found" in err and "Traceback" not in err
+    (tmp_path / "run.json").write_text("{broken", encoding="utf-8")
+    assert cli_main([str(tmp_path)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    assert cli_main([]) == 2
+
+
+def _default_suite(tmp_path: Path, version: str) -> DiagnosisReport:
+    text = (REPO / "simlab.yaml").read_text(encoding="utf-8").replace("reference:v1", version)
+    suite = tmp_path / f"{version.replace(':', '_')}.yaml"
+    dirs = f"\npersona_dirs: [{REPO / 'personas'}]\ngoal_dirs: [{REPO / 'goals'}]\n"
+    suite.write_text(text + dirs, encoding="utf-8")
+    plan = plan_new_run(suite, tmp_path / version.replace(":", "_"))
+    anyio.run(execute, plan)
+    return diagnose_run(plan.run_dir)
+
+
+def test_default_suite_figures(tmp_path: Path) -> None:
+    v1 = _default_suite(tmp_path, "reference:v1")
+    _check_consistent(v1)
+    assert v1.n_failed >= 100
+    assert v1.confusion is not None
+    assert v1.confusion.accuracy.share is not None and v1.confusion.accuracy.share >= 0.90
+    assert v1.verified.share is not None and v1.verified.share >= 0.80
+    v2 = _default_suite(tmp_path, "reference:v2")
+    n1 = {row.cause: row.n for row in v1.causes}
+    n2 = {row.cause: row.n for row in v2.causes}
+    assert n2[Cause.ANCHORING] < n1[Cause.ANCHORING] / 4
+    assert n2[Cause.TRUNCATION] < max(1, n1[Cause.TRUNCATION])
