@@ -69,6 +69,25 @@ class _Gated:
         return None
 
 
+class _RegexGated:
+    """A pattern that only runs when a cheap regex, implied by every match, finds something.
+
+    For patterns whose keywords are too common to gate on (the "h" of ``9h30``),
+    a gate that starts with a character class lets ``re`` skip ahead quickly.
+    """
+
+    __slots__ = ("gate", "pattern")
+
+    def __init__(self, gate: str, pattern: str) -> None:
+        self.gate = re.compile(gate)
+        self.pattern = re.compile(pattern)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self.gate.search(text) is None:
+            return None
+        return self.pattern.search(text)
+
+
 _DIGIT_RE = re.compile(r"\d")
 _ORIGIN_RE = _Gated(("from", "tu "), rf"\b(?:from|tu)\s+(?:the\s+)?{_CITY}\b")
 _DEST_RE = _Gated(
@@ -104,7 +123,10 @@ _BUDGET_RE = _Gated(
     ("usd", "dollar", "$"),
     r"(?:\$\s*(\d[\d,.]*\d|\d)|\b(\d[\d,.]*\d|\d)\s*(?:usd|us dollars|dollars|\$))",
 )
-_TIME_RE = _Gated((":", "am", "pm", "h"), r"\b(\d{1,2})(?::|h)(\d{2})\b|\b(\d{1,2})\s*(am|pm)\b")
+# Every match has a digit followed by ":"/"h" and two digits, or by "am"/"pm".
+_TIME_RE = _RegexGated(
+    r"\d(?:[:h]\d\d|\s*[ap]m)", r"\b(\d{1,2})(?::|h)(\d{2})\b|\b(\d{1,2})\s*(am|pm)\b"
+)
 _NIGHTS_RE = _Gated(("night", "dem"), r"\b(\d{1,2})\s+(?:nights?|dem)\b")
 _FLIGHT_ID_RE = re.compile(r"(?:vn|vj|qh)\d")
 _FARE_RE = _Gated(
