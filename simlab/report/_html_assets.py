@@ -70,7 +70,11 @@ details.session[open] > summary { background:#e8f0f6; }
 .tool { margin:4px 0 4px 16px; font-size:12px; }
 .tool pre { margin:2px 0; padding:4px 6px; background:#f1f3f5; border-radius:4px;
   white-space:pre-wrap; overflow-wrap:anywhere; max-height:260px; overflow:auto; }
+.tool .call { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+  overflow-wrap:anywhere; }
 .tool .terr { color:var(--fail); }
+.tool details.result > summary { cursor:pointer; color:var(--muted);
+  font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; overflow-wrap:anywhere; }
 """
 
 SCRIPT = """
@@ -88,15 +92,23 @@ SCRIPT = """
   function pretty(v) {
     try { return JSON.stringify(v, null, 2); } catch (err) { return String(v); }
   }
+  function compact(v) {
+    try { return JSON.stringify(v); } catch (err) { return String(v); }
+  }
   function renderTool(call) {
+    // name(args) on one line; the result folded, with a one-line preview
     var box = el("div", "tool");
-    box.appendChild(el("div", null, "tool call: " + call.n));
-    box.appendChild(el("pre", null, "args: " + pretty(call.a)));
+    box.appendChild(el("div", "call", "tool call: " + call.n + " " + compact(call.a)));
     if (call.e !== null && call.e !== undefined) {
-      box.appendChild(el("pre", "terr", "error: " + call.e));
-    } else {
-      box.appendChild(el("pre", null, "result: " + pretty(call.r)));
+      box.appendChild(el("div", "terr", "error: " + call.e));
+      return box;
     }
+    var text = compact(call.r);
+    var fold = el("details", "result");
+    fold.appendChild(el("summary", null,
+      "result: " + (text.length > 110 ? text.slice(0, 110) + " …" : text)));
+    fold.appendChild(el("pre", null, pretty(call.r)));
+    box.appendChild(fold);
     return box;
   }
   function renderTurn(t, firstFail) {
