@@ -9,7 +9,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from simlab.diagnose._classify import DEFAULT_LATE_TURN
 from simlab.diagnose._report import DIAGNOSIS_FILE, DiagnosisReport, Share
+from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
 from simlab.spec import SpecError
 from simlab.store import RunDirError
 
@@ -90,13 +92,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     parser.add_argument(
-        "--concurrency", type=int, default=32, help="replays in flight at once (default 32)"
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"replays in flight at once (default {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument(
         "--late-turn",
         type=int,
-        default=5,
-        help="first user turn that counts as late for instruction drift (default 5)",
+        default=DEFAULT_LATE_TURN,
+        help="first user turn that counts as late for instruction drift "
+        f"(default {DEFAULT_LATE_TURN})",
     )
     parser.add_argument("--no-write", action="store_true", help=f"do not write {DIAGNOSIS_FILE}")
     return parser
@@ -109,7 +115,6 @@ def cli_main(argv: list[str]) -> int:
         0 on success; 2 for a bad run directory or bad options, with a one-line
         message and no traceback.
     """
-    from simlab.diagnose._run import diagnose_run
 
     try:
         args = _parser().parse_args(argv)

@@ -101,10 +101,17 @@ def _classify_all(
 
 
 async def _verify(cases: list[_Case], suite: Suite, concurrency: int) -> list[Verification | None]:
-    make_target = target_factory(suite)
-    make_simulator = simulator_factory(suite)
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
     out: list[Verification | None] = [None] * len(cases)
+    try:
+        make_target = target_factory(suite)
+        make_simulator = simulator_factory(suite)
+    except NotImplementedError as e:
+        # Diagnose anyway; say why nothing could be replayed.
+        for i, c in enumerate(cases):
+            if (replay := COUNTERFACTUAL.get(c.found.cause)) is not None:
+                out[i] = Verification(replay=replay, verified=False, outcome=f"no replay: {e}")
+        return out
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
     todo: list[int] = []
     caps = target_capabilities(make_target, cases[0].job) if cases else None
     for i, c in enumerate(cases):
