@@ -168,7 +168,7 @@ class LLMSimulator:
             facts=self._fact_lines(planned.disclosed),
             draft=planned.text,
         )
-        context = [reply.text if reply is not None else "", actions, planned.text]
+        context = [reply.text if reply is not None else "", actions]
         text = await self._verbalize(state.turn, prompt, planned, context)
         for fid, value in planned.disclosed.items():
             said = self._stated.setdefault(fid, [])
