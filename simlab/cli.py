@@ -88,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
     sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
     sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
+    sub.add_parser("diagnose", help="why sessions failed, verified by counterfactual replay")
     sub.add_parser("import", help="production logs to a run: simlab import FILE --format openai")
     sub.add_parser("replay", help="replay a failing prefix K times to a target: simlab replay")
 
@@ -102,6 +103,7 @@ _DELEGATED = {
     "memory-test": "simlab.memory:cli_main",
     "calibrate": "simlab.graders:calibrate_cli",
     "compare": "simlab.compare:cli_main",
+    "diagnose": "simlab.diagnose:cli_main",
     "import": "simlab.replay:import_cli",
     "replay": "simlab.replay:replay_cli",
 }
