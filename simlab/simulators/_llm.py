@@ -144,7 +144,8 @@ class LLMSimulator:
         self._tolerate = tolerate
         self._slot_of = {f.id: f.slot for f in goal.facts}
         self._history: list[LLMMessage] = []  # append-only, so each call reuses the cached prefix
-        self._stated: dict[str, list[FactValue]] = {}
+        self._stated: dict[str, list[FactValue]] = {}  # every value each fact has had
+        self._last: dict[str, FactValue] = {}  # the value each fact was last stated with
         self.faults: list[Fault] = []
 
     async def next_turn(self, state: SimState) -> UserTurn:
@@ -174,6 +175,7 @@ class LLMSimulator:
             said = self._stated.setdefault(fid, [])
             if value not in said:
                 said.append(value)
+            self._last[fid] = value
         return UserTurn(
             text=text, disclosed=dict(planned.disclosed), perturbations=list(planned.perturbations)
         )
@@ -252,13 +254,11 @@ class LLMSimulator:
 
     def _fact_lines(self, disclosed: dict[str, FactValue]) -> list[str]:
         """One prompt line per planned fact, noting a mind change or a repeat."""
-        lines = []
-        for fid, value in disclosed.items():
-            slot = self._slot_of[fid]
-            said = self._stated.get(fid)
-            before = said[-1] if said else None
-            lines.append(self._prompts.fact_line(self.persona, fid, slot, value, before))
-        return lines
+        line = self._prompts.fact_line
+        return [
+            line(self.persona, fid, self._slot_of[fid], value, self._last.get(fid))
+            for fid, value in disclosed.items()
+        ]
 
 
 def llm_simulator_factory(

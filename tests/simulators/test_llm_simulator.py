@@ -208,6 +208,21 @@ async def test_history_is_append_only_so_each_call_extends_the_last() -> None:
     assert len(third.messages) == 5
 
 
+async def test_a_mind_change_is_told_to_the_model_as_one() -> None:
+    who, goal = persona(change_mind=1.0), make_goal()
+    async with served(faithful) as (fake, llm):
+        sim = new_sim(llm, SessionMeter(), who, goal)
+        turns = await drive(sim, who, goal, [NOTED] * 8)
+        prompts = [r.last_user_text for r in fake.requests]
+    changed = [i for i, t in enumerate(turns) if t.disclosed.get("date") == "2026-12-21"]
+    assert changed and sim.faults == []
+    assert (
+        "- date: departure date 21 December "
+        "(you changed your mind: it was departure date 20 December before)"
+    ) in prompts[changed[0]]
+    assert "21 December" in turns[changed[0]].text
+
+
 async def test_a_persona_typing_without_diacritics_keeps_that_trait() -> None:
     who = make_persona("vi", **QUIET, strip_diacritics=True, facts_per_turn=1)
     goal = make_goal()
