@@ -72,7 +72,7 @@ _RC: dict[Any, Any] = {  # typed loosely: matplotlib types keys as a Literal of 
 _PASS_COLOUR = "#2a6f97"
 _PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _XMLNS = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
-_SIZE = re.compile(r'\s+(?:width|height)="[\d.]+pt"')
+_HEIGHT = re.compile(r'\s+height="[\d.]+pt"')
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(href="#|url\(#)([^")]+)')
@@ -97,7 +97,8 @@ def _to_svg(fig: Figure, title: str) -> str:
     with matplotlib.rc_context(_RC):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     svg = _PROLOGUE.sub("", buf.getvalue(), count=1)
-    svg = _METADATA.sub("", _SIZE.sub("", _XMLNS.sub("", svg)))
+    # Width kept (text at its drawn size; CSS shrinks it to fit), height follows the viewBox.
+    svg = _METADATA.sub("", _HEIGHT.sub("", _XMLNS.sub("", svg)))
     # Ids named after the chart's content: unique across a page's charts, and stable.
     prefix = "c" + hashlib.sha256(svg.encode()).hexdigest()[:8] + "-"
     svg = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)

@@ -31,7 +31,7 @@ h3 { margin:18px 0 6px; font-size:15px; }
 .charts { display:grid; grid-template-columns:repeat(auto-fill,minmax(460px,1fr)); gap:16px; }
 figure { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px; }
 figcaption { color:var(--muted); font-size:12px; margin-top:4px; }
-svg.chart { width:100%; height:auto; display:block; }
+svg.chart { max-width:100%; height:auto; display:block; margin:0 auto; }
 table.t { border-collapse:collapse; margin:6px 0; font-size:13px; }
 table.t th, table.t td { border-bottom:1px solid var(--line); padding:4px 10px; text-align:left;
   vertical-align:top; }
