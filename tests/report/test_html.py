@@ -353,3 +353,10 @@ def test_write_html_report_reads_the_run_directory(tmp_path: Path) -> None:
     assert n_lines == 16
     assert html.count('<details class="session"') == n_lines
     assert len(json.loads(blob_text(html))) == n_lines
+
+
+def test_the_page_is_the_same_bytes_for_the_same_sessions_in_any_order() -> None:
+    html, records = page()
+    summary = summarize(records, BUCKETS, seed=1, n_resamples=200)
+    again = render_html(summary, list(reversed(records)), f"run {INJECTED}")
+    assert again == html
