@@ -96,17 +96,24 @@ def main() -> None:
         def simulator(setup: SessionSetup) -> UserSimulator:
             return TimedSimulator(make_sim(setup), clock)
 
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         records = anyio.run(execute, plan, lambda r: None, target, simulator)
         wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started
 
     parts = clock.seconds
     engine = wall - sum(parts.values())
     print(f"sessions            {len(records)}")
     print(f"agent turns         {clock.agent_turns}")
     print(f"wall                {wall:.3f} s (one process, one core)")
-    print(f"sessions/s          {len(records) / wall:,.0f}")
-    print(f"agent turns/s       {clock.agent_turns / wall:,.0f}   (target >= 5,000)")
+    print(f"cpu                 {cpu:.3f} s (this process; other load on the machine excluded)")
+    print(
+        f"sessions/s          {len(records) / wall:,.0f} wall, {len(records) / cpu:,.0f} per cpu-s"
+    )
+    print(
+        f"agent turns/s       {clock.agent_turns / wall:,.0f} wall, "
+        f"{clock.agent_turns / cpu:,.0f} per cpu-s   (target >= 5,000 on one core)"
+    )
     print("where the wall time goes:")
     for name, seconds in [*parts.items(), ("engine (loop, records, disk)", engine)]:
         print(f"  {name:<30} {seconds / wall:6.1%}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import secrets
@@ -185,6 +186,11 @@ async def execute(
         async def runner(job: SessionJob) -> SessionRecord:
             return await run_session(job, make_target, make_simulator, limits, judge=roles.judge)
 
+        # Records and transcripts pile up for the whole run; the default thresholds
+        # make the collector rescan them over and over (it dominated profiles).
+        gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(50_000, 50, 1_000)
         try:
             await run_jobs(
                 plan.pending,
@@ -194,6 +200,8 @@ async def execute(
                 should_start=lambda: not roles.budget.exhausted,
             )
         finally:
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
             await roles.aclose()
     order = {j.key: i for i, j in enumerate(plan.jobs)}
     return sorted(records, key=lambda r: order.get(r.key, len(order)))
