@@ -193,18 +193,9 @@ class _Progress:
 
 
 def _write_reports(run_dir: Path, records: Sequence[Any], console: Console | None) -> None:
-    from simlab.report import render_markdown, render_terminal, summarize
-    from simlab.spec import Suite
-    from simlab.store import REPORT_FILE, SUMMARY_FILE, read_run_info, write_atomic, write_json
+    from simlab.report import render_terminal, write_run_reports
 
-    info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
-    summary = summarize(records, suite.buckets, suite.seed)
-    summary["run_id"] = info["run_id"]
-    write_json(run_dir / SUMMARY_FILE, summary)
-    write_atomic(
-        run_dir / REPORT_FILE, render_markdown(summary, title=f"simlab run {info['run_id']}")
-    )
+    summary = write_run_reports(run_dir, records)
     if console is not None:
         render_terminal(summary, console)
 

@@ -15,10 +15,18 @@ from simlab.report._charts import (
 from simlab.report._html import EXTRA_CHARTS, HTML_REPORT_FILE, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._markdown import escape_cell, render_markdown
+from simlab.report._run_reports import (
+    BRITTLENESS_FILE,
+    DIAGNOSIS_FILE,
+    analysis_charts,
+    write_run_reports,
+)
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._terminal import render_terminal
 
 __all__ = [
+    "BRITTLENESS_FILE",
+    "DIAGNOSIS_FILE",
     "EXTRA_CHARTS",
     "HTML_REPORT_FILE",
     "SUMMARY_SCHEMA_VERSION",
@@ -27,6 +35,7 @@ __all__ = [
     "PointCI",
     "RateCI",
     "SurvivalStep",
+    "analysis_charts",
     "aptitude_unreliability_chart",
     "confusion_chart",
     "escape_cell",
@@ -42,4 +51,5 @@ __all__ = [
     "survival_chart",
     "transition_heatmap_chart",
     "write_html_report",
+    "write_run_reports",
 ]

@@ -1,0 +1,79 @@
+"""Every report of a run directory, written from its files: summary.json, report.md, report.html.
+
+Analyses that ran on the run (``diagnosis.json``, ``brittleness.json``) add
+their charts to the HTML report when present.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from simlab.report._html import write_html_report
+from simlab.report._markdown import render_markdown
+from simlab.report._summary import summarize
+from simlab.spec import Suite
+from simlab.store import (
+    REPORT_FILE,
+    SUMMARY_FILE,
+    SessionRecord,
+    read_run_info,
+    read_sessions,
+    write_atomic,
+    write_json,
+)
+
+DIAGNOSIS_FILE = "diagnosis.json"
+BRITTLENESS_FILE = "brittleness.json"
+
+
+def write_run_reports(
+    run_dir: Path, records: Sequence[SessionRecord] | None = None
+) -> dict[str, Any]:
+    """Write the run's summary and reports; return the summary.
+
+    ``records`` saves re-reading ``sessions.jsonl`` when the caller has them.
+    """
+    info = read_run_info(run_dir)
+    if records is None:
+        records = read_sessions(run_dir).records
+    suite = Suite.model_validate(info["suite"])
+    summary = summarize(records, suite.buckets, suite.seed)
+    summary["run_id"] = info["run_id"]
+    write_json(run_dir / SUMMARY_FILE, summary)
+    title = f"simlab run {info['run_id']}"
+    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
+    write_html_report(run_dir, summary=summary, records=records, extras=analysis_charts(run_dir))
+    return summary
+
+
+def analysis_charts(run_dir: Path) -> dict[str, Any]:
+    """Chart data from the analyses saved in ``run_dir`` (none when absent)."""
+    extras: dict[str, Any] = {}
+    diagnosis = _read(run_dir / DIAGNOSIS_FILE)
+    if diagnosis is not None:
+        confusion = diagnosis["confusion"]
+        rows_diagnosed = confusion["matrix"]
+        extras["confusion"] = {  # the chart wants rows = the true cause
+            "labels": confusion["labels"],
+            "matrix": [list(col) for col in zip(*rows_diagnosed, strict=True)],
+        }
+        heatmap = diagnosis["heatmap"]
+        if heatmap["n"]:
+            extras["transitions"] = {
+                "from_states": heatmap["from_states"],
+                "to_states": heatmap["in_states"],
+                "counts": heatmap["counts"],
+            }
+    brittleness = _read(run_dir / BRITTLENESS_FILE)
+    if brittleness is not None and brittleness.get("curves"):
+        extras["survival"] = brittleness["curves"]
+    return extras
+
+
+def _read(path: Path) -> Any:
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
