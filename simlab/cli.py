@@ -13,6 +13,7 @@ import anyio
 from rich.console import Console
 
 from simlab.agents import TargetLoadError
+from simlab.llm import LLMError
 from simlab.spec import SpecError
 from simlab.store import RunDirError
 
@@ -40,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in e.problems:
             _eprint(f"  {p}")
         return EXIT_USAGE
-    except (RunDirError, TargetLoadError, FileNotFoundError) as e:
+    except (RunDirError, TargetLoadError, FileNotFoundError, LLMError) as e:
         _eprint(f"error: {e}")
         return EXIT_USAGE
 

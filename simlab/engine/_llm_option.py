@@ -3,7 +3,9 @@
 ``--llm anthropic`` (or ``anthropic:MODEL``) makes every role an LLM: the
 simulated user, the judge, and the target — a reference target becomes the
 shipped LLM booking agent. ``--llm user=local`` or ``agent=openai:MODEL`` or
-``judge=anthropic`` sets one role. Several values apply in order.
+``judge=anthropic`` sets one role. Several values apply in order. A value
+changes the backend (and the model, when given) of the spec already in force,
+so what the suite file sets (``record_dir``, ``timeout_s``, limits) is kept.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ BOOKING_AGENT = Path(__file__).resolve().parents[1] / "agents" / "data" / "booki
 """The LLM booking agent a reference target becomes under ``--llm``."""
 
 
-def parse_llm_value(value: str) -> tuple[str | None, LLMSpec]:
-    """``[ROLE=]BACKEND[:MODEL]`` -> (role or None for every role, spec)."""
+def parse_llm_value(value: str) -> tuple[str | None, str, str | None]:
+    """``[ROLE=]BACKEND[:MODEL]`` -> (role or None for every role, backend, model)."""
     role: str | None = None
     if "=" in value:
         role, value = value.split("=", 1)
@@ -34,23 +36,40 @@ def parse_llm_value(value: str) -> tuple[str | None, LLMSpec]:
         raise _problem(
             f"--llm {value!r}: unknown backend {backend!r}; choose one of {', '.join(backends)}"
         )
-    spec = LLMSpec.model_validate({"backend": backend, "model": model or None})
-    return role, spec
+    return role, backend, model or None
 
 
 def apply_llm_options(suite: Suite, values: Sequence[str]) -> Suite:
     """The suite with each ``--llm`` value applied, in order."""
     for value in values:
-        role, spec = parse_llm_value(value)
-        suite = _apply(suite, role, spec)
+        role, backend, model = parse_llm_value(value)
+        suite = _apply(suite, role, backend, model)
     return suite
 
 
-def _apply(suite: Suite, role: str | None, spec: LLMSpec) -> Suite:
+def _role_llm(suite: Suite, role: str) -> LLMSpec | None:
+    current = {
+        "user": getattr(suite.simulator, "llm", None),
+        "agent": getattr(suite.target, "llm", None),
+        "judge": suite.judge.llm if suite.judge is not None else None,
+    }[role]
+    return current or suite.llm
+
+
+def _merged(base: LLMSpec | None, backend: str, model: str | None) -> LLMSpec:
+    if base is None:
+        return LLMSpec.model_validate({"backend": backend, "model": model})
+    same = base.backend == backend
+    return base.model_copy(
+        update={"backend": backend, "model": model or (base.model if same else None)}
+    )
+
+
+def _apply(suite: Suite, role: str | None, backend: str, model: str | None) -> Suite:
     update: dict[str, object] = {}
     if role is None:
-        update["llm"] = spec
-    role_spec = None if role is None else spec
+        update["llm"] = _merged(suite.llm, backend, model)
+    role_spec = None if role is None else _merged(_role_llm(suite, role), backend, model)
     if role in (None, "user"):
         update["simulator"] = LLMSimulator(llm=role_spec)
     if role in (None, "judge"):

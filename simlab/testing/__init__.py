@@ -17,6 +17,7 @@ from simlab.testing._cli import cli_main
 from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
 from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
 from simlab.testing._responders import Responder, default_responder, echo, rule_based, scripted
+from simlab.testing._roleplay import Roleplay, roleplay
 from simlab.testing._server import FakeProvider
 from simlab.testing._stats import FakeProviderStats
 
@@ -33,10 +34,12 @@ __all__ = [
     "PromptCache",
     "PromptSegment",
     "Responder",
+    "Roleplay",
     "cli_main",
     "count_tokens",
     "default_responder",
     "echo",
+    "roleplay",
     "rule_based",
     "scripted",
 ]

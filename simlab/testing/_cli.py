@@ -10,9 +10,15 @@ from collections.abc import Sequence
 
 from simlab.testing._config import FakeProviderConfig, FaultMix
 from simlab.testing._responders import Responder, default_responder, echo
+from simlab.testing._roleplay import Roleplay, roleplay
 from simlab.testing._server import FakeProvider
 
-_RESPONDERS: dict[str, Responder] = {"default": default_responder, "echo": echo}
+_RESPONDERS: dict[str, Responder] = {
+    "default": default_responder,
+    "echo": echo,
+    "roleplay": roleplay,
+    "roleplay-v1": Roleplay("v1"),
+}
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -20,6 +20,23 @@ def test_one_role_at_a_time_keeps_the_others() -> None:
     assert suite.target.kind == "reference" and suite.judge is None and suite.llm is None
 
 
+def test_a_value_keeps_what_the_suite_file_set() -> None:
+    suite = Suite.model_validate(
+        {"llm": {"backend": "anthropic", "record_dir": "rec", "timeout_s": 5}}
+    )
+    replayed = apply_llm_options(suite, ["replay"])
+    assert replayed.llm is not None
+    assert (replayed.llm.backend, str(replayed.llm.record_dir), replayed.llm.timeout_s) == (
+        "replay",
+        "rec",
+        5,
+    )
+    judge_only = apply_llm_options(suite, ["judge=openai:gpt-x"])
+    assert judge_only.judge is not None and judge_only.judge.llm is not None
+    assert (judge_only.judge.llm.backend, judge_only.judge.llm.model) == ("openai", "gpt-x")
+    assert judge_only.judge.llm.timeout_s == 5
+
+
 def test_agent_role_needs_a_target_with_a_model() -> None:
     suite = Suite.model_validate({"target": "my.mod:reply"})
     with pytest.raises(SpecError, match="has no model to set"):

@@ -1,0 +1,129 @@
+"""A responder that plays simlab's own LLM roles well enough for end-to-end runs.
+
+With it, ``simlab fake-provider --responder roleplay`` stands in for a real
+model behind every role of a suite run with ``--llm``:
+
+* the simulated user says the plan's plain version (the turn prompt carries it),
+  in the JSON the LLM simulator asks for;
+* the booking agent is played by the reference agent ``v2`` over the user
+  messages in the request, answering in the LLM agent's JSON reply format
+  (tool calls first, then the final text once the tool results come back);
+* the judge gets the rubric's own example verdict (the default responder).
+
+It couples the fake provider to simlab's prompt files on purpose: it exists
+to exercise simlab's real LLM path offline, not to model any provider.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Coroutine
+from typing import Any
+
+from simlab.testing._request import FakeRequest
+from simlab.testing._responders import default_responder
+
+_PLAIN = re.compile(r"^Plain version: (.*)$", re.MULTILINE)
+_FACTS = re.compile(
+    r"these facts \(id: what to say\):\n(.*?)\nPlain version:", re.DOTALL | re.MULTILINE
+)
+_AGENT_MARKER = "Only the text of your last answer in a turn reaches the user."
+_TOOL_RESULTS = "Tool results (JSON):"
+_SECTION_HEADERS = (
+    "What the user has told you so far (their own words, by turn):",
+    "Reminder of the rules you must follow:",
+)
+
+
+class Roleplay:
+    """The responder; ``agent_version`` picks the reference agent that plays the agent.
+
+    ``v1`` (with its defects) makes longer, failing conversations; ``v2`` correct ones.
+    """
+
+    def __init__(self, agent_version: str = "v2") -> None:
+        self.agent_version = agent_version
+
+    def __call__(self, request: FakeRequest) -> str:
+        """Answer as whichever simlab role sent ``request``."""
+        last = request.messages[-1].text if request.messages else ""
+        plain = _PLAIN.search(last)
+        if plain is not None:
+            return _user_turn(last, plain.group(1))
+        if _AGENT_MARKER in request.system:
+            return _agent_turn(request, self.agent_version)
+        return default_responder(request)
+
+
+roleplay = Roleplay("v2")
+"""Plays the agent with the reference agent v2."""
+
+
+def _user_turn(prompt: str, draft: str) -> str:
+    facts = _FACTS.search(prompt)
+    ids = []
+    if facts is not None:
+        ids = [line.split(":", 1)[0].strip() for line in facts.group(1).splitlines() if ":" in line]
+    return json.dumps({"response": draft, "disclosed": [i for i in ids if i and " " not in i]})
+
+
+def _agent_turn(request: FakeRequest, version: str) -> str:
+    from simlab.agents.reference import reference_agent  # the agent is played, lazily
+
+    user_texts = [
+        _strip_sections(m.text)
+        for m in request.messages
+        if m.role == "user" and not m.text.startswith(_TOOL_RESULTS)
+    ]
+    reply = _replay(reference_agent(version, 0), user_texts)
+    last = request.messages[-1].text if request.messages else ""
+    if last.startswith(_TOOL_RESULTS):
+        results = json.loads(last[len(_TOOL_RESULTS) :])
+        return json.dumps({"text": _with_their_values(reply, results), "tool_calls": []})
+    if reply.tool_calls:
+        calls = [{"name": c.name, "args": c.args} for c in reply.tool_calls]
+        return json.dumps({"text": "", "tool_calls": calls})
+    return json.dumps({"text": reply.text, "tool_calls": []})
+
+
+def _replay(agent: Any, user_texts: list[str]) -> Any:
+    from simlab.agents import SessionContext
+    from simlab.transcript import Message
+
+    history: list[Message] = []
+    reply = None
+    for turn, text in enumerate(user_texts, start=1):
+        history.append(Message(role="user", text=text))
+        reply = _finish(agent.reply(history, SessionContext("roleplay", 0, turn)))
+        history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
+    return reply
+
+
+def _finish(coro: Coroutine[Any, Any, Any]) -> Any:
+    # The reference agent never awaits; running its coroutine to completion here keeps
+    # the fake server's event loop out of it (a responder is a plain function).
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("the played agent awaited; roleplay needs an agent that does not")
+
+
+def _with_their_values(reply: Any, results: list[dict[str, Any]]) -> str:
+    """The played agent's text, with its own booking codes swapped for the tools' ones."""
+    text: str = reply.text
+    for mine, theirs in zip(reply.tool_calls, results, strict=False):
+        if isinstance(mine.result, dict) and isinstance(theirs.get("result"), dict):
+            for field in ("reference", "total_price", "amount", "fee"):
+                a, b = mine.result.get(field), theirs["result"].get(field)
+                if a is not None and b is not None and str(a) != str(b):
+                    text = text.replace(str(a), str(b))
+    return text
+
+
+def _strip_sections(text: str) -> str:
+    for header in _SECTION_HEADERS:
+        text = text.split("\n\n" + header, 1)[0].split(header, 1)[0]
+    return text.strip()

@@ -1,0 +1,136 @@
+"""Every role on a real LLM path, over loopback HTTP, with no provider reachable.
+
+The fake provider (simlab.testing) answers as simlab's roles (roleplay
+responder); the anthropic SDK talks to it through ANTHROPIC_BASE_URL, as it
+would to the real API. Faults, replay and secrets are checked on the same path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from simlab.testing import FakeProvider, FakeProviderConfig, FaultMix, roleplay
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "sk-ant-test-DO-NOT-LEAK-0123456789"
+
+
+def suite(tmp: Path, **extra: object) -> Path:
+    body = {
+        "seed": 4,
+        "reps": 1,
+        "personas": ["terse_en", "fickle_vi", "nodiacritics_vi"],
+        "goals": ["one_way", "refund"],
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+        **extra,
+    }
+    path = tmp / "suite.yaml"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "run", *args, "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+def records(out: Path) -> list[dict]:  # type: ignore[type-arg]
+    (run_dir,) = list(out.iterdir())
+    lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    with FakeProvider(FakeProviderConfig(), roleplay).serve_in_thread() as url:
+        yield url
+
+
+def env_for(url: str) -> dict[str, str]:
+    return {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": SECRET}
+
+
+def test_every_role_on_anthropic(tmp_path: Path, server: str) -> None:
+    out = tmp_path / "out"
+    proc = run([str(suite(tmp_path)), "--llm", "anthropic", "--out", str(out)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    got = records(out)
+    assert len(got) == 3 * 2 * 2
+    assert all(r["status"] == "ok" for r in got), [r["error"] for r in got]
+    assert all(set(r["meta"]["llm"]) == {"user", "agent", "judge"} for r in got)
+    assert all(r["cost_usd"] > 0 and r["usage"]["calls"] >= 3 for r in got)
+    assert all("judge" in r["checks"] for r in got)
+    (run_dir,) = list(out.iterdir())
+    info = json.loads((run_dir / "run.json").read_text())
+    assert set(info["models"]) == {"user", "agent", "judge"}
+    assert info["pricing"]
+
+
+def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
+    config = FakeProviderConfig(
+        fault_rate=0.2,
+        fault_mix=FaultMix(rate_limit=1, overloaded=1, server_error=1, timeout=0.3),
+        retry_after_s=0.05,
+        timeout_hang_s=2.0,
+        seed=7,
+    )
+    llm = {"backend": "anthropic", "timeout_s": 1.0, "backoff_base_s": 0.01, "backoff_cap_s": 0.1}
+    with FakeProvider(config, roleplay).serve_in_thread() as url:
+        out = tmp_path / "out"
+        path = suite(tmp_path, llm=llm)
+        proc = run([str(path), "--llm", "anthropic", "--out", str(out)], env_for(url))
+    assert proc.returncode == 0, proc.stderr
+    got = records(out)
+    assert len(got) == 12  # every session is there, graded or errored with its reason
+    assert all(r["status"] == "ok" or r["stop_reason"] for r in got)
+    assert sum(r["meta"].get("retries", 0) for r in got) > 0
+    (run_dir,) = list(out.iterdir())
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["errors"]["retries"] == sum(r["meta"].get("retries", 0) for r in got)
+
+
+def test_replay_needs_no_provider(tmp_path: Path, server: str) -> None:
+    cache = tmp_path / "cache"
+    recorded = {"backend": "anthropic", "record_dir": str(cache)}
+    first = tmp_path / "first"
+    proc = run(
+        [str(suite(tmp_path, llm=recorded)), "--llm", "anthropic", "--out", str(first)],
+        env_for(server),
+    )
+    assert proc.returncode == 0, proc.stderr
+    # No server now: every call must come from the recording.
+    replayed = {"backend": "replay", "record_dir": str(cache)}
+    offline = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")}
+    second = tmp_path / "second"
+    path = suite(tmp_path, llm=replayed)
+    proc = run([str(path), "--llm", "replay", "--out", str(second)], offline)
+    assert proc.returncode == 0, proc.stderr
+    a = {json.dumps(r["key"]): r["transcript"] for r in records(first)}
+    b = {json.dumps(r["key"]): r["transcript"] for r in records(second)}
+    assert a == b
+
+
+def test_no_key_anywhere_in_results(tmp_path: Path, server: str) -> None:
+    out = tmp_path / "out"
+    proc = run([str(suite(tmp_path)), "--llm", "anthropic", "--out", str(out)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert written
+    for path in written:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert SECRET not in text, path
+        assert "authorization" not in text.lower() or "Bearer" not in text, path
+    assert SECRET not in proc.stdout + proc.stderr
