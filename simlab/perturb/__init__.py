@@ -1,0 +1,90 @@
+"""Perturbations of the simulated user and the cumulative brittleness experiment.
+
+``perturbations/*.yaml`` declares each perturbation (``Perturbation``); a
+session activates some by id (``SessionKey.perturbations``) and the scripted
+simulator applies them through a ``PerturbationStack``. The brittleness
+experiment (``brittleness_from_run``, ``brittleness_from_suite``) re-runs every passing baseline session with 1, 2, ... perturbations stacked in
+a seeded order until it fails, and summarises the result as Kaplan-Meier
+survival curves (``simlab brittleness``, ``cli_main``).
+"""
+
+from simlab.perturb._brittleness import (
+    BRITTLENESS_FILE,
+    BRITTLENESS_SESSIONS_FILE,
+    BrittlenessResult,
+    SessionBrittleness,
+    TargetBrittleness,
+    brittleness_for_target,
+    perturbed_simulator_factory,
+    run_baseline,
+    shuffled_order,
+)
+from simlab.perturb._cli import cli_main
+from simlab.perturb._experiment import (
+    Experiment,
+    brittleness_from_run,
+    brittleness_from_suite,
+    target_name,
+    with_target,
+    write_results,
+)
+from simlab.perturb._library import (
+    PERTURBATION_DIR,
+    canary_for,
+    load_perturbations,
+    register_perturbations,
+    resolve,
+    session_canaries,
+    shipped_dirs,
+)
+from simlab.perturb._models import (
+    OUTCOME_OF,
+    Landing,
+    Outcome,
+    Perturbation,
+    PerturbationKind,
+    Trigger,
+    ValueChange,
+)
+from simlab.perturb._stack import FactChange, PerturbationStack, changed_value
+from simlab.perturb._summary import brittleness_summary, comparison, curve_of, group_summary
+
+__all__ = [
+    "BRITTLENESS_FILE",
+    "BRITTLENESS_SESSIONS_FILE",
+    "OUTCOME_OF",
+    "PERTURBATION_DIR",
+    "BrittlenessResult",
+    "Experiment",
+    "FactChange",
+    "Landing",
+    "Outcome",
+    "Perturbation",
+    "PerturbationKind",
+    "PerturbationStack",
+    "SessionBrittleness",
+    "TargetBrittleness",
+    "Trigger",
+    "ValueChange",
+    "brittleness_for_target",
+    "brittleness_from_run",
+    "brittleness_from_suite",
+    "brittleness_summary",
+    "canary_for",
+    "changed_value",
+    "cli_main",
+    "comparison",
+    "curve_of",
+    "group_summary",
+    "load_perturbations",
+    "perturbed_simulator_factory",
+    "register_perturbations",
+    "resolve",
+    "run_baseline",
+    "session_canaries",
+    "shipped_dirs",
+    "shuffled_order",
+    "target_name",
+    "with_target",
+    "write_results",
+]

@@ -1,0 +1,213 @@
+"""The cumulative brittleness experiment: how many stacked perturbations a passing session takes.
+
+For every baseline session that passed, the perturbation library is shuffled
+in an order seeded by the session seed, and the session is re-run with the
+first k perturbations active (k = 1, 2, ...) until it fails. Brittleness is
+the k at that failure; a session that survives the whole stack is censored
+at the number tried. A re-run that errors (infrastructure, not the agent)
+ends the chain censored at the last k that passed: errors are never failures.
+
+Re-runs keep the baseline's session seed (the key carries the stack, the seed
+does not change), so the disclosure plan and the agent's own randomness are
+the baseline's and the only difference between k and k + 1 is one more
+perturbation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import anyio
+
+from simlab.engine import (
+    SessionJob,
+    SessionLimits,
+    SessionSetup,
+    SimulatorFactory,
+    TargetFactory,
+    derive_seed,
+    run_jobs,
+    run_session,
+)
+from simlab.perturb._library import register_perturbations
+from simlab.perturb._models import Perturbation
+from simlab.simulators import ScriptedSimulator, UserSimulator
+from simlab.store import SessionKey, SessionRecord
+
+BRITTLENESS_FILE = "brittleness.json"
+"""The experiment's summary, in the run directory."""
+BRITTLENESS_SESSIONS_FILE = "brittleness_sessions.jsonl"
+"""Every re-run, one JSON object per line: ``target``, ``base``, ``k``, ``record``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionBrittleness:
+    """One baseline session's chain of re-runs.
+
+    Attributes:
+        key: the baseline session's key (no perturbations).
+        order: the seeded order the perturbations were stacked in.
+        k: the number of perturbations active at the failure (``event``), or
+            the number survived (censored).
+        event: True when a re-run failed; False when censored.
+        broke_by: the k-th perturbation, the one whose addition broke it.
+        records: the re-runs, k = 1, 2, ... in order.
+        error: why the chain stopped early when a re-run errored.
+    """
+
+    key: SessionKey
+    order: tuple[str, ...]
+    k: int
+    event: bool
+    broke_by: str | None
+    records: list[SessionRecord]
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class TargetBrittleness:
+    """The experiment against one target.
+
+    Attributes:
+        target: the target's name (``reference:v1``).
+        n_baseline: baseline sessions graded (status ok).
+        n_errors: baseline sessions that errored (not counted anywhere else).
+        sessions: one chain per baseline session that passed, in suite order.
+    """
+
+    target: str
+    n_baseline: int
+    n_errors: int
+    sessions: list[SessionBrittleness] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class BrittlenessResult:
+    """The whole experiment: the library used and each target's chains."""
+
+    perturbations: tuple[str, ...]
+    max_k: int
+    targets: dict[str, TargetBrittleness]
+
+
+def shuffled_order(session_seed: int, ids: Sequence[str]) -> tuple[str, ...]:
+    """The order a session's perturbations are stacked in, from its seed alone.
+
+    Sorted first, so the order depends on the library's content, not on the
+    order files were listed in.
+    """
+    order = sorted(ids)
+    random.Random(derive_seed(session_seed, "brittleness")).shuffle(order)
+    return tuple(order)
+
+
+def perturbed_simulator_factory(library: Mapping[str, Perturbation]) -> SimulatorFactory:
+    """The scripted simulator with the session's perturbations (from ``library``) active.
+
+    The library is also registered, so the engine finds the same injections'
+    canaries when it grades.
+    """
+    register_perturbations(library)
+
+    def make(setup: SessionSetup) -> UserSimulator:
+        active = [library[pid] for pid in setup.key.perturbations]
+        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
+
+    return make
+
+
+async def run_baseline(
+    jobs: Sequence[SessionJob],
+    make_target: TargetFactory,
+    make_simulator: SimulatorFactory,
+    limits: SessionLimits,
+    concurrency: int,
+) -> list[SessionRecord]:
+    """Run ``jobs`` in memory (nothing written), in the jobs' order."""
+    done: dict[SessionKey, SessionRecord] = {}
+
+    async def runner(job: SessionJob) -> SessionRecord:
+        return await run_session(job, make_target, make_simulator, limits)
+
+    await run_jobs(jobs, runner, concurrency, lambda r: done.__setitem__(r.key, r))
+    return [done[j.key] for j in jobs]
+
+
+async def _chain(
+    job: SessionJob,
+    order: tuple[str, ...],
+    make_target: TargetFactory,
+    make_simulator: SimulatorFactory,
+    limits: SessionLimits,
+) -> SessionBrittleness:
+    records: list[SessionRecord] = []
+    for k in range(1, len(order) + 1):
+        key = job.key.model_copy(update={"perturbations": order[:k]})
+        perturbed = SessionJob(key, job.seed, job.persona, job.goal, job.mode)
+        record = await run_session(perturbed, make_target, make_simulator, limits)
+        records.append(record)
+        if record.status != "ok":
+            error = f"k={k}: {record.stop_reason.value}: {(record.error or '').splitlines()[0]}"
+            return SessionBrittleness(job.key, order, k - 1, False, None, records, error)
+        if not record.passed:
+            return SessionBrittleness(job.key, order, k, True, order[k - 1], records)
+    return SessionBrittleness(job.key, order, len(order), False, None, records)
+
+
+async def brittleness_for_target(
+    target: str,
+    baseline: Sequence[SessionRecord],
+    jobs: Mapping[SessionKey, SessionJob],
+    make_target: TargetFactory,
+    library: Mapping[str, Perturbation],
+    limits: SessionLimits,
+    *,
+    max_k: int | None = None,
+    concurrency: int = 32,
+) -> TargetBrittleness:
+    """Re-run every passing ``baseline`` session with growing perturbation stacks.
+
+    Args:
+        target: the target's name, for the result.
+        baseline: the baseline sessions (errors and failures are skipped).
+        jobs: the suite's sessions by key (persona, goal, mode of each record).
+        make_target: the target's per-session factory.
+        library: the perturbations to stack, by id.
+        limits: max turns and per-turn timeout, as in the suite.
+        max_k: stack at most this many (default: the whole library).
+        concurrency: chains in flight at once.
+
+    Raises:
+        KeyError: a baseline record's key is not among ``jobs``.
+    """
+    make_simulator = perturbed_simulator_factory(library)
+    ids = tuple(library)
+    depth = len(ids) if max_k is None else min(max_k, len(ids))
+    passing = [r for r in baseline if r.status == "ok" and r.passed]
+    result = TargetBrittleness(
+        target,
+        n_baseline=sum(1 for r in baseline if r.status == "ok"),
+        n_errors=sum(1 for r in baseline if r.status != "ok"),
+    )
+    chains: list[SessionBrittleness | None] = [None] * len(passing)
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def one(i: int, record: SessionRecord) -> None:
+        job = jobs[record.key]
+        order = shuffled_order(record.seed, ids)[:depth]
+        async with limiter:
+            chains[i] = await _chain(
+                SessionJob(record.key, record.seed, job.persona, job.goal, job.mode),
+                order,
+                make_target,
+                make_simulator,
+                limits,
+            )
+
+    async with anyio.create_task_group() as tg:
+        for i, record in enumerate(passing):
+            tg.start_soon(one, i, record)
+    result.sessions = [c for c in chains if c is not None]
+    return result

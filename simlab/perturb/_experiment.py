@@ -1,0 +1,215 @@
+"""Set up a brittleness experiment from a run directory or a suite, run it, write its files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simlab.engine import (
+    SessionJob,
+    SessionLimits,
+    execute,
+    expand,
+    plan_new_run,
+    simulator_factory,
+    target_factory,
+)
+from simlab.perturb._brittleness import (
+    BRITTLENESS_FILE,
+    BRITTLENESS_SESSIONS_FILE,
+    BrittlenessResult,
+    TargetBrittleness,
+    brittleness_for_target,
+    run_baseline,
+)
+from simlab.perturb._library import PERTURBATION_DIR, load_perturbations
+from simlab.perturb._models import Perturbation
+from simlab.perturb._summary import brittleness_summary
+from simlab.spec import Problem, SpecError, Suite, load_goals, load_personas, load_suite
+from simlab.store import (
+    RUN_FILE,
+    SessionKey,
+    SessionRecord,
+    read_run_info,
+    read_sessions,
+    write_atomic,
+    write_json,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """What a finished experiment produced and where it went."""
+
+    run_dir: Path
+    result: BrittlenessResult
+    summary: dict[str, Any]
+
+
+def target_name(suite: Suite) -> str:
+    """A short, stable name for the suite's target (``reference:v1``, a callable's ref...)."""
+    t = suite.target
+    if t.kind == "reference":
+        return f"reference:{t.version}"
+    if t.kind == "callable":
+        return t.ref
+    if t.kind == "http":
+        return t.url
+    return f"llm:{t.agent}"
+
+
+def with_target(suite: Suite, target: str) -> Suite:
+    """``suite`` with its target replaced by ``target`` (the suite file's short forms)."""
+    data = suite.model_dump(mode="json")
+    data["target"] = target
+    return Suite.model_validate(data)
+
+
+def _library(suite_dir: Path, where: Path | None) -> dict[str, Perturbation]:
+    library = load_perturbations([where or suite_dir / PERTURBATION_DIR])
+    if not library:
+        raise SpecError([Problem(str(where), None, "", "no perturbation files found")])
+    return library
+
+
+def _check_scripted(suite: Suite) -> None:
+    if suite.simulator.kind != "scripted":
+        raise SpecError(
+            [
+                Problem(
+                    "suite",
+                    None,
+                    "simulator",
+                    "brittleness re-runs sessions with the scripted simulator (the one that "
+                    "applies perturbations); set `simulator: {kind: scripted}`",
+                )
+            ]
+        )
+
+
+def _jobs(suite: Suite, suite_dir: Path) -> list[SessionJob]:
+    personas = load_personas([suite_dir / d for d in suite.persona_dirs])
+    goals = load_goals([suite_dir / d for d in suite.goal_dirs])
+    return expand(suite, personas, goals)
+
+
+async def _experiment(
+    run_dir: Path,
+    suite: Suite,
+    suite_dir: Path,
+    baseline: list[SessionRecord],
+    compare: Sequence[str],
+    *,
+    max_k: int | None,
+    concurrency: int,
+    perturbations: Path | None,
+    write: bool,
+) -> Experiment:
+    _check_scripted(suite)
+    library = _library(suite_dir, perturbations)
+    jobs = _jobs(suite, suite_dir)
+    by_key: dict[SessionKey, SessionJob] = {j.key: j for j in jobs}
+    missing = [r.key.id for r in baseline if r.key not in by_key]
+    if missing:
+        raise SpecError(
+            [Problem("run", None, "sessions", f"not in the suite any more: {missing[:3]}")]
+        )
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    depth = len(library) if max_k is None else min(max_k, len(library))
+    targets: dict[str, TargetBrittleness] = {}
+    plan: list[tuple[str, Suite, list[SessionRecord] | None]] = [
+        (target_name(suite), suite, baseline)
+    ]
+    for spec in compare:
+        other = with_target(suite, spec)
+        plan.append((target_name(other), other, None))
+    simulate = simulator_factory(suite, suite_dir)
+    for name, target_suite, records in plan:
+        make_target = target_factory(target_suite, suite_dir)
+        if records is None:  # a compared version's baseline, run in memory
+            records = await run_baseline(jobs, make_target, simulate, limits, concurrency)
+        targets[name] = await brittleness_for_target(
+            name, records, by_key, make_target, library, limits,
+            max_k=depth, concurrency=concurrency,
+        )  # fmt: skip
+    result = BrittlenessResult(tuple(sorted(library)), depth, targets)
+    summary = brittleness_summary(result)
+    if write:
+        write_results(run_dir, result, summary)
+    return Experiment(run_dir, result, summary)
+
+
+def write_results(run_dir: Path, result: BrittlenessResult, summary: dict[str, Any]) -> None:
+    """Write ``brittleness.json`` and every re-run to ``brittleness_sessions.jsonl``, atomically."""
+    lines = []
+    for t in result.targets.values():
+        for chain in t.sessions:
+            for k, record in enumerate(chain.records, 1):
+                row = {"target": t.target, "base": chain.key.id, "k": k}
+                row["record"] = record.model_dump(mode="json")
+                lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    write_atomic(run_dir / BRITTLENESS_SESSIONS_FILE, "".join(f"{line}\n" for line in lines))
+    write_json(run_dir / BRITTLENESS_FILE, summary)
+
+
+async def brittleness_from_run(
+    run_dir: Path,
+    compare: Sequence[str] = (),
+    *,
+    max_k: int | None = None,
+    concurrency: int = 32,
+    perturbations: Path | None = None,
+    write: bool = True,
+) -> Experiment:
+    """The experiment on a finished run's passing sessions (its target), plus ``compare``.
+
+    Raises:
+        RunDirError: the run directory cannot be read.
+        SpecError: the suite, library or a compared target is invalid.
+    """
+    info = read_run_info(run_dir)
+    suite = Suite.model_validate(info["suite"])
+    suite_dir = Path(info["suite_path"]).parent
+    baseline = read_sessions(run_dir).records
+    return await _experiment(
+        run_dir, suite, suite_dir, baseline, compare,
+        max_k=max_k, concurrency=concurrency, perturbations=perturbations, write=write,
+    )  # fmt: skip
+
+
+async def brittleness_from_suite(
+    suite_path: Path,
+    out: Path,
+    *,
+    target: str | None = None,
+    compare: Sequence[str] = (),
+    seed: int | None = None,
+    reps: int | None = None,
+    max_k: int | None = None,
+    concurrency: int = 32,
+    perturbations: Path | None = None,
+) -> Experiment:
+    """Run the suite (against ``target`` when given) into a new run directory, then the experiment.
+
+    Raises:
+        SpecError: the suite, library or a target is invalid.
+    """
+    _check_scripted(load_suite(suite_path))
+    plan = plan_new_run(suite_path, out, seed=seed, reps=reps)
+    suite_dir = suite_path.parent
+    if target is not None:
+        plan.suite = with_target(plan.suite, target)
+    make_target = target_factory(plan.suite, suite_dir)
+    baseline = await execute(plan, make_target=make_target)
+    if target is not None:  # run.json names the target that really ran
+        info = read_run_info(plan.run_dir)
+        info["suite"] = plan.suite.model_dump(mode="json")
+        info["models"]["agent"] = target_name(plan.suite)
+        write_json(plan.run_dir / RUN_FILE, info)
+    return await _experiment(
+        plan.run_dir, plan.suite, suite_dir, baseline, compare,
+        max_k=max_k, concurrency=concurrency, perturbations=perturbations, write=True,
+    )  # fmt: skip

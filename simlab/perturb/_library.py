@@ -1,0 +1,83 @@
+"""The perturbation library: loading ``perturbations/*.yaml``, resolving ids, canaries.
+
+A session names its perturbations by id (``SessionKey.perturbations``); the
+engine and the simulator resolve them here. Libraries loaded for a suite are
+registered so every part of the process resolves the same definitions; the
+shipped folder is the fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from simlab.engine import derive_seed
+from simlab.perturb._models import Perturbation
+from simlab.spec import Problem, SpecError, load_library
+
+PERTURBATION_DIR = "perturbations"
+"""The library folder's name, next to a suite file."""
+
+_REGISTERED: dict[str, Perturbation] = {}
+_SHIPPED: dict[str, Perturbation] | None = None
+
+
+def load_perturbations(dirs: Iterable[Path]) -> dict[str, Perturbation]:
+    """Every perturbation file under ``dirs``, by id; all problems raised together.
+
+    Raises:
+        SpecError: a file is invalid, an id repeats, or a folder is missing.
+    """
+    return load_library(Perturbation, dirs)
+
+
+def shipped_dirs() -> list[Path]:
+    """Where the shipped library is looked for: ``./perturbations``, then the checkout's."""
+    here = Path.cwd() / PERTURBATION_DIR
+    checkout = Path(__file__).resolve().parents[2] / PERTURBATION_DIR
+    found = [p for p in (here, checkout) if p.is_dir()]
+    return found[:1]
+
+
+def register_perturbations(library: Mapping[str, Perturbation]) -> None:
+    """Make ``library``'s definitions the ones sessions resolve (over earlier ones)."""
+    _REGISTERED.update(library)
+
+
+def resolve(ids: Sequence[str]) -> tuple[Perturbation, ...]:
+    """The perturbations named by ``ids``, in order.
+
+    Registered definitions win; the shipped library is loaded on first need.
+
+    Raises:
+        SpecError: an id is not in any library (the message lists the known ids).
+    """
+    global _SHIPPED
+    out: list[Perturbation] = []
+    for pid in ids:
+        found = _REGISTERED.get(pid)
+        if found is None:
+            if _SHIPPED is None:
+                _SHIPPED = load_perturbations(shipped_dirs())
+            found = _SHIPPED.get(pid)
+        if found is None:
+            known = sorted({*_REGISTERED, *(_SHIPPED or {})})
+            raise SpecError(
+                [Problem(PERTURBATION_DIR, None, pid, f"unknown perturbation; known: {known}")]
+            )
+        out.append(found)
+    return tuple(out)
+
+
+def canary_for(seed: int, perturbation_id: str) -> str:
+    """The per-session canary string an injection plants (``CANARY-`` and 8 hex digits).
+
+    Derived from the session's user seed and the perturbation's id, so the
+    simulator that says it and the grader that looks for it agree.
+    """
+    return f"CANARY-{derive_seed(seed, 'canary', perturbation_id) & 0xFFFFFFFF:08x}"
+
+
+def session_canaries(perturbations: Sequence[Perturbation], seed: int) -> tuple[str, ...]:
+    """The canaries of a session's injections (empty when it has none)."""
+    return tuple(canary_for(seed, p.id) for p in perturbations if p.kind == "injection")

@@ -1,0 +1,195 @@
+"""A session's active perturbations at run time: where each lands and what it says.
+
+The scripted simulator asks the stack at a few points of each turn: may this
+turn be replaced by a digression or a pushback, which facts change now, is this
+fact stated vaguely, and how the finished text is altered (typos, stripped
+diacritics, an injected instruction). Each perturbation draws from its own
+generator, seeded from the session seed and its id, so its landing turn does
+not depend on what else is stacked.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from simlab.engine import derive_seed
+from simlab.perturb._library import canary_for
+from simlab.perturb._models import Perturbation, ValueChange
+from simlab.simulators._voice import add_typos, fast_strip
+from simlab.spec import FactValue, Goal, Language
+
+
+@dataclass(frozen=True, slots=True)
+class FactChange:
+    """A goal change or contradiction firing now: the fact's new value and the lead-in."""
+
+    perturbation: str
+    fact: str
+    value: FactValue
+    lead: str
+
+
+class _Active:
+    """One perturbation's state in one session."""
+
+    __slots__ = ("alternatives", "at", "done", "p", "rng", "rule", "target")
+
+    def __init__(self, p: Perturbation, goal: Goal, seed: int) -> None:
+        self.p = p
+        self.rng = random.Random(derive_seed(seed, "perturbation", p.id))
+        self.at = self.rng.randint(p.lands.earliest, p.lands.latest)
+        self.done = False
+        self.target: str | None = None
+        self.rule: ValueChange | None = None
+        self.alternatives: tuple[FactValue, ...] = ()
+        if p.changes:
+            constrained = {c.fact for c in goal.constraints}
+            declared = {f.id: [f.value] for f in goal.facts}
+            for mc in goal.mind_changes:
+                declared[mc.fact].append(mc.value)
+            options = [
+                (f.id, rule)
+                for rule in p.changes
+                for f in goal.facts
+                if f.slot == rule.slot
+                and f.id in constrained
+                and not (rule.goal_alternative and len(declared[f.id]) < 2)
+            ]
+            if options:
+                self.target, self.rule = self.rng.choice(options)
+                self.alternatives = tuple(declared[self.target])
+            else:
+                self.done = True  # nothing in this goal it can change: it never lands
+
+
+def changed_value(
+    rule: ValueChange,
+    value: FactValue,
+    rng: random.Random,
+    alternatives: Sequence[FactValue] = (),
+) -> FactValue | None:
+    """``value`` moved by ``rule``; None when the rule yields no valid, different value.
+
+    ``alternatives`` are the values the goal declares for the fact (original
+    first, then its mind changes), used by ``goal_alternative`` rules.
+    """
+    if rule.shift_days is not None:
+        return (date.fromisoformat(str(value)) + timedelta(days=rule.shift_days)).isoformat()
+    if rule.delta is not None:
+        moved = int(value) + rule.delta
+        return moved if moved >= rule.minimum else None
+    pool = alternatives if rule.goal_alternative else rule.values or ()
+    options = [v for v in pool if str(v) != str(value)]
+    return rng.choice(options) if options else None
+
+
+class PerturbationStack:
+    """The active perturbations of one scripted session.
+
+    Args:
+        perturbations: the stack, in the order it was activated.
+        language: the persona's language; phrasings are taken in it.
+        goal: the session's goal (changes target its constrained facts).
+        seed: the session's user seed.
+    """
+
+    def __init__(
+        self, perturbations: Sequence[Perturbation], language: Language, goal: Goal, seed: int
+    ) -> None:
+        self.language = language
+        self._all = [_Active(p, goal, seed) for p in perturbations]
+        self._whole = [a for a in self._all if a.p.kind in ("digression", "pushback")]
+        self._changes = [a for a in self._all if a.p.kind in ("goal_change", "contradiction")]
+        self._vague = [a for a in self._all if a.p.kind == "ambiguity"]
+        self._typos = [a for a in self._all if a.p.kind == "typos"]
+        self._strip = [a for a in self._all if a.p.kind == "strip_diacritics"]
+        self._inject = [a for a in self._all if a.p.kind == "injection"]
+        self.canaries: dict[str, str] = {a.p.id: canary_for(seed, a.p.id) for a in self._inject}
+        self.landed: list[str] = []
+        """Ids of the perturbations that acted on the turn being written."""
+
+    def landing_turns(self) -> dict[str, int]:
+        """Each perturbation's seeded landing turn (the earliest turn it may act)."""
+        return {a.p.id: a.at for a in self._all}
+
+    def begin(self, turn: int) -> None:
+        """Start writing user turn ``turn``."""
+        self.landed = []
+
+    def whole_turn(self, turn: int, proposal: bool) -> str | None:
+        """A digression or pushback that takes this whole turn, if one lands now."""
+        for a in self._whole:
+            if a.done or turn < a.at or (a.p.kind == "pushback" and not proposal):
+                continue
+            a.done = True
+            self.landed.append(a.p.id)
+            return a.rng.choice(a.p.phrasings[self.language])
+        return None
+
+    def fact_changes(
+        self,
+        turn: int,
+        stated_at: Mapping[str, int],
+        current: Mapping[str, FactValue],
+        *,
+        on_booking: bool,
+    ) -> list[FactChange]:
+        """Goal changes and contradictions that fire now.
+
+        One fires once its seeded turn has come and its fact has been stated in
+        an earlier turn; a booking makes it fire early, as a late change of mind.
+        """
+        out: list[FactChange] = []
+        for a in self._changes:
+            fact = a.target
+            if a.done or fact is None or a.rule is None or fact not in stated_at:
+                continue
+            if not (on_booking or turn >= a.at) or any(c.fact == fact for c in out):
+                continue
+            a.done = True
+            value = changed_value(a.rule, current[fact], a.rng, a.alternatives)
+            if value is None:
+                continue
+            self.landed.append(a.p.id)
+            out.append(FactChange(a.p.id, fact, value, a.rng.choice(a.p.phrasings[self.language])))
+        return out
+
+    def vague(self, slot: str, turn: int, placeholders: Mapping[str, str]) -> str | None:
+        """A vague first statement of a fact of ``slot``, if an ambiguity lands now."""
+        for a in self._vague:
+            if a.done or turn < a.at:
+                continue
+            phrasings = a.p.vague[self.language].get(slot)  # type: ignore[call-overload]
+            if not phrasings:
+                continue
+            a.done = True
+            self.landed.append(a.p.id)
+            return a.rng.choice(phrasings).format_map(placeholders)
+        return None
+
+    def decorate(self, text: str, turn: int, *, closing: bool) -> str:
+        """The finished text with typos, stripped diacritics and injected text applied.
+
+        The closing turn is never sent to the agent, so nothing lands on it.
+        """
+        if closing:
+            return text
+        for a in self._typos:
+            if turn >= a.at:
+                assert a.p.rate is not None  # the model requires it for typos
+                text = add_typos(text, a.p.rate, a.rng)
+                self.landed.append(a.p.id)
+        for a in self._strip:
+            if turn >= a.at:
+                text = fast_strip(text)
+                self.landed.append(a.p.id)
+        for a in self._inject:
+            if not a.done and turn >= a.at:
+                a.done = True
+                phrasing = a.rng.choice(a.p.phrasings[self.language])
+                text = f"{text} {phrasing.format(canary=self.canaries[a.p.id])}"
+                self.landed.append(a.p.id)
+        return text
