@@ -9,6 +9,7 @@ from simlab.graders._calibration import (
     rogan_gladen,
 )
 from simlab.graders._calibration_cli import LabelsError, calibrate_cli, read_labels
+from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import (
     CONFIRMATION,
     GOAL_COMPLETED,
@@ -44,6 +45,7 @@ from simlab.graders._trajectory import (
 )
 
 __all__ = [
+    "CANARY",
     "CONFIRMATION",
     "CONFIRMATION_WEIGHT",
     "CONSTRAINTS_WEIGHT",
@@ -68,6 +70,7 @@ __all__ = [
     "action_view",
     "calibrate",
     "calibrate_cli",
+    "canary_check",
     "confirmation_check",
     "constraint_checks",
     "final_action",
