@@ -7,7 +7,8 @@ agent replies give byte-identical user turns. No I/O after construction.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from simlab.graders import violations
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
@@ -16,6 +17,9 @@ from simlab.simulators._reading import ReplyReading, read_reply
 from simlab.simulators._voice import add_typos, fast_strip, phrasebook, render_values
 from simlab.spec import FactValue, Goal, Mode, Persona
 from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
+
+if TYPE_CHECKING:
+    from simlab.perturb import FactChange, Perturbation, PerturbationStack
 
 _NO_READING = ReplyReading()
 
@@ -53,13 +57,22 @@ class ScriptedSimulator:
         goal: what they want; its ``final_tool`` must have an ``intent`` phrasing.
         mode: ``full`` puts every fact in turn 1; ``sharded`` follows the plan.
         seed: the session seed; plan and wording are drawn from it.
+        perturbations: active perturbations (``simlab.perturb``); each draws from
+            its own generator, so with none the session is exactly as before.
 
     Raises:
         ValueError: when the goal cannot be voiced (no intent phrasing for its
             final tool, a value with no rendering).
     """
 
-    def __init__(self, persona: Persona, goal: Goal, mode: Mode, seed: int) -> None:
+    def __init__(
+        self,
+        persona: Persona,
+        goal: Goal,
+        mode: Mode,
+        seed: int,
+        perturbations: Sequence[Perturbation] = (),
+    ) -> None:
         self.persona = persona
         self.goal = goal
         self.mode = mode
@@ -95,6 +108,11 @@ class ScriptedSimulator:
             self._placeholders(f.id, f.value)
         for c in self._changes:
             self._placeholders(c.fact, c.value)
+        self._stack: PerturbationStack | None = None
+        if perturbations:
+            from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
+
+            self._stack = PerturbationStack(perturbations, persona.language, goal, seed)
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The next user message, or a closing turn with ``stop`` set."""
@@ -103,6 +121,8 @@ class ScriptedSimulator:
     def write(self, turn: int, transcript: Transcript) -> UserTurn:
         """``next_turn`` without the coroutine: user turn ``turn`` after ``transcript``."""
         reply = transcript.turns[-1].agent if transcript.turns else None
+        if self._stack is not None:
+            self._stack.begin(turn)
         draft = _Draft()
         if turn == 1 or reply is None:
             draft.say(self._rng.choice(self._intents))
@@ -117,8 +137,9 @@ class ScriptedSimulator:
 
     def _on_booking(self, draft: _Draft, turn: int, call: ToolCall) -> UserTurn:
         due = self._due_changes(turn, on_booking=True)
+        perturbed = self._perturbed_changes(turn, due, on_booking=True)
         restate: list[str] = []
-        if not due:
+        if not due and not perturbed:
             for c in violations(self.goal, call, self._current):
                 if c.fact not in restate:
                     restate.append(c.fact)
@@ -129,7 +150,9 @@ class ScriptedSimulator:
             return self._close(StopSignal.GAVE_UP, turn)
         if due:
             self._fire(draft, due, turn)
-        else:
+        if perturbed:
+            self._fire_perturbed(draft, perturbed, turn)
+        if not due and not perturbed:
             draft.say(self._phrase("reassert"))
             for fid in restate:
                 self._state(draft, fid, turn)
@@ -142,8 +165,14 @@ class ScriptedSimulator:
             self._penalty += 1  # asked again for something already said
         if self._exhausted(turn):
             return self._close(StopSignal.GAVE_UP, turn)
+        if self._stack is not None:
+            whole = self._stack.whole_turn(turn, reading.confirm)
+            if whole is not None:  # a digression or pushback is all this turn says
+                draft.say(whole)
+                return self._finish(draft, turn)
         due = self._due_changes(turn, on_booking=False)
-        changing = {c.fact for c in due}
+        perturbed = self._perturbed_changes(turn, due, on_booking=False)
+        changing = {c.fact for c in due} | {c.fact for c in perturbed}
         if reading.slots:
             said = False
             for slot in reading.slots:
@@ -163,12 +192,14 @@ class ScriptedSimulator:
             else:  # a constraint on the user's mind comes out with the answer
                 self._volunteer(draft, turn, self.plan.per_turn, optional_only=True)
         elif reading.confirm:
-            if not self._volunteer(draft, turn, self.plan.per_turn) and not due:
+            if not self._volunteer(draft, turn, self.plan.per_turn) and not changing:
                 draft.say(self._phrase("answer_yes"))
         else:
             self._volunteer(draft, turn, self.plan.per_turn)
         if due:
             self._fire(draft, due, turn)
+        if perturbed:
+            self._fire_perturbed(draft, perturbed, turn)
         if not draft.parts:
             draft.say(self._phrase("nothing_to_add"))
         return self._finish(draft, turn)
@@ -206,6 +237,24 @@ class ScriptedSimulator:
             self._stated_at[c.fact] = turn
             self._state(draft, c.fact, turn)
 
+    def _perturbed_changes(
+        self, turn: int, due: list[PlannedChange], *, on_booking: bool
+    ) -> list[FactChange]:
+        if self._stack is None:
+            return []
+        busy = {c.fact for c in due}  # a planned mind change on the fact goes first
+        stated = {f: t for f, t in self._stated_at.items() if f not in busy}
+        return self._stack.fact_changes(turn, stated, self._current, on_booking=on_booking)
+
+    def _fire_perturbed(self, draft: _Draft, changes: list[FactChange], turn: int) -> None:
+        """A goal change or contradiction: its lead-in, then the fact's new value."""
+        for c in changes:
+            if c.lead:
+                draft.say(c.lead)
+            self._current[c.fact] = c.value
+            self._stated_at[c.fact] = turn
+            self._state(draft, c.fact, turn)
+
     def _volunteer(
         self, draft: _Draft, turn: int, quota: int, *, optional_only: bool = False
     ) -> int:
@@ -216,8 +265,22 @@ class ScriptedSimulator:
             if self.plan.earliest[fid] <= turn and not (optional_only and fid in self._required)
         ][:quota]
         for fid in ready:
+            if self._stack is not None and self._say_vaguely(draft, fid, turn):
+                continue
             self._state(draft, fid, turn)
         return len(ready)
+
+    def _say_vaguely(self, draft: _Draft, fact_id: str, turn: int) -> bool:
+        """An ambiguity: the fact comes out vague, to be given precisely when asked."""
+        assert self._stack is not None
+        value = self._current[fact_id]
+        slot = self._slot_of[fact_id]
+        text = self._stack.vague(slot, turn, self._placeholders(fact_id, value))
+        if text is None:
+            return False
+        draft.say(text)  # nothing disclosed: the agent has to ask
+        self._pending.remove(fact_id)
+        return True
 
     # ------------------------------------------------------------ wording
 
@@ -265,4 +328,12 @@ class ScriptedSimulator:
         text = " ".join(parts)
         if self._strip:
             text = fast_strip(text)
+        if self._stack is not None:
+            text = self._stack.decorate(text, turn, closing=stop is not None)
+            return UserTurn(
+                text=text,
+                disclosed=draft.disclosed,
+                perturbations=list(self._stack.landed),
+                stop=stop,
+            )
         return UserTurn(text=text, disclosed=draft.disclosed, stop=stop)
