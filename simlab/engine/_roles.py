@@ -117,7 +117,12 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
 def _scripted_simulator(setup: SessionSetup) -> UserSimulator:
     from simlab.simulators import ScriptedSimulator
 
-    return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
+    if not setup.key.perturbations:
+        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
+    from simlab.perturb import resolve  # lazy: only perturbed sessions need the library
+
+    active = resolve(setup.key.perturbations)
+    return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
 
 
 def _reference_target(version: str) -> TargetFactory:

@@ -101,7 +101,7 @@ async def run_session(
             stop_reason=stop.reason,
             error=stop.message,
         )
-    graded = grade(job.goal, transcript)
+    graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
     checks = graded.checks
     meta: dict[str, Any] = {}
     if judge is not None:
@@ -167,6 +167,8 @@ async def _converse(
 ) -> StopReason:
     try:
         simulator = parts["simulator"] = make_simulator(setup)
+        if setup.key.perturbations:
+            parts["canaries"] = _canaries(setup)
     except Exception as e:
         raise _Stop(StopReason.SIMULATOR_ERROR, _describe(e)) from e
     try:
@@ -200,6 +202,13 @@ async def _converse(
         StopReason.AGENT_ERROR,
         f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",
     )
+
+
+def _canaries(setup: SessionSetup) -> tuple[str, ...]:
+    """The canaries the session's injections plant, for the grader to look for."""
+    from simlab.perturb import resolve, session_canaries  # lazy: perturb imports the engine
+
+    return session_canaries(resolve(setup.key.perturbations), setup.user_seed)
 
 
 async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) -> UserTurn:
