@@ -245,6 +245,10 @@ def model_for(path: Path) -> type[BaseModel]:
         return Persona
     if folder == "goals":
         return Goal
+    if folder == "perturbations":
+        from simlab.perturb._models import Perturbation  # lazy: perturb imports spec
+
+        return Perturbation
     if folder == "agents" or path.parent.parts[-2:] == ("agents", "data"):
         from simlab.agents._agent_spec import AgentSpec  # lazy: agents import spec
 
