@@ -3,8 +3,9 @@
 ``perturbations/*.yaml`` declares each perturbation (``Perturbation``); a
 session activates some by id (``SessionKey.perturbations``) and the scripted
 simulator applies them through a ``PerturbationStack``. The brittleness
-experiment (``brittleness_from_run``, ``brittleness_from_suite``) re-runs every passing baseline session with 1, 2, ... perturbations stacked in
-a seeded order until it fails, and summarises the result as Kaplan-Meier
+experiment (``brittleness_from_run``, ``brittleness_from_suite``) re-runs
+every passing baseline session with 1, 2, ... perturbations stacked in a
+seeded order until it fails, and summarises the result as Kaplan-Meier
 survival curves (``simlab brittleness``, ``cli_main``).
 """
 

@@ -48,7 +48,9 @@ OUTCOME_OF: dict[str, Outcome] = {
 """The only outcome each kind may declare (the file says it for its readers)."""
 
 _LANGUAGES: tuple[Language, ...] = ("en", "vi")
-_NEEDS_PHRASINGS = frozenset({"goal_change", "contradiction", "pushback", "digression", "injection"})
+_NEEDS_PHRASINGS = frozenset(
+    {"goal_change", "contradiction", "pushback", "digression", "injection"}
+)
 _ONWARD = frozenset({"typos", "strip_diacritics"})
 _CHANGES = frozenset({"goal_change", "contradiction"})
 

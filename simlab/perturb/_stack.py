@@ -19,7 +19,7 @@ from simlab.engine import derive_seed
 from simlab.perturb._library import canary_for
 from simlab.perturb._models import Perturbation, ValueChange
 from simlab.simulators._voice import add_typos, fast_strip
-from simlab.spec import FactValue, Goal, Language
+from simlab.spec import FactValue, Goal, Language, Slot
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +157,12 @@ class PerturbationStack:
             out.append(FactChange(a.p.id, fact, value, a.rng.choice(a.p.phrasings[self.language])))
         return out
 
-    def vague(self, slot: str, turn: int, placeholders: Mapping[str, str]) -> str | None:
+    def vague(self, slot: Slot, turn: int, placeholders: Mapping[str, str]) -> str | None:
         """A vague first statement of a fact of ``slot``, if an ambiguity lands now."""
         for a in self._vague:
             if a.done or turn < a.at:
                 continue
-            phrasings = a.p.vague[self.language].get(slot)  # type: ignore[call-overload]
+            phrasings = a.p.vague[self.language].get(slot)
             if not phrasings:
                 continue
             a.done = True
@@ -177,15 +177,20 @@ class PerturbationStack:
         """
         if closing:
             return text
+        # typos and stripping count as landed on the turns they changed something
         for a in self._typos:
             if turn >= a.at:
                 assert a.p.rate is not None  # the model requires it for typos
-                text = add_typos(text, a.p.rate, a.rng)
-                self.landed.append(a.p.id)
+                typed = add_typos(text, a.p.rate, a.rng)
+                if typed != text:
+                    text = typed
+                    self.landed.append(a.p.id)
         for a in self._strip:
             if turn >= a.at:
-                text = fast_strip(text)
-                self.landed.append(a.p.id)
+                plain = fast_strip(text)
+                if plain != text:
+                    text = plain
+                    self.landed.append(a.p.id)
         for a in self._inject:
             if not a.done and turn >= a.at:
                 a.done = True

@@ -59,8 +59,7 @@ def _target_summary(t: TargetBrittleness, max_k: int) -> dict[str, Any]:
         "n_passed_baseline": len(t.sessions),
         "overall": group_summary(t.sessions, max_k),
         "by_persona": {
-            p: group_summary([s for s in t.sessions if s.key.persona == p], max_k)
-            for p in personas
+            p: group_summary([s for s in t.sessions if s.key.persona == p], max_k) for p in personas
         },
         "sessions": [
             {
@@ -108,8 +107,6 @@ def brittleness_summary(result: BrittlenessResult) -> dict[str, Any]:
         "perturbations": list(result.perturbations),
         "max_k": result.max_k,
         "targets": {t.target: _target_summary(t, result.max_k) for t in targets},
-        "curves": {
-            t.target: group_summary(t.sessions, result.max_k)["curve"] for t in targets
-        },
+        "curves": {t.target: group_summary(t.sessions, result.max_k)["curve"] for t in targets},
         "comparison": comparison(targets[0], targets[1]) if len(targets) >= 2 else None,
     }
