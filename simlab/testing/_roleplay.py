@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Coroutine
+from collections import OrderedDict
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from simlab.testing._request import FakeRequest
@@ -30,6 +31,7 @@ _FACTS = re.compile(
 )
 _AGENT_MARKER = "Only the text of your last answer in a turn reaches the user."
 _TOOL_RESULTS = "Tool results (JSON):"
+_MAX_CONVERSATIONS = 4096
 _SECTION_HEADERS = (
     "What the user has told you so far (their own words, by turn):",
     "Reminder of the rules you must follow:",
@@ -44,6 +46,10 @@ class Roleplay:
 
     def __init__(self, agent_version: str = "v2") -> None:
         self.agent_version = agent_version
+        # conversation so far (user texts) -> (agent, history, its reply to the last text);
+        # a conversation only grows, so each agent call advances one cached agent one turn
+        # instead of replaying the whole conversation (which made the server the bottleneck)
+        self._agents: OrderedDict[tuple[str, ...], tuple[Any, list[Any], Any]] = OrderedDict()
 
     def __call__(self, request: FakeRequest) -> str:
         """Answer as whichever simlab role sent ``request``."""
@@ -52,8 +58,42 @@ class Roleplay:
         if plain is not None:
             return _user_turn(last, plain.group(1))
         if _AGENT_MARKER in request.system:
-            return _agent_turn(request, self.agent_version)
+            return self._agent_turn(request)
         return default_responder(request)
+
+    def _agent_turn(self, request: FakeRequest) -> str:
+        user_texts = tuple(
+            _strip_sections(m.text)
+            for m in request.messages
+            if m.role == "user" and not m.text.startswith(_TOOL_RESULTS)
+        )
+        reply = self._reply_to(user_texts)
+        last = request.messages[-1].text if request.messages else ""
+        if last.startswith(_TOOL_RESULTS):
+            results = json.loads(last[len(_TOOL_RESULTS) :])
+            return json.dumps({"text": _with_their_values(reply, results), "tool_calls": []})
+        if reply.tool_calls:
+            calls = [{"name": c.name, "args": c.args} for c in reply.tool_calls]
+            return json.dumps({"text": "", "tool_calls": calls})
+        return json.dumps({"text": reply.text, "tool_calls": []})
+
+    def _reply_to(self, user_texts: tuple[str, ...]) -> Any:
+        from simlab.agents.reference import reference_agent
+
+        cached = self._agents.get(user_texts)
+        if cached is not None:
+            return cached[2]
+        before = self._agents.pop(user_texts[:-1], None)
+        if before is not None:
+            agent, history, _ = before
+            todo = user_texts[-1:]
+        else:
+            agent, history, todo = reference_agent(self.agent_version, 0), [], user_texts
+        reply = _advance(agent, history, todo)
+        self._agents[user_texts] = (agent, history, reply)
+        while len(self._agents) > _MAX_CONVERSATIONS:
+            self._agents.popitem(last=False)
+        return reply
 
 
 roleplay = Roleplay("v2")
@@ -68,33 +108,15 @@ def _user_turn(prompt: str, draft: str) -> str:
     return json.dumps({"response": draft, "disclosed": [i for i in ids if i and " " not in i]})
 
 
-def _agent_turn(request: FakeRequest, version: str) -> str:
-    from simlab.agents.reference import reference_agent  # the agent is played, lazily
-
-    user_texts = [
-        _strip_sections(m.text)
-        for m in request.messages
-        if m.role == "user" and not m.text.startswith(_TOOL_RESULTS)
-    ]
-    reply = _replay(reference_agent(version, 0), user_texts)
-    last = request.messages[-1].text if request.messages else ""
-    if last.startswith(_TOOL_RESULTS):
-        results = json.loads(last[len(_TOOL_RESULTS) :])
-        return json.dumps({"text": _with_their_values(reply, results), "tool_calls": []})
-    if reply.tool_calls:
-        calls = [{"name": c.name, "args": c.args} for c in reply.tool_calls]
-        return json.dumps({"text": "", "tool_calls": calls})
-    return json.dumps({"text": reply.text, "tool_calls": []})
-
-
-def _replay(agent: Any, user_texts: list[str]) -> Any:
+def _advance(agent: Any, history: list[Any], user_texts: Sequence[str]) -> Any:
+    """Feed ``user_texts`` to ``agent`` after ``history`` (extended in place); its last reply."""
     from simlab.agents import SessionContext
     from simlab.transcript import Message
 
-    history: list[Message] = []
     reply = None
-    for turn, text in enumerate(user_texts, start=1):
+    for text in user_texts:
         history.append(Message(role="user", text=text))
+        turn = sum(1 for m in history if m.role == "user")
         reply = _finish(agent.reply(history, SessionContext("roleplay", 0, turn)))
         history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
     return reply

@@ -1,0 +1,172 @@
+"""LLM-role throughput against the fake provider at a fixed latency, and prompt-cache reuse.
+
+Every role (user, agent, judge) is an LLM on the anthropic backend (the
+official SDK over loopback HTTP); the fake provider runs in its own process
+with the roleplay responder and answers after ``--latency-ms``. For each
+concurrency C, the ideal wall time is what C sessions in flight would need if
+every call took exactly the latency, given each session's number of calls and
+the orchestrator's C workers taking sessions in suite order.
+The achieved/ideal ratio says how much the client side (engine, SDK, HTTP
+stack, 2 shared cores) costs on top. Also printed: the share of the simulated
+user's input tokens read from the prompt cache on sessions of 10+ user turns.
+
+    python bench/llm_sessions.py [--latency-ms 300] [--concurrency 64 256] [--reps 2]
+                                 [--profile]   # where the time goes at the largest C
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from simlab.engine import execute, plan_new_run
+from simlab.store import SessionRecord
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simlab.testing",
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+            "--responder",
+            "roleplay-v1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    return proc, line.rsplit(" ", 1)[-1].strip()
+
+
+def write_suite(tmp: Path, concurrency: int, reps: int) -> Path:
+    llm = {"backend": "anthropic", "concurrency": concurrency, "timeout_s": 60}
+    suite = {
+        "seed": 11,
+        "reps": reps,
+        "concurrency": concurrency,
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+        "llm": llm,
+        "simulator": {"kind": "llm"},
+        "judge": {"kind": "llm"},
+        "target": {"kind": "llm", "agent": str(ROOT / "simlab/agents/data/booking_llm.yaml")},
+    }
+    path = tmp / f"suite_{concurrency}.json.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    return path
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(
+    suite: Path, out: Path, profile: bool, server_pid: int
+) -> tuple[list[SessionRecord], float, dict[str, float], Any]:
+    plan = plan_new_run(suite, out)
+    profiler = cProfile.Profile() if profile else None
+    cpu0, server0 = time.process_time(), cpu_seconds(server_pid)
+    started = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    records = anyio.run(execute, plan)
+    if profiler:
+        profiler.disable()
+    wall = time.perf_counter() - started
+    cpu = {"client": time.process_time() - cpu0, "server": cpu_seconds(server_pid) - server0}
+    return records, wall, cpu, profiler
+
+
+def scheduled_makespan(calls: list[int], concurrency: int, latency: float) -> float:
+    """Wall time if every call took exactly ``latency``: the orchestrator's C workers
+    take sessions in order, each lasting calls x latency (greedy list scheduling)."""
+    import heapq
+
+    free_at = [0.0] * min(concurrency, len(calls))
+    for n in calls:
+        start = heapq.heappop(free_at)
+        heapq.heappush(free_at, start + n * latency)
+    return max(free_at)
+
+
+def cache_share(records: list[SessionRecord]) -> tuple[float, int]:
+    """Share of the simulator's input tokens read from cache on 10+-turn sessions."""
+    read = total = n = 0
+    for r in records:
+        user = r.meta.get("llm", {}).get("user")
+        if r.n_user_turns < 10 or not user:
+            continue
+        n += 1
+        read += user["cache_read_tokens"]
+        total += user["input_tokens"] + user["cache_read_tokens"] + user["cache_write_tokens"]
+    return (read / total if total else float("nan")), n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency-ms", type=float, default=300.0)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    server, url = start_server(args.latency_ms)
+    os.environ["ANTHROPIC_BASE_URL"] = url
+    os.environ.setdefault("ANTHROPIC_API_KEY", "bench-not-a-secret")
+    latency = args.latency_ms / 1000
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for c in args.concurrency:
+                profile = args.profile and c == max(args.concurrency)
+                records, wall, cpu, profiler = measure(
+                    write_suite(Path(tmp), c, args.reps), Path(tmp) / f"out{c}", profile, server.pid
+                )
+                calls = [r.usage.calls for r in records]
+                ideal = scheduled_makespan(calls, c, latency)
+                ok = sum(r.status == "ok" for r in records)
+                share, n_long = cache_share(records)
+                print(f"== concurrency {c}, latency {args.latency_ms:g} ms")
+                print(f"  sessions            {len(records)} ({ok} ok), {sum(calls)} LLM calls")
+                print(f"  achieved            {len(records) / wall * 60:,.0f} sessions/min")
+                print(f"  ideal (C in flight) {len(records) / ideal * 60:,.0f} sessions/min")
+                print(f"  ratio               {ideal / wall:.2f}")
+                print(
+                    f"  simulator cache-read share on 10+-turn sessions: {share:.1%} (n={n_long})"
+                )
+                print(
+                    f"  cpu busy            client {cpu['client'] / wall:.0%} of a core, "
+                    f"server {cpu['server'] / wall:.0%} of a core (2 cores shared)"
+                )
+                if profiler is not None:
+                    print(f"  profile at concurrency {c} (client process, top 15 by own time):")
+                    stats = pstats.Stats(profiler)
+                    stats.sort_stats("tottime").print_stats(15)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
