@@ -87,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     # Listed for --help; main() hands their arguments to their own parsers.
     sub.add_parser("fake-provider", help="serve a fake Anthropic/OpenAI LLM provider on loopback")
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
+    sub.add_parser("brittleness", help="cumulative perturbations until each session breaks")
     sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
     sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
     sub.add_parser("diagnose", help="why sessions failed, verified by counterfactual replay")
@@ -102,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
 _DELEGATED = {
     "fake-provider": "simlab.testing:cli_main",
     "memory-test": "simlab.memory:cli_main",
+    "brittleness": "simlab.perturb:cli_main",
     "calibrate": "simlab.graders:calibrate_cli",
     "compare": "simlab.compare:cli_main",
     "diagnose": "simlab.diagnose:cli_main",
