@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
     sub.add_parser("diagnose", help="why sessions failed, verified by counterfactual replay")
     sub.add_parser("import", help="production logs to a run: simlab import FILE --format openai")
+    sub.add_parser("runs", help="the runs in results/, their headline figures and the trend")
     sub.add_parser("replay", help="replay a failing prefix K times to a target: simlab replay")
 
     schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
@@ -109,6 +110,7 @@ _DELEGATED = {
     "diagnose": "simlab.diagnose:cli_main",
     "import": "simlab.replay:import_cli",
     "replay": "simlab.replay:replay_cli",
+    "runs": "simlab.report:runs_cli",
 }
 
 

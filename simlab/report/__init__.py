@@ -21,6 +21,7 @@ from simlab.report._run_reports import (
     analysis_charts,
     write_run_reports,
 )
+from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._terminal import render_terminal
 
@@ -34,6 +35,7 @@ __all__ = [
     "ForestRow",
     "PointCI",
     "RateCI",
+    "RunRow",
     "SurvivalStep",
     "analysis_charts",
     "aptitude_unreliability_chart",
@@ -45,11 +47,15 @@ __all__ = [
     "pass_rate_chart",
     "render_html",
     "render_markdown",
+    "render_runs",
     "render_terminal",
+    "run_rows",
+    "runs_cli",
     "session_anchor",
     "summarize",
     "survival_chart",
     "transition_heatmap_chart",
+    "trends",
     "write_html_report",
     "write_run_reports",
 ]
