@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,7 @@ def runs_cli(argv: Sequence[str]) -> int:
         return 2
     rows = run_rows(args.results)
     if args.json:
-        data = [{**row.__dict__, "trend": t} for row, t in zip(rows, trends(rows), strict=True)]
+        data = [{**asdict(row), "trend": t} for row, t in zip(rows, trends(rows), strict=True)]
         print(json.dumps(data, indent=2))
     else:
         # piped output has no width; 80 columns would wrap every row
