@@ -144,9 +144,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  simlab run --resume {plan.run_dir}"
         )
         return EXIT_INTERRUPTED
+    _run_experiments(plan)
     _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
+
+
+def _run_experiments(plan: Any) -> None:
+    """The suite's experiments, on the finished run; their files feed the reports."""
+    experiments, run_dir = plan.suite.experiments, plan.run_dir
+    if "diagnosis" in experiments:
+        from simlab.diagnose import diagnose_run
+
+        _eprint("experiment: coherence diagnosis")
+        diagnose_run(run_dir)
+    if "brittleness" in experiments:
+        from functools import partial
+
+        from simlab.perturb import brittleness_from_run
+
+        base = plan.suite_path.parent
+        found = [base / d for d in plan.suite.perturbation_dirs if (base / d).is_dir()]
+        library = found[0] if found else None
+        _eprint("experiment: brittleness (cumulative perturbations)")
+        anyio.run(partial(brittleness_from_run, run_dir, perturbations=library))
 
 
 class _Progress:

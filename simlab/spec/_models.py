@@ -232,6 +232,7 @@ class LLMJudge(_Spec):
     max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
     """Tries before unparseable output is recorded as a grader error."""
 
+
 _BUCKET_RE = re.compile(r"^(\d+)(?:-(\d+)|\+)$")
 
 
@@ -288,6 +289,9 @@ class Suite(_Spec):
     over simlab's defaults."""
     budget_usd: Annotated[float, Field(gt=0)] | None = None
     """When spent, no new session starts; sessions in flight finish."""
+    experiments: list[Literal["diagnosis", "brittleness"]] = Field(default_factory=list)
+    """Analyses run on the finished run before its reports: coherence diagnosis
+    (``simlab diagnose``) and cumulative-perturbation brittleness (``simlab brittleness``)."""
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
     max_turns: Annotated[int, Field(ge=1, le=500)] = 20
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
@@ -298,6 +302,8 @@ class Suite(_Spec):
     ]
     persona_dirs: list[str] = Field(default_factory=lambda: ["personas"])
     goal_dirs: list[str] = Field(default_factory=lambda: ["goals"])
+    perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
+    """Where the brittleness experiment finds its perturbations (the first that exists)."""
 
     @field_validator("target", mode="before")
     @classmethod

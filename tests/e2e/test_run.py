@@ -158,3 +158,24 @@ def test_resume_reapplies_command_line_overrides(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "18 of 18 sessions done" in proc.stderr
     assert len(sessions(run_dir)) == 18
+
+
+def test_suite_experiments_feed_the_reports(tmp_path: Path) -> None:
+    suite = small_suite(
+        tmp_path,
+        personas=["terse_en", "fickle_vi"],
+        goals=["one_way"],
+        experiments=["diagnosis", "brittleness"],
+        perturbation_dirs=[str(ROOT / "perturbations")],
+    )
+    proc = simlab("run", str(suite), "--out", str(tmp_path / "o"), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "o")
+    diagnosis = json.loads((run_dir / "diagnosis.json").read_text())
+    brittleness = json.loads((run_dir / "brittleness.json").read_text())
+    assert diagnosis["n_failed"] == sum(
+        1 for r in sessions(run_dir) if r["status"] == "ok" and not r["passed"]
+    )
+    assert brittleness["curves"]
+    html = (run_dir / "report.html").read_text()
+    assert html.count("<svg") >= 4  # aptitude, buckets, survival, and diagnosis charts
