@@ -256,10 +256,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
+    from simlab.agents import AgentSpec
+    from simlab.perturb import Perturbation
     from simlab.spec import Goal, Persona, Suite
 
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, model in (("persona", Persona), ("goal", Goal), ("suite", Suite)):
+    models: list[tuple[str, type[Any]]] = [
+        ("persona", Persona),
+        ("goal", Goal),
+        ("suite", Suite),
+        ("perturbation", Perturbation),
+        ("agent", AgentSpec),
+    ]
+    for name, model in models:
         path = args.out / f"{name}.schema.json"
         path.write_text(json.dumps(model.model_json_schema(), indent=2) + "\n", encoding="utf-8")
         _eprint(f"wrote {path}")
