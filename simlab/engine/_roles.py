@@ -30,6 +30,10 @@ class RunRoles:
     prices: PriceTable
     models: dict[str, str]
     closers: list[Any] = field(default_factory=list)
+    max_sessions: int | None = None
+    """The most sessions worth running at once: an LLM role serves at most its
+    connections in parallel, so more sessions would only queue inside simlab and
+    spend the target's per-turn timeout waiting (a local model serves one)."""
 
     async def aclose(self) -> None:
         """Close every client (connection pools, HTTP sessions)."""
@@ -63,6 +67,8 @@ def build_roles(suite: Suite, suite_dir: Path) -> RunRoles:
             )
         llm = create_llm(spec, budget=roles.budget, stats=roles.stats, prices=prices)
         roles.closers.append(llm)
+        limit = min(spec.concurrency, llm.max_connections)
+        roles.max_sessions = min(roles.max_sessions or limit, limit)
         roles.models[role] = f"{spec.backend}:{llm.model}"
         return llm
 

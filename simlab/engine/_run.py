@@ -195,7 +195,7 @@ async def execute(
             await run_jobs(
                 plan.pending,
                 runner,
-                suite.concurrency,
+                min(suite.concurrency, roles.max_sessions or suite.concurrency),
                 sink,
                 should_start=lambda: not roles.budget.exhausted,
             )
