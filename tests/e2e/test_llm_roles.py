@@ -134,3 +134,31 @@ def test_no_key_anywhere_in_results(tmp_path: Path, server: str) -> None:
         assert SECRET not in text, path
         assert "authorization" not in text.lower() or "Bearer" not in text, path
     assert SECRET not in proc.stdout + proc.stderr
+
+
+def _has_llama() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _has_llama(), reason="needs the local extra: pip install -e '.[local]'")
+def test_every_role_on_the_real_local_model(tmp_path: Path) -> None:
+    """SmolLM2-135M is weak: the point is the real path. Its malformed output must never
+    crash the run; it shows up as counted simulator or grader faults."""
+    out = tmp_path / "out"
+    path = suite(tmp_path, personas=["terse_en"], goals=["refund"])
+    offline = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")}
+    proc = run([str(path), "--llm", "local", "--out", str(out)], offline)
+    assert proc.returncode == 0, proc.stderr
+    got = records(out)
+    assert len(got) == 2
+    for r in got:
+        assert r["status"] == "ok" or r["stop_reason"] in {"simulator_error", "agent_error"}
+        assert r["usage"]["calls"] >= 1
+        if r["stop_reason"] == "simulator_error":
+            assert r["meta"]["simulator_faults"], "a simulator error carries its fidelity faults"
+    (run_dir,) = list(out.iterdir())
+    models = json.loads((run_dir / "run.json").read_text())["models"]
+    assert all(m.startswith("local:") for m in models.values())
