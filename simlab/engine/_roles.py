@@ -7,6 +7,7 @@ session's meter.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,11 @@ class RunRoles:
             await closer.aclose()
 
 
-def build_roles(suite: Suite, suite_dir: Path) -> RunRoles:
-    """Everything a run needs to make its sessions' parts.
+def build_roles(
+    suite: Suite, suite_dir: Path, parts: Collection[str] = ("user", "agent", "judge")
+) -> RunRoles:
+    """Everything a run needs to make its sessions' parts (only ``parts`` are built;
+    the others keep offline defaults and open no client).
 
     Raises:
         SpecError: a role asks for an LLM and neither it nor the suite names one.
@@ -72,9 +76,11 @@ def build_roles(suite: Suite, suite_dir: Path) -> RunRoles:
         roles.models[role] = f"{spec.backend}:{llm.model}"
         return llm
 
-    _simulator(suite, suite_dir, roles, client)
-    _target(suite, suite_dir, roles, client)
-    if suite.judge is not None:
+    if "user" in parts:
+        _simulator(suite, suite_dir, roles, client)
+    if "agent" in parts:
+        _target(suite, suite_dir, roles, client)
+    if suite.judge is not None and "judge" in parts:
         from simlab.graders import LLMJudge
 
         rubric = _path(suite_dir, suite.judge.rubric)

@@ -147,13 +147,13 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
 
 
 def target_factory(suite: Suite, suite_dir: Path | None = None) -> TargetFactory:
-    """Per-session target construction for the suite's target."""
-    return build_roles(suite, suite_dir or Path.cwd()).target
+    """Per-session target construction for the suite's target (for replays outside a run)."""
+    return build_roles(suite, suite_dir or Path.cwd(), parts=("agent",)).target
 
 
 def simulator_factory(suite: Suite, suite_dir: Path | None = None) -> SimulatorFactory:
     """Per-session simulated-user construction for the suite's simulator."""
-    return build_roles(suite, suite_dir or Path.cwd()).simulator
+    return build_roles(suite, suite_dir or Path.cwd(), parts=("user",)).simulator
 
 
 async def execute(
