@@ -215,7 +215,10 @@ async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) ->
     try:
         return await simulator.next_turn(state)
     except Exception as e:
-        raise _Stop(StopReason.SIMULATOR_ERROR, f"turn {turn_no}: {_describe(e)}") from e
+        # the user model's provider failing after retries is infrastructure; a simulator
+        # that cannot keep to its plan (fidelity faults) is a simulator error
+        reason = StopReason.INFRA_ERROR if isinstance(e, LLMError) else StopReason.SIMULATOR_ERROR
+        raise _Stop(reason, f"turn {turn_no}: {_describe(e)}") from e
 
 
 async def _agent_turn(
