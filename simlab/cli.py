@@ -153,6 +153,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _run_experiments(plan: Any) -> None:
     """The suite's experiments, on the finished run; their files feed the reports."""
     experiments, run_dir = plan.suite.experiments, plan.run_dir
+    if plan.suite.prefix_cases:
+        from simlab.engine import run_suite_prefix_cases
+
+        results = anyio.run(run_suite_prefix_cases, plan.suite, plan.suite_path.parent, run_dir)
+        for r in results:
+            lo, hi = r.ci
+            rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
+            _eprint(f"prefix case {r.case_id}: kept {r.kept}/{r.n} = {rate} [{lo:.0%}, {hi:.0%}]")
     if "diagnosis" in experiments:
         from simlab.diagnose import diagnose_run
 

@@ -2,6 +2,7 @@
 
 from simlab.engine._expand import SessionJob, expand, session_seed
 from simlab.engine._orchestrator import run_jobs
+from simlab.engine._prefix_cases import PREFIX_CASES_FILE, run_suite_prefix_cases
 from simlab.engine._run import (
     RunPlan,
     config_hash,
@@ -23,6 +24,7 @@ from simlab.engine._session import (
 )
 
 __all__ = [
+    "PREFIX_CASES_FILE",
     "Judge",
     "RunPlan",
     "SessionJob",
@@ -38,6 +40,7 @@ __all__ = [
     "plan_resume",
     "run_jobs",
     "run_session",
+    "run_suite_prefix_cases",
     "session_seed",
     "session_setup",
     "simulator_factory",

@@ -302,6 +302,10 @@ class Suite(_Spec):
     ]
     persona_dirs: list[str] = Field(default_factory=lambda: ["personas"])
     goal_dirs: list[str] = Field(default_factory=lambda: ["goals"])
+    prefix_cases: list[str] = Field(default_factory=list)
+    """Regression cases saved by ``simlab replay --save-cases`` (files or folders,
+    relative to the suite file): after the run, each failing prefix is replayed to
+    the suite's target K times and its keep-rate reported (``prefix_cases.json``)."""
     perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
     """Where the brittleness experiment finds its perturbations (the first that exists)."""
 

@@ -1,0 +1,40 @@
+"""A suite's prefix regression cases, replayed to its target after the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from simlab.engine._roles import build_roles
+from simlab.spec import Suite
+from simlab.store import write_json
+
+PREFIX_CASES_FILE = "prefix_cases.json"
+
+
+async def run_suite_prefix_cases(suite: Suite, suite_dir: Path, run_dir: Path) -> list[Any]:
+    """Replay every case of ``suite.prefix_cases``; write and return the results."""
+    from simlab.replay import load_prefix_cases, run_prefix_case
+
+    paths = [p if p.is_absolute() else suite_dir / p for p in map(Path, suite.prefix_cases)]
+    cases = load_prefix_cases(paths)
+    roles = build_roles(suite, suite_dir, parts=("agent",))
+    results = []
+    try:
+        for case in cases:
+            results.append(await run_prefix_case(case, roles.target, seed=suite.seed))
+    finally:
+        await roles.aclose()
+    rows = [
+        {
+            "case": r.case_id,
+            "kept": r.kept,
+            "n": r.n,
+            "errors": r.errors,
+            "keep_rate": r.keep_rate,
+            "keep_ci": list(r.ci),
+        }
+        for r in results
+    ]
+    write_json(run_dir / PREFIX_CASES_FILE, {"seed": suite.seed, "cases": rows})
+    return results

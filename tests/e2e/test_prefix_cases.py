@@ -1,0 +1,51 @@
+"""A production failure becomes a prefix regression case that a suite includes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def simlab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "simlab.cli", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_saved_prefix_case_runs_in_a_suite(tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    log = ROOT / "tests" / "replay" / "data" / "prefix_log.jsonl"
+    saved = simlab(
+        "replay", str(log), "--target", "reference:v1", "--k", "4", "--save-cases", str(cases)
+    )
+    assert saved.returncode == 0, saved.stderr
+    assert list(cases.glob("*.yaml"))
+    rates = {}
+    for version in ("v1", "v2"):
+        suite = tmp_path / f"{version}.yaml"
+        suite.write_text(
+            json.dumps(
+                {
+                    "reps": 1,
+                    "personas": ["terse_en"],
+                    "goals": ["refund"],
+                    "modes": ["full"],
+                    "persona_dirs": [str(ROOT / "personas")],
+                    "goal_dirs": [str(ROOT / "goals")],
+                    "prefix_cases": [str(cases)],
+                    "target": f"reference:{version}",
+                }
+            )
+        )
+        out = tmp_path / f"out_{version}"
+        proc = simlab("run", str(suite), "--out", str(out), "--quiet")
+        assert proc.returncode == 0, proc.stderr
+        (run_dir,) = list(out.iterdir())
+        (row,) = json.loads((run_dir / "prefix_cases.json").read_text())["cases"]
+        assert row["n"] > 0 and len(row["keep_ci"]) == 2
+        rates[version] = row["keep_rate"]
+    assert rates["v2"] > rates["v1"]  # v1's context window loses the early constraint
