@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
@@ -66,9 +67,9 @@ def heatmap_table(report: DiagnosisReport) -> Table:
     )
     table.add_column("from \\ in")
     for label in heat.in_states:
-        table.add_column(label, justify="right")
+        table.add_column(escape(label), justify="right")  # tool names come from the target
     for label, row in zip(heat.from_states, heat.counts, strict=True):
-        table.add_row(label, *(str(k) if k else "." for k in row))
+        table.add_row(escape(label), *(str(k) if k else "." for k in row))
     return table
 
 
