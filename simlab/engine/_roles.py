@@ -120,9 +120,7 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
     else:
         from simlab.agents import llm_target_factory, load_agent_spec
 
-        agent_path = _path(suite_dir, target.agent)
-        assert agent_path is not None  # the field is required
-        agent = load_agent_spec(agent_path)
+        agent = load_agent_spec(_resolve(suite_dir, target.agent))
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
 
 
@@ -147,7 +145,9 @@ def _reference_target(version: str) -> TargetFactory:
 
 
 def _path(base: Path, relative: str | None) -> Path | None:
-    if relative is None:
-        return None
+    return None if relative is None else _resolve(base, relative)
+
+
+def _resolve(base: Path, relative: str) -> Path:
     p = Path(relative)
     return p if p.is_absolute() else base / p
