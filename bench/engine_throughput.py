@@ -77,9 +77,9 @@ def main() -> None:
     clock = Clock()
     real_grade = session_module.grade
 
-    def timed_grade(goal: Goal, transcript: Any) -> Any:
+    def timed_grade(goal: Goal, transcript: Any, **kwargs: Any) -> Any:
         t = time.perf_counter()
-        out = real_grade(goal, transcript)
+        out = real_grade(goal, transcript, **kwargs)
         clock.seconds["graders"] += time.perf_counter() - t
         return out
 

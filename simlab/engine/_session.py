@@ -101,7 +101,15 @@ async def run_session(
             stop_reason=stop.reason,
             error=stop.message,
         )
-    graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
+    try:
+        graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
+    except Exception as e:  # simlab's own fault: data in the log, never a score
+        return SessionRecord(
+            **_base(job, setup, transcript, parts, started),
+            status="error",
+            stop_reason=StopReason.INFRA_ERROR,
+            error=f"grading failed: {_describe(e)}",
+        )
     checks = graded.checks
     meta: dict[str, Any] = {}
     if judge is not None:

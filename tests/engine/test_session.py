@@ -108,3 +108,15 @@ def test_failures_are_errors_not_scores(
     assert record.stop_reason is reason
     assert record.score is None and record.passed is None
     assert record.error is not None and text in record.error
+
+
+def test_a_grader_crash_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    import simlab.engine._session as session_module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(session_module, "grade", broken)
+    record = run(Sim(), Agent(refund_on=2))
+    assert record.status == "error" and record.stop_reason is StopReason.INFRA_ERROR
+    assert record.error is not None and record.error.startswith("grading failed: KeyError")
