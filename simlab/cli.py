@@ -144,6 +144,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"  simlab run --resume {plan.run_dir}"
         )
         return EXIT_INTERRUPTED
+    if len(records) < len(plan.jobs):
+        _eprint(
+            f"budget of ${plan.suite.budget_usd:g} spent: {len(plan.jobs) - len(records)} of "
+            f"{len(plan.jobs)} sessions not started. Raise `budget_usd` and continue with:\n"
+            f"  simlab run --resume {plan.run_dir}"
+        )
     _run_experiments(plan)
     _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")

@@ -58,7 +58,9 @@ def config_hash(suite: Suite, personas: dict[str, Persona], goals: dict[str, Goa
     """sha256 over everything that decides a run's sessions."""
     payload = {
         "schema_version": SCHEMA_VERSION,
-        "suite": suite.model_dump(mode="json"),
+        # how much to spend and how many at once do not change what a session is,
+        # so a run can be resumed with a bigger budget or another concurrency
+        "suite": suite.model_dump(mode="json", exclude={"budget_usd", "concurrency"}),
         "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
         "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
     }

@@ -162,3 +162,20 @@ def test_every_role_on_the_real_local_model(tmp_path: Path) -> None:
     (run_dir,) = list(out.iterdir())
     models = json.loads((run_dir / "run.json").read_text())["models"]
     assert all(m.startswith("local:") for m in models.values())
+
+
+def test_budget_stops_new_sessions_and_resume_finishes(tmp_path: Path, server: str) -> None:
+    out = tmp_path / "out"
+    path = suite(tmp_path, budget_usd=0.003, concurrency=1)
+    proc = run([str(path), "--llm", "anthropic", "--out", str(out)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    assert "sessions not started" in proc.stderr
+    first = records(out)
+    assert 0 < len(first) < 12
+    assert all(r["status"] == "ok" for r in first)  # in-flight sessions finished
+    path = suite(tmp_path, budget_usd=10.0, concurrency=1)  # a bigger budget, same sessions
+    (run_dir,) = list(out.iterdir())
+    proc = run(["--resume", str(run_dir)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    keys = [json.dumps(r["key"], sort_keys=True) for r in records(out)]
+    assert len(keys) == 12 and len(set(keys)) == 12
