@@ -232,9 +232,13 @@ async def test_a_persona_typing_without_diacritics_keeps_that_trait() -> None:
         return answer("Tôi muốn đặt vé máy bay, bay từ Hà Nội.", ids)
 
     async with served(accented) as (_, llm):
-        sim = new_sim(llm, SessionMeter(), who, goal)
-        if next(iter(sim.plan.order)) != "origin":
-            pytest.skip("this seed's plan opens with another fact")
+        # the first seed whose plan opens with the origin, so the accented line is faithful
+        sim = next(
+            s
+            for seed in range(200)
+            if (s := LLMSimulator(who, goal, Mode.SHARDED, seed, llm, SessionMeter())).plan.order[0]
+            == "origin"
+        )
         (turn,) = await drive(sim, who, goal, [])
     assert turn.text == "Toi muon dat ve may bay, bay tu Ha Noi."
     assert sim.faults == []
