@@ -166,6 +166,29 @@ def _pass_hat_k(ok: list[SessionRecord]) -> Row:
     }
 
 
+def _cost(records: list[SessionRecord]) -> Row:
+    """What the run's LLM calls cost, over every session (errors included: they were
+    billed), by role, retries included; empty figures on the offline path."""
+    roles: dict[str, dict[str, float]] = {}
+    for r in records:
+        for role, m in (r.meta.get("llm") or {}).items():
+            acc = roles.setdefault(role, {"calls": 0, "retries": 0, "cost_usd": 0.0})
+            acc["calls"] += m.get("calls", 0)
+            acc["retries"] += m.get("retries", 0)
+            acc["cost_usd"] += m.get("cost_usd", 0.0)
+    return {
+        "total_usd": rnd(sum(r.cost_usd for r in records)),
+        "calls": sum(r.usage.calls for r in records),
+        "input_tokens": sum(r.usage.input_tokens for r in records),
+        "output_tokens": sum(r.usage.output_tokens for r in records),
+        "cache_read_tokens": sum(r.usage.cache_read_tokens for r in records),
+        "cache_write_tokens": sum(r.usage.cache_write_tokens for r in records),
+        "by_role": {
+            role: {**acc, "cost_usd": rnd(acc["cost_usd"])} for role, acc in sorted(roles.items())
+        },
+    }
+
+
 def _errors(records: list[SessionRecord]) -> Row:
     errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
     by_reason: Row = {}
@@ -265,6 +288,7 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
         "pass_hat_k": _pass_hat_k(ok),
         "errors": _errors(recs),
+        "cost": _cost(recs),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])
             for reason in StopReason

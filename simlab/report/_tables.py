@@ -210,6 +210,21 @@ def _errors(s: dict[str, Any]) -> Section:
     )
 
 
+def _cost(s: dict[str, Any]) -> str:
+    c = s.get("cost") or {}
+    if not c.get("calls"):
+        return "LLM cost: none (no LLM role in this run)."
+    roles = ", ".join(
+        f"{role} ${r['cost_usd']:.4f} ({r['calls']} calls, {r['retries']} retries)"
+        for role, r in c["by_role"].items()
+    )
+    return (
+        f"LLM cost: ${c['total_usd']:.4f} over {c['calls']} calls — {roles}; "
+        f"tokens in {c['input_tokens']:,}, cache read {c['cache_read_tokens']:,}, "
+        f"cache write {c['cache_write_tokens']:,}, out {c['output_tokens']:,}."
+    )
+
+
 def _stop_reasons(s: dict[str, Any]) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in s["stop_reasons"].items())
     return f"Stop reasons: {counts or _DASH}."
@@ -237,6 +252,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
         _errors(summary),
+        _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),
     ]

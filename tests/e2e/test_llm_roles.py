@@ -77,6 +77,10 @@ def test_every_role_on_anthropic(tmp_path: Path, server: str) -> None:
     info = json.loads((run_dir / "run.json").read_text())
     assert set(info["models"]) == {"user", "agent", "judge"}
     assert info["pricing"]
+    cost = json.loads((run_dir / "summary.json").read_text())["cost"]
+    assert cost["total_usd"] == pytest.approx(sum(r["cost_usd"] for r in got), abs=1e-6)
+    by_role = sum(c["cost_usd"] for c in cost["by_role"].values())
+    assert by_role == pytest.approx(cost["total_usd"], abs=1e-5)
 
 
 def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
