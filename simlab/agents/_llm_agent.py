@@ -21,7 +21,7 @@ from simlab.agents._llm_context import (
     tool_results,
 )
 from simlab.agents._protocol import AgentCapabilities, SessionContext, TargetAgent
-from simlab.llm import LLM, LLMMessage, LLMRequest, ProviderError, SessionMeter
+from simlab.llm import LLM, LLMMessage, LLMRequest, SessionMeter, metered_complete
 from simlab.transcript import AgentReply, ContextInfo, Message, ToolCall
 
 if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
@@ -164,13 +164,7 @@ class LLMAgent:
             json_output=True,
             role="agent",
         )
-        try:
-            resp = await self._llm.complete(req)
-        except ProviderError as e:
-            self._meter.record_failure("agent", e)
-            raise
-        self._meter.record("agent", resp)
-        return resp.text
+        return (await metered_complete(self._llm, req, self._meter)).text
 
 
 def _refused(name: str, args: Any, error: str) -> ToolCall:

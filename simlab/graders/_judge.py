@@ -18,7 +18,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Literal
 
 from simlab.graders._judge_case import RUBRIC_DIR, render_case
-from simlab.llm import LLM, LLMError, LLMMessage, LLMRequest, ProviderError
+from simlab.llm import LLM, LLMError, LLMMessage, LLMRequest, first_json_object, metered_complete
 from simlab.store import Check
 from simlab.transcript import Transcript
 
@@ -125,17 +125,10 @@ def _first_object(text: str) -> dict[str, Any]:
         value = None
     if isinstance(value, dict):
         return value
-    decoder = json.JSONDecoder()
-    start = stripped.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(stripped, start)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return value
-        start = stripped.find("{", start + 1)
-    raise JudgeOutputError("the reply held no JSON object")
+    found = first_json_object(stripped)
+    if found is None:
+        raise JudgeOutputError("the reply held no JSON object")
+    return found
 
 
 def _short(value: object) -> str:
@@ -244,11 +237,7 @@ class LLMJudge:
             role="judge",
         )
         try:
-            resp = await self.llm.complete(req)
-        except ProviderError as e:
-            setup.meter.record_failure("judge", e)
-            raise JudgeError(f"judge call failed ({self.model_id}): {e}") from e
+            resp = await metered_complete(self.llm, req, setup.meter)
         except LLMError as e:
             raise JudgeError(f"judge call failed ({self.model_id}): {e}") from e
-        setup.meter.record("judge", resp)
         return resp.text

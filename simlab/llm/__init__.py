@@ -19,8 +19,9 @@ from simlab.llm._errors import (
     ReplayMissError,
 )
 from simlab.llm._guarded import GuardedLLM
+from simlab.llm._json import first_json_object
 from simlab.llm._limits import RoleLimits, TokenBucket
-from simlab.llm._meter import RoleMeter, SessionMeter
+from simlab.llm._meter import RoleMeter, SessionMeter, metered_complete
 from simlab.llm._pricing import DEFAULT_PRICING, PriceTable, Pricing
 from simlab.llm._registry import create_llm, register_backend
 from simlab.llm._replay import ReplayLLM
@@ -80,6 +81,8 @@ __all__ = [
     "classify",
     "classify_exception",
     "create_llm",
+    "first_json_object",
+    "metered_complete",
     "parse_retry_after",
     "register_backend",
     "zero_retry_waits",

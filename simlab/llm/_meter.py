@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from simlab.llm._base import LLM
 from simlab.llm._errors import ProviderError
-from simlab.llm._types import LLMResponse, Role, Usage
+from simlab.llm._types import LLMRequest, LLMResponse, Role, Usage
 
 
 @dataclass
@@ -92,3 +93,15 @@ class SessionMeter:
             }
             for role, m in sorted(self.roles.items())
         }
+
+
+async def metered_complete(llm: LLM, req: LLMRequest, meter: SessionMeter) -> LLMResponse:
+    """``llm.complete(req)``, with the call (or its final failure) counted in ``meter``
+    under ``req.role``; a ``ProviderError`` is re-raised after it is counted."""
+    try:
+        response = await llm.complete(req)
+    except ProviderError as e:
+        meter.record_failure(req.role, e)
+        raise
+    meter.record(req.role, response)
+    return response

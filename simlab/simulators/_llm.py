@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from simlab.llm import LLM, LLMMessage, LLMRequest, ProviderError, SessionMeter
+from simlab.llm import (
+    LLM,
+    LLMMessage,
+    LLMRequest,
+    SessionMeter,
+    first_json_object,
+    metered_complete,
+)
 from simlab.simulators._audit import FaultKind, FidelityAudit, Finding
 from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.simulators._scripted import ScriptedSimulator
@@ -67,22 +74,15 @@ def parse_answer(raw: str) -> tuple[str, list[str]]:
     Raises:
         ValueError: no JSON object with a string ``response`` could be read.
     """
-    decoder = json.JSONDecoder()
-    start = raw.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(raw, start)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            response = value.get("response")
-            if not isinstance(response, str):
-                raise ValueError(f"'response' is not a string: {str(response)[:80]!r}")
-            ids = value.get("disclosed")
-            claimed = [str(i) for i in ids] if isinstance(ids, list) else []
-            return response, claimed
-        start = raw.find("{", start + 1)
-    raise ValueError(f"no JSON object in the answer: {raw[:120]!r}")
+    value = first_json_object(raw)
+    if value is None:
+        raise ValueError(f"no JSON object in the answer: {raw[:120]!r}")
+    response = value.get("response")
+    if not isinstance(response, str):
+        raise ValueError(f"'response' is not a string: {str(response)[:80]!r}")
+    ids = value.get("disclosed")
+    claimed = [str(i) for i in ids] if isinstance(ids, list) else []
+    return response, claimed
 
 
 class LLMSimulator:
@@ -223,13 +223,7 @@ class LLMSimulator:
             json_output=True,
             role="user",
         )
-        try:
-            resp = await self._llm.complete(req)
-        except ProviderError as exc:
-            self._meter.record_failure("user", exc)
-            raise
-        self._meter.record("user", resp)
-        return resp.text
+        return (await metered_complete(self._llm, req, self._meter)).text
 
     def _check(
         self, turn: int, raw: str, planned: UserTurn, context: list[str]

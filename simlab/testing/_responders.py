@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
+from simlab.llm import first_json_object
 from simlab.testing._request import FakeRequest
 
 
@@ -38,17 +39,8 @@ def _sentence(request: FakeRequest) -> str:
 @lru_cache(maxsize=256)
 def _json_example(prompt: str) -> str | None:
     """The first JSON object literal in ``prompt``, re-serialized, if any parses."""
-    decoder = json.JSONDecoder()
-    start = prompt.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(prompt, start)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return json.dumps(value, ensure_ascii=False)
-        start = prompt.find("{", start + 1)
-    return None
+    value = first_json_object(prompt)
+    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _schema_instance(schema: Mapping[str, Any]) -> Any:
