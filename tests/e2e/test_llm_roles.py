@@ -183,3 +183,16 @@ def test_budget_stops_new_sessions_and_resume_finishes(tmp_path: Path, server: s
     assert proc.returncode == 0, proc.stderr
     keys = [json.dumps(r["key"], sort_keys=True) for r in records(out)]
     assert len(keys) == 12 and len(set(keys)) == 12
+
+
+def test_an_http_target_runs_in_a_suite(tmp_path: Path, server: str) -> None:
+    """A suite whose target is an OpenAI-compatible endpoint (here the fake provider)."""
+    out = tmp_path / "out"
+    path = suite(tmp_path, target=f"{server}/v1", personas=["terse_en"], goals=["refund"])
+    proc = run([str(path), "--out", str(out)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    got = records(out)
+    assert len(got) == 2 and all(r["status"] == "ok" for r in got)
+    assert all(t["agent"]["text"] for r in got for t in r["transcript"]["turns"] if t["agent"])
+    (run_dir,) = list(out.iterdir())
+    assert json.loads((run_dir / "run.json").read_text())["models"]["agent"].startswith("http:")
