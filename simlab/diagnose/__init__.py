@@ -27,7 +27,6 @@ from simlab.diagnose._counterfactual import (
 from simlab.diagnose._failure import FailureKind, FirstFailure, first_failure
 from simlab.diagnose._heatmap import START, Heatmap, agent_state, build_heatmap, transition
 from simlab.diagnose._report import (
-    DIAGNOSIS_FILE,
     CauseRow,
     Confusion,
     DiagnosisReport,
@@ -40,6 +39,7 @@ from simlab.diagnose._report import (
 )
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run, diagnose_run_async
 from simlab.diagnose._truth import TrueCause, records_truth, true_cause
+from simlab.store import DIAGNOSIS_FILE
 
 __all__ = [
     "CAUSES",

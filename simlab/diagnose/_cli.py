@@ -11,10 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
-from simlab.diagnose._report import DIAGNOSIS_FILE, DiagnosisReport, Share
+from simlab.diagnose._report import DiagnosisReport, Share
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
 from simlab.spec import SpecError
-from simlab.store import RunDirError
+from simlab.store import DIAGNOSIS_FILE, RunDirError
 
 EXIT_OK, EXIT_USAGE = 0, 2
 

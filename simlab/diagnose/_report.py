@@ -7,7 +7,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from simlab.diagnose._causes import CAUSES, Cause
 from simlab.stats import wilson_interval
 
-DIAGNOSIS_FILE = "diagnosis.json"
 DIAGNOSIS_SCHEMA_VERSION = 1
 
 

@@ -26,7 +26,6 @@ from simlab.diagnose._counterfactual import (
 from simlab.diagnose._failure import FirstFailure, first_failure
 from simlab.diagnose._heatmap import build_heatmap, transition
 from simlab.diagnose._report import (
-    DIAGNOSIS_FILE,
     Confusion,
     DiagnosisReport,
     FailureLocation,
@@ -48,7 +47,14 @@ from simlab.engine import (
 )
 from simlab.graders import CONFIRMATION
 from simlab.spec import Mode, Suite
-from simlab.store import RunDirError, SessionKey, SessionRecord, read_run_info, write_json
+from simlab.store import (
+    DIAGNOSIS_FILE,
+    RunDirError,
+    SessionKey,
+    SessionRecord,
+    read_run_info,
+    write_json,
+)
 
 DEFAULT_CONCURRENCY = 32
 _MULTI_TURN = frozenset({Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT})

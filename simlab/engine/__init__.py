@@ -2,7 +2,7 @@
 
 from simlab.engine._expand import SessionJob, expand, session_seed
 from simlab.engine._orchestrator import run_jobs
-from simlab.engine._prefix_cases import PREFIX_CASES_FILE, run_suite_prefix_cases
+from simlab.engine._prefix_cases import run_suite_prefix_cases
 from simlab.engine._run import (
     RunPlan,
     config_hash,
@@ -22,6 +22,7 @@ from simlab.engine._session import (
     run_session,
     session_setup,
 )
+from simlab.store import PREFIX_CASES_FILE
 
 __all__ = [
     "PREFIX_CASES_FILE",

@@ -7,9 +7,7 @@ from typing import Any
 
 from simlab.engine._roles import build_roles
 from simlab.spec import Suite
-from simlab.store import write_json
-
-PREFIX_CASES_FILE = "prefix_cases.json"
+from simlab.store import PREFIX_CASES_FILE, write_json
 
 
 async def run_suite_prefix_cases(suite: Suite, suite_dir: Path, run_dir: Path) -> list[Any]:

@@ -10,8 +10,6 @@ survival curves (``simlab brittleness``, ``cli_main``).
 """
 
 from simlab.perturb._brittleness import (
-    BRITTLENESS_FILE,
-    BRITTLENESS_SESSIONS_FILE,
     BrittlenessResult,
     SessionBrittleness,
     TargetBrittleness,
@@ -49,6 +47,7 @@ from simlab.perturb._models import (
 )
 from simlab.perturb._stack import FactChange, PerturbationStack, changed_value
 from simlab.perturb._summary import brittleness_summary, comparison, curve_of, group_summary
+from simlab.store import BRITTLENESS_FILE, BRITTLENESS_SESSIONS_FILE
 
 __all__ = [
     "BRITTLENESS_FILE",

@@ -34,11 +34,12 @@ from simlab.engine import (
 from simlab.perturb._library import register_perturbations
 from simlab.perturb._models import Perturbation
 from simlab.simulators import ScriptedSimulator, UserSimulator
-from simlab.store import SessionKey, SessionRecord
+from simlab.store import (
+    SessionKey,
+    SessionRecord,
+)
 
-BRITTLENESS_FILE = "brittleness.json"
 """The experiment's summary, in the run directory."""
-BRITTLENESS_SESSIONS_FILE = "brittleness_sessions.jsonl"
 """Every re-run, one JSON object per line: ``target``, ``base``, ``k``, ``record``."""
 
 

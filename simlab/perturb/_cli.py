@@ -12,10 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from simlab.perturb._brittleness import BRITTLENESS_FILE
 from simlab.perturb._experiment import Experiment, brittleness_from_run, brittleness_from_suite
 from simlab.spec import SpecError
-from simlab.store import RunDirError
+from simlab.store import BRITTLENESS_FILE, RunDirError
 
 EXIT_OK, EXIT_USAGE = 0, 2
 

@@ -18,8 +18,6 @@ from simlab.engine import (
     target_factory,
 )
 from simlab.perturb._brittleness import (
-    BRITTLENESS_FILE,
-    BRITTLENESS_SESSIONS_FILE,
     BrittlenessResult,
     TargetBrittleness,
     brittleness_for_target,
@@ -30,6 +28,8 @@ from simlab.perturb._models import Perturbation
 from simlab.perturb._summary import brittleness_summary
 from simlab.spec import Problem, SpecError, Suite, load_goals, load_personas, load_suite
 from simlab.store import (
+    BRITTLENESS_FILE,
+    BRITTLENESS_SESSIONS_FILE,
     RUN_FILE,
     SessionKey,
     SessionRecord,

@@ -12,18 +12,14 @@ from simlab.report._charts import (
     survival_chart,
     transition_heatmap_chart,
 )
-from simlab.report._html import EXTRA_CHARTS, HTML_REPORT_FILE, render_html, write_html_report
+from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._markdown import escape_cell, render_markdown
-from simlab.report._run_reports import (
-    BRITTLENESS_FILE,
-    DIAGNOSIS_FILE,
-    analysis_charts,
-    write_run_reports,
-)
+from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._terminal import render_terminal
+from simlab.store import BRITTLENESS_FILE, DIAGNOSIS_FILE, HTML_REPORT_FILE
 
 __all__ = [
     "BRITTLENESS_FILE",

@@ -30,9 +30,14 @@ from simlab.report._html_viewer import render_viewer
 from simlab.report._summary import UNBUCKETED, summarize
 from simlab.report._tables import ReportTable, build_sections, pct, pct_ci, score
 from simlab.spec import Bucket, Suite
-from simlab.store import SessionRecord, read_run_info, read_sessions, write_atomic
+from simlab.store import (
+    HTML_REPORT_FILE,
+    SessionRecord,
+    read_run_info,
+    read_sessions,
+    write_atomic,
+)
 
-HTML_REPORT_FILE = "report.html"
 EXTRA_CHARTS = ("survival", "confusion", "transitions", "comparison")
 """The keys ``extras`` may hold; each draws one more chart when present."""
 

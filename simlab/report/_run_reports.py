@@ -16,6 +16,8 @@ from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
 from simlab.spec import Suite
 from simlab.store import (
+    BRITTLENESS_FILE,
+    DIAGNOSIS_FILE,
     REPORT_FILE,
     SUMMARY_FILE,
     SessionRecord,
@@ -24,9 +26,6 @@ from simlab.store import (
     write_atomic,
     write_json,
 )
-
-DIAGNOSIS_FILE = "diagnosis.json"
-BRITTLENESS_FILE = "brittleness.json"
 
 
 def write_run_reports(

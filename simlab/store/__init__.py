@@ -10,6 +10,11 @@ from simlab.store._record import (
     Usage,
 )
 from simlab.store._run_dir import (
+    BRITTLENESS_FILE,
+    BRITTLENESS_SESSIONS_FILE,
+    DIAGNOSIS_FILE,
+    HTML_REPORT_FILE,
+    PREFIX_CASES_FILE,
     REPORT_FILE,
     RUN_FILE,
     SESSIONS_FILE,
@@ -25,6 +30,11 @@ from simlab.store._run_dir import (
 )
 
 __all__ = [
+    "BRITTLENESS_FILE",
+    "BRITTLENESS_SESSIONS_FILE",
+    "DIAGNOSIS_FILE",
+    "HTML_REPORT_FILE",
+    "PREFIX_CASES_FILE",
     "REPORT_FILE",
     "RUN_FILE",
     "SCHEMA_VERSION",

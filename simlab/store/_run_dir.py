@@ -22,6 +22,11 @@ RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
+HTML_REPORT_FILE = "report.html"
+DIAGNOSIS_FILE = "diagnosis.json"
+BRITTLENESS_FILE = "brittleness.json"
+BRITTLENESS_SESSIONS_FILE = "brittleness_sessions.jsonl"
+PREFIX_CASES_FILE = "prefix_cases.json"
 
 
 class RunDirError(Exception):
