@@ -50,9 +50,28 @@ def outcome(record: SessionRecord) -> str:
 
 
 def first_failing_turn(record: SessionRecord) -> int | None:
-    """The earliest turn named by a failing check, or None when none names one."""
-    turns = [c.turn for c in record.checks.values() if not c.passed and c.turn is not None]
-    return min(turns) if turns else None
+    """The turn where the session went wrong, for the viewer to highlight.
+
+    A constraint check names the turn the constraint was *stated*; it was broken
+    where the final action was taken, so that turn counts for it. Other failing
+    checks count at their own turn. A session that never took its final action
+    failed at its last agent turn. None for a passed or ungraded session.
+    """
+    if record.status != "ok" or record.passed:
+        return None
+    completed = record.checks.get("goal_completed")
+    action_turn = completed.turn if completed is not None and completed.passed else None
+    turns = []
+    for name, check in record.checks.items():
+        if check.passed:
+            continue
+        turn = action_turn if name.startswith("constraint:") and action_turn else check.turn
+        if turn is not None:
+            turns.append(turn)
+    if not turns:
+        agent_turns = [t.index for t in record.transcript.turns if t.agent is not None]
+        return agent_turns[-1] if agent_turns else None
+    return min(turns)
 
 
 def _session_data(record: SessionRecord) -> dict[str, Any]:

@@ -268,12 +268,13 @@ def test_every_session_has_an_anchor_filters_and_a_first_failing_turn() -> None:
     hostile = hostile_record()
     assert session_anchor(hostile) == "session-alice-g-full-9"
     (row,) = [a for a in rows if a["id"] == "session-alice-g-full-9"]
-    # 3 user turns: bucket 2-4; failing checks name turns 2 and 3 (and one no turn)
+    # 3 user turns: bucket 2-4; the constraints (stated in turns 2 and 3) were broken by
+    # the final action, taken in turn 1: that is where the session went wrong
     assert row["data-bucket"] == "2-4" and row["data-status"] == "failed"
     assert row["data-goal"] == "g" and row["data-persona"] == "alice"
-    assert first_failing_turn(hostile) == 2
+    assert first_failing_turn(hostile) == 1
     blob = json.loads(blob_text(html))
-    assert blob[int(row["data-i"] or "-1")]["ff"] == 2
+    assert blob[int(row["data-i"] or "-1")]["ff"] == 1
     assert [f[0] for f in blob[int(row["data-i"] or "-1")]["f"]] == [
         "constraint:date",
         "constraint:pax",
@@ -286,6 +287,17 @@ def test_every_session_has_an_anchor_filters_and_a_first_failing_turn() -> None:
         "", "2-4", "5-9", "10+", "other",  # bucket (one session has a single turn)
         "", "passed", "failed", "error",  # status
     ]  # fmt: skip
+
+
+def test_a_session_without_its_final_action_fails_at_its_last_agent_turn() -> None:
+    turns = [
+        Turn(index=1, user=UserTurn(text="a"), agent=AgentReply(text="b")),
+        Turn(index=2, user=UserTurn(text="c"), agent=AgentReply(text="d")),
+        Turn(index=3, user=UserTurn(text="bye", stop=StopSignal.GAVE_UP)),
+    ]
+    checks = {"goal_completed": Check(passed=False, detail="never called")}
+    gave_up = record("a", "full", 1, 10, 3, transcript=Transcript(turns=turns), checks=checks)
+    assert first_failing_turn(gave_up) == 2
 
 
 def test_first_failing_turn_is_none_without_a_failing_turn() -> None:

@@ -184,7 +184,7 @@ async def browse(page: Page, url: str) -> None:
     assert await page.evaluate("document.querySelectorAll('main img').length") == 0
     first_fail = f"#{HOSTILE} .turn.first-fail .idx"
     assert await page.evaluate(f"document.querySelector({first_fail!r}).textContent") == (
-        "turn 2first failing turn"
+        "turn 1first failing turn"
     )
 
     # filters: persona and status narrow the rows; the count says so
