@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from rich.console import Console
@@ -18,6 +19,7 @@ from simlab.spec import SpecError
 from simlab.store import RunDirError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+T = TypeVar("T")
 
 err_console = Console(stderr=True, highlight=False)
 
@@ -137,8 +139,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
     try:
         with progress:
-            records = anyio.run(execute, plan, progress.advance)
+            records = anyio.run(_until_signalled, execute(plan, progress.advance))
     except KeyboardInterrupt:
+        records = None
+    if records is None:
         _eprint(
             "\ninterrupted; every finished session is saved. Continue with:\n"
             f"  simlab run --resume {plan.run_dir}"
@@ -154,6 +158,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
+
+
+async def _until_signalled(work: Awaitable[T]) -> T | None:
+    """``work``'s result, or None when Ctrl-C or SIGTERM cancelled it.
+
+    Cancelling (instead of letting KeyboardInterrupt tear through the event
+    loop) lets the run close its files and clients on the way out.
+    """
+    result: list[T] = []
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    tg.cancel_scope.cancel()
+                    return
+
+        async def run() -> None:
+            result.append(await work)
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(watch)
+        tg.start_soon(run)
+    return result[0] if result else None
 
 
 def _run_experiments(plan: Any) -> None:
