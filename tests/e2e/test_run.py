@@ -179,3 +179,30 @@ def test_suite_experiments_feed_the_reports(tmp_path: Path) -> None:
     assert brittleness["curves"]
     html = (run_dir / "report.html").read_text()
     assert html.count("<svg") >= 4  # aptitude, buckets, survival, and diagnosis charts
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    (tmp_path / "slow_target.py").write_text(SLOW_TARGET)
+    suite = small_suite(tmp_path, target="slow_target:SlowReference", reps=4, concurrency=2)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        files = list(out.glob("*/sessions.jsonl"))
+        if files and files[0].read_bytes().count(b"\n") >= 5:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "simlab run --resume" in stderr and "Traceback" not in stderr
+    run_dir = only_run_dir(out)
+    lines = (run_dir / "sessions.jsonl").read_bytes()
+    assert lines.endswith(b"\n")  # nothing half-written
