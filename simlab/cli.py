@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import anyio.abc
 from rich.console import Console
 
-from simlab.agents import TargetLoadError
+from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
 from simlab.spec import SpecError
 from simlab.store import RunDirError
@@ -43,9 +44,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in e.problems:
             _eprint(f"  {p}")
         return EXIT_USAGE
-    except (RunDirError, TargetLoadError, FileNotFoundError, LLMError) as e:
+    except (RunDirError, TargetLoadError, FileNotFoundError, LLMError, HttpAgentError) as e:
         _eprint(f"error: {e}")
         return EXIT_USAGE
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _eprint(text: str) -> None:
@@ -62,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a suite (default: simlab.yaml) and report")
     run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
     run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
-    run.add_argument("--reps", type=int, default=None, help="override the suite's repetitions")
+    run.add_argument(
+        "--reps", type=_positive_int, default=None, help="override the suite's repetitions"
+    )
     run.add_argument(
         "--llm",
         action="append",
@@ -130,6 +140,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.engine import execute, plan_new_run, plan_resume
 
     if args.resume is not None:
+        clashing = [
+            flag
+            for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
+            if value
+        ]
+        if clashing:
+            _eprint(
+                f"error: {', '.join(clashing)} cannot change a run being resumed (it keeps the "
+                "options it started with); start a new run to use them"
+            )
+            return EXIT_USAGE
         plan = plan_resume(args.resume, args.suite)
         _eprint(f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done")
     else:
@@ -142,6 +163,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             records = anyio.run(_until_signalled, execute(plan, progress.advance))
     except KeyboardInterrupt:
         records = None
+    except Exception:
+        _discard_if_empty(plan)  # a run that could not start leaves no folder behind
+        raise
     if records is None:
         _eprint(
             "\ninterrupted; every finished session is saved. Continue with:\n"
@@ -167,21 +191,36 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
     loop) lets the run close its files and clients on the way out.
     """
     result: list[T] = []
-    async with anyio.create_task_group() as tg:
 
-        async def watch() -> None:
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    tg.cancel_scope.cancel()
-                    return
+    async def run(tg: anyio.abc.TaskGroup) -> None:
+        result.append(await work)
+        tg.cancel_scope.cancel()
 
-        async def run() -> None:
-            result.append(await work)
-            tg.cancel_scope.cancel()
+    async def watch(tg: anyio.abc.TaskGroup) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                tg.cancel_scope.cancel()
+                return
 
-        tg.start_soon(watch)
-        tg.start_soon(run)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch, tg)
+            tg.start_soon(run, tg)
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:  # say what went wrong, not that a task group failed
+            raise group.exceptions[0] from None
+        raise
     return result[0] if result else None
+
+
+def _discard_if_empty(plan: Any) -> None:
+    import shutil
+
+    from simlab.store import SESSIONS_FILE
+
+    sessions = plan.run_dir / SESSIONS_FILE
+    if not plan.done and (not sessions.exists() or sessions.stat().st_size == 0):
+        shutil.rmtree(plan.run_dir, ignore_errors=True)
 
 
 def _run_experiments(plan: Any) -> None:

@@ -73,7 +73,10 @@ class CallableTarget:
         if self._is_async:
             return to_reply(await self._fn(messages, ctx))
         # A sync target may block on I/O: keep it off the event loop.
-        result = await anyio.to_thread.run_sync(self._fn, messages, ctx, limiter=self._limiter)
+        # abandon_on_cancel: the engine's per-turn timeout must not wait for a hung thread
+        result = await anyio.to_thread.run_sync(
+            self._fn, messages, ctx, limiter=self._limiter, abandon_on_cancel=True
+        )
         return to_reply(result)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,9 +55,16 @@ def _library_dirs(suite_path: Path, dirs: list[str]) -> list[Path]:
     return [base / d for d in dirs]
 
 
-def config_hash(suite: Suite, personas: dict[str, Persona], goals: dict[str, Goal]) -> str:
-    """sha256 over everything that decides a run's sessions."""
+def config_hash(
+    suite: Suite,
+    personas: dict[str, Persona],
+    goals: dict[str, Goal],
+    files: dict[str, str] | None = None,
+) -> str:
+    """sha256 over everything that decides a run's sessions (``files``: the sha256 of
+    each file the suite points to, so an edited agent or prompt is a changed config)."""
     payload = {
+        "files": files or {},
         "schema_version": SCHEMA_VERSION,
         # how much to spend and how many at once do not change what a session is,
         # so a run can be resumed with a bigger budget or another concurrency
@@ -81,7 +89,40 @@ def _load(
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}
-    return suite, jobs, config_hash(suite, used_p, used_g)
+    files = referenced_files(suite, suite_path.parent)
+    return suite, jobs, config_hash(suite, used_p, used_g, files)
+
+
+def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
+    """sha256 of every file the suite's roles read: the LLM agent (and its system
+    prompt file), the simulator's prompts, the judge's rubric."""
+    paths: list[Path] = []
+    target = suite.target
+    if target.kind == "llm":
+        agent = _under(suite_dir, target.agent)
+        paths.append(agent)
+        if agent.is_file():
+            from simlab.agents import load_agent_spec
+
+            prompt = load_agent_spec(agent).system_prompt_file
+            if prompt:
+                paths.append(_under(agent.parent, prompt))
+    if suite.simulator.kind == "llm" and suite.simulator.prompt:
+        paths.append(_under(suite_dir, suite.simulator.prompt))
+    if suite.judge is not None and suite.judge.rubric:
+        paths.append(_under(suite_dir, suite.judge.rubric))
+    found: dict[str, str] = {}
+    for path in paths:
+        for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if f.is_file():
+                # keyed relative to the suite, so a moved checkout resumes the same run
+                found[os.path.relpath(f, suite_dir)] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return found
+
+
+def _under(base: Path, relative: str) -> Path:
+    p = Path(relative)
+    return p if p.is_absolute() else base / p
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -125,12 +166,14 @@ def plan_new_run(
 def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run."""
     info = read_run_info(run_dir)
+    if suite_path is None and "suite_path" not in info:
+        raise RunDirError(f"{run_dir}/run.json names no suite_path; pass the suite file")
     path = suite_path or Path(info["suite_path"])
     overrides = info.get("overrides", {})
     suite, jobs, chash = _load(
         path, overrides.get("seed"), overrides.get("reps"), overrides.get("llm", ())
     )
-    if chash != info["config_hash"]:
+    if chash != info.get("config_hash"):
         raise RunDirError(
             f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "
             f"and goals now give {chash}: they changed since the run started. Restore them, "
@@ -173,6 +216,8 @@ async def execute(
     suite = plan.suite
     roles = build_roles(suite, plan.suite_path.parent)
     _record_roles(plan.run_dir, roles)
+    # what the sessions already done cost counts against the budget on resume too
+    roles.budget.charge(sum(r.cost_usd for r in plan.done))
     make_target = make_target or roles.target
     make_simulator = make_simulator or roles.simulator
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)

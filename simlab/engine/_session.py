@@ -201,11 +201,15 @@ async def _converse(
             ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
             agent_clock.deadline = anyio.current_time() + limits.turn_timeout_s
             reply = await _agent_turn(target, history, ctx)
+            if agent_clock.cancel_called:  # the reply came, but after the deadline
+                break
             agent_clock.deadline = math.inf
             turn.agent = reply
             history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
-        return StopReason.MAX_TURNS
-    # only reached when the deadline cancelled the agent's reply
+        else:
+            return StopReason.MAX_TURNS
+    # only reached when the deadline passed while the agent was answering: a late
+    # reply is not recorded, the turn is the one that timed out
     raise _Stop(
         StopReason.AGENT_ERROR,
         f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",

@@ -7,6 +7,7 @@ drops such a torn last line and resume runs only the keys that are missing.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from simlab.store._record import SCHEMA_VERSION, SessionRecord
+from simlab.store._record import SCHEMA_VERSION, SessionKey, SessionRecord
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
@@ -27,6 +28,7 @@ DIAGNOSIS_FILE = "diagnosis.json"
 BRITTLENESS_FILE = "brittleness.json"
 BRITTLENESS_SESSIONS_FILE = "brittleness_sessions.jsonl"
 PREFIX_CASES_FILE = "prefix_cases.json"
+LOCK_FILE = ".lock"
 
 
 class RunDirError(Exception):
@@ -57,6 +59,11 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
         raise RunDirError(f"{path} not found: is {run_dir} a simlab run directory?") from None
     except json.JSONDecodeError as e:
         raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    if not isinstance(info, dict):
+        raise RunDirError(f"{path}: expected a JSON object, got {type(info).__name__}")
+    missing = [k for k in ("schema_version", "run_id", "suite") if k not in info]
+    if missing:
+        raise RunDirError(f"{path}: missing {', '.join(missing)}; is this a simlab run.json?")
     version = info.get("schema_version")
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise RunDirError(
@@ -73,6 +80,8 @@ class SessionsFile:
     records: list[SessionRecord]
     good_bytes: int
     torn: bool
+    duplicates: int = 0
+    """Later records of a key already read; they are left out of ``records``."""
 
 
 def read_sessions(run_dir: Path) -> SessionsFile:
@@ -87,12 +96,19 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     data = path.read_bytes()
     *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
     records: list[SessionRecord] = []
+    seen: set[SessionKey] = set()
+    duplicates = 0
     for number, raw in enumerate(complete, start=1):
         try:
-            records.append(SessionRecord.model_validate_json(raw))
+            record = SessionRecord.model_validate_json(raw)
         except ValidationError as e:
             raise RunDirError(f"{path}:{number}: not a session record ({_short(e)})") from None
-    return SessionsFile(records, len(data) - len(tail), tail != b"")
+        if record.key in seen:  # two writers on one run: the first record of a key wins
+            duplicates += 1
+            continue
+        seen.add(record.key)
+        records.append(record)
+    return SessionsFile(records, len(data) - len(tail), tail != b"", duplicates)
 
 
 def _short(e: Exception) -> str:
@@ -103,6 +119,15 @@ class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
     def __init__(self, run_dir: Path, truncate_to: int | None = None) -> None:
+        # One writer per run: two processes resuming one run would append the same keys.
+        self._lock = (run_dir / LOCK_FILE).open("w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise RunDirError(
+                f"another simlab process is writing {run_dir}; wait for it or stop it first"
+            ) from None
         path = run_dir / SESSIONS_FILE
         if truncate_to is not None and path.exists():
             with path.open("r+b") as f:
@@ -120,6 +145,8 @@ class SessionWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
+        if not self._lock.closed:
+            self._lock.close()  # releases the flock
 
     def __enter__(self) -> SessionWriter:
         return self

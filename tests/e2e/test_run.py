@@ -206,3 +206,40 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     run_dir = only_run_dir(out)
     lines = (run_dir / "sessions.jsonl").read_bytes()
     assert lines.endswith(b"\n")  # nothing half-written
+
+
+def test_bad_run_options_are_refused_without_a_traceback(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    zero = simlab("run", str(suite), "--reps", "0", "--out", str(tmp_path / "z"), "--quiet")
+    assert zero.returncode == 2 and "must be at least 1" in zero.stderr
+    assert simlab("run", str(suite), "--out", str(tmp_path / "o"), "--quiet").returncode == 0
+    run_dir = only_run_dir(tmp_path / "o")
+    clash = simlab("run", "--resume", str(run_dir), "--reps", "3", "--quiet")
+    assert clash.returncode == 2 and "cannot change a run being resumed" in clash.stderr
+
+
+def test_a_run_that_cannot_start_leaves_no_folder(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path, target="no_such_module_anywhere:reply")
+    out = tmp_path / "out"
+    proc = simlab("run", str(suite), "--out", str(out), "--quiet")
+    assert proc.returncode == 2
+    assert "cannot import module 'no_such_module_anywhere'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_resume_refuses_an_edited_agent_file(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.yaml"
+    agent.write_text((ROOT / "simlab/agents/data/booking_llm.yaml").read_text())
+    suite = small_suite(
+        tmp_path,
+        target={"kind": "llm", "agent": str(agent)},
+        llm={"backend": "replay", "record_dir": str(tmp_path / "rec")},
+    )
+    from simlab.engine import plan_new_run, plan_resume
+    from simlab.store import RunDirError
+
+    plan = plan_new_run(suite, tmp_path / "o")
+    agent.write_text(agent.read_text().replace("booking", "Booking", 1))
+    with pytest.raises(RunDirError, match="changed since the run started"):
+        plan_resume(plan.run_dir)

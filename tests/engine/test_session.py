@@ -120,3 +120,22 @@ def test_a_grader_crash_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch)
     record = run(Sim(), Agent(refund_on=2))
     assert record.status == "error" and record.stop_reason is StopReason.INFRA_ERROR
     assert record.error is not None and record.error.startswith("grading failed: KeyError")
+
+
+def test_a_hung_sync_target_times_out_at_its_own_turn() -> None:
+    import time as _time
+
+    from simlab.agents import CallableTarget
+
+    def slow_on_turn_2(messages: list[dict[str, str]], ctx: SessionContext) -> str:
+        if ctx.turn == 2:
+            _time.sleep(3)
+        return "Which booking reference?"
+
+    target = CallableTarget(slow_on_turn_2, anyio.CapacityLimiter(2))
+    limits = SessionLimits(max_turns=5, turn_timeout_s=0.3)
+    record = anyio.run(run_session, JOB, lambda setup: target, lambda setup: Sim(), limits)
+    assert record.status == "error" and record.stop_reason is StopReason.AGENT_ERROR
+    assert record.error is not None and record.error.startswith("turn 2: no reply within 0.3s")
+    assert record.transcript.turns[0].agent is not None  # turn 1 answered in time
+    assert record.transcript.turns[1].agent is None  # the late reply is not recorded

@@ -65,11 +65,37 @@ def test_corrupt_middle_line_is_reported_with_its_number(tmp_path: Path) -> None
 
 
 def test_run_info_from_the_future_is_refused(tmp_path: Path) -> None:
-    write_json(tmp_path / "run.json", {"schema_version": 999})
+    write_json(tmp_path / "run.json", {"schema_version": 999, "run_id": "r", "suite": {}})
     with pytest.raises(RunDirError, match="newer than this simlab reads"):
         read_run_info(tmp_path)
 
 
 def test_missing_run_json_says_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(RunDirError, match=r"is .* a simlab run directory"):
+        read_run_info(tmp_path)
+
+
+def test_a_key_written_twice_is_read_once(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(record(0))
+        w.append(record(1))
+        w.append(record(0))  # e.g. two processes resumed the same run
+    got = read_sessions(tmp_path)
+    assert [r.key.rep for r in got.records] == [0, 1]
+    assert got.duplicates == 1
+
+
+def test_only_one_writer_per_run(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path), pytest.raises(RunDirError, match="another simlab process"):
+        SessionWriter(tmp_path)
+    with SessionWriter(tmp_path) as w:  # released on close
+        w.append(record(0))
+
+
+def test_run_json_without_its_fields_is_named(tmp_path: Path) -> None:
+    write_json(tmp_path / "run.json", {"schema_version": 1})
+    with pytest.raises(RunDirError, match="missing run_id, suite"):
+        read_run_info(tmp_path)
+    write_json(tmp_path / "run.json", [1, 2])
+    with pytest.raises(RunDirError, match="expected a JSON object"):
         read_run_info(tmp_path)
