@@ -328,7 +328,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from simlab.spec import validate_paths
 
-    defaults = [Path(p) for p in ("personas", "goals", "simlab.yaml") if Path(p).exists()]
+    defaults = [
+        Path(p) for p in ("personas", "goals", "perturbations", "simlab.yaml") if Path(p).exists()
+    ]
     n_files, problems = validate_paths(args.paths or defaults)
     if problems:
         raise SpecError(problems)
