@@ -104,27 +104,37 @@ class SlowReference:
 '''
 
 
-@pytest.mark.slow
-def test_sigkill_half_way_then_resume_gives_each_key_once(tmp_path: Path) -> None:
+def start_slow_run(
+    tmp_path: Path, concurrency: int, until_lines: int
+) -> tuple[subprocess.Popen[str], Path, dict[str, str]]:
+    """A run against a slow target, started and left going until it has written
+    ``until_lines`` sessions: (process, results folder, environment)."""
     (tmp_path / "slow_target.py").write_text(SLOW_TARGET)
-    suite = small_suite(tmp_path, target="slow_target:SlowReference", reps=4, concurrency=4)
+    suite = small_suite(
+        tmp_path, target="slow_target:SlowReference", reps=4, concurrency=concurrency
+    )
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    expected = 3 * 3 * 2 * 4
     deadline = time.monotonic() + 60
-    lines = 0
     while time.monotonic() < deadline:
         files = list(out.glob("*/sessions.jsonl"))
-        lines = files[0].read_bytes().count(b"\n") if files else 0
-        if lines >= expected // 2:
+        if files and files[0].read_bytes().count(b"\n") >= until_lines:
             break
         time.sleep(0.01)
+    return proc, out, env
+
+
+@pytest.mark.slow
+def test_sigkill_half_way_then_resume_gives_each_key_once(tmp_path: Path) -> None:
+    expected = 3 * 3 * 2 * 4
+    proc, out, env = start_slow_run(tmp_path, concurrency=4, until_lines=expected // 2)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     run_dir = only_run_dir(out)
@@ -182,23 +192,7 @@ def test_suite_experiments_feed_the_reports(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
-    (tmp_path / "slow_target.py").write_text(SLOW_TARGET)
-    suite = small_suite(tmp_path, target="slow_target:SlowReference", reps=4, concurrency=2)
-    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
-    out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        files = list(out.glob("*/sessions.jsonl"))
-        if files and files[0].read_bytes().count(b"\n") >= 5:
-            break
-        time.sleep(0.02)
+    proc, out, _ = start_slow_run(tmp_path, concurrency=2, until_lines=5)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
