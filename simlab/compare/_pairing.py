@@ -63,19 +63,17 @@ def load_run(run_dir: Path) -> RunSessions:
         RunDirError: If the folder is not a readable run directory.
     """
     info = read_run_info(run_dir)
-    sessions: dict[SessionKey, LocatedRecord] = {}
-    duplicates = 0
-    for line, record in enumerate(read_sessions(run_dir).records, start=1):
-        if record.key in sessions:
-            duplicates += 1
-        else:
-            sessions[record.key] = LocatedRecord(record, line)
+    file = read_sessions(run_dir)  # a repeated key is read once, the first record wins
+    sessions = {
+        record.key: LocatedRecord(record, line)
+        for record, line in zip(file.records, file.lines, strict=True)
+    }
     return RunSessions(
         run_dir,
         str(info.get("run_id") or run_dir.name),
         _buckets(info, run_dir),
         sessions,
-        duplicates,
+        file.duplicates,
     )
 
 

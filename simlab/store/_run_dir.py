@@ -11,7 +11,7 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,6 +82,8 @@ class SessionsFile:
     torn: bool
     duplicates: int = 0
     """Later records of a key already read; they are left out of ``records``."""
+    lines: list[int] = field(default_factory=list)
+    """The 1-based line of each of ``records`` in the file."""
 
 
 def read_sessions(run_dir: Path) -> SessionsFile:
@@ -96,6 +98,7 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     data = path.read_bytes()
     *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
     records: list[SessionRecord] = []
+    lines: list[int] = []
     seen: set[SessionKey] = set()
     duplicates = 0
     for number, raw in enumerate(complete, start=1):
@@ -108,7 +111,8 @@ def read_sessions(run_dir: Path) -> SessionsFile:
             continue
         seen.add(record.key)
         records.append(record)
-    return SessionsFile(records, len(data) - len(tail), tail != b"", duplicates)
+        lines.append(number)
+    return SessionsFile(records, len(data) - len(tail), tail != b"", duplicates, lines)
 
 
 def _short(e: Exception) -> str:
