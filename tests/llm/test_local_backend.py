@@ -31,6 +31,7 @@ def test_missing_llama_cpp_says_which_extra(monkeypatch: pytest.MonkeyPatch) -> 
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
+@pytest.mark.slow  # runs where CI has installed the local extra
 @needs_llama
 def test_default_model_is_found_in_the_installed_package() -> None:
     path = smollm2_path()
