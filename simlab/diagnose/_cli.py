@@ -10,9 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from simlab.agents import TargetLoadError
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
 from simlab.diagnose._report import DiagnosisReport, Share
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
+from simlab.llm import LLMError
 from simlab.spec import SpecError
 from simlab.store import DIAGNOSIS_FILE, RunDirError
 
@@ -128,7 +130,7 @@ def cli_main(argv: list[str]) -> int:
         report = diagnose_run(
             args.run_dir, args.concurrency, late_turn=args.late_turn, write=not args.no_write
         )
-    except (RunDirError, SpecError, NotImplementedError, FileNotFoundError) as e:
+    except (RunDirError, SpecError, TargetLoadError, LLMError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
     print_report(report, Console())

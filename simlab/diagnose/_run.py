@@ -8,6 +8,7 @@ from pathlib import Path
 
 import anyio
 
+from simlab.agents import TargetLoadError
 from simlab.diagnose._causes import Cause
 from simlab.diagnose._classify import (
     DEFAULT_LATE_TURN,
@@ -46,7 +47,8 @@ from simlab.engine import (
     target_factory,
 )
 from simlab.graders import CONFIRMATION
-from simlab.spec import Mode, Suite
+from simlab.llm import LLMError
+from simlab.spec import Mode, SpecError, Suite
 from simlab.store import (
     DIAGNOSIS_FILE,
     RunDirError,
@@ -111,7 +113,7 @@ async def _verify(cases: list[_Case], suite: Suite, concurrency: int) -> list[Ve
     try:
         make_target = target_factory(suite)
         make_simulator = simulator_factory(suite)
-    except NotImplementedError as e:
+    except (TargetLoadError, LLMError, SpecError) as e:  # the target cannot be rebuilt here
         # Diagnose anyway; say why nothing could be replayed.
         for i, c in enumerate(cases):
             if (replay := COUNTERFACTUAL.get(c.found.cause)) is not None:

@@ -11,7 +11,9 @@ import anyio
 from rich.console import Console
 from rich.table import Table
 
+from simlab.agents import TargetLoadError
 from simlab.engine import TargetFactory, target_factory
+from simlab.llm import LLMError
 from simlab.replay._case import PrefixCase, load_prefix_cases, save_prefix_case
 from simlab.replay._import import import_logs
 from simlab.replay._import_cli import add_field_options, options_from
@@ -56,7 +58,7 @@ def replay_cli(argv: Sequence[str]) -> int:
     try:
         cases = _cases(args)
         make_target = _target(args.target)
-    except (RunDirError, SpecError, ValueError, NotImplementedError) as e:
+    except (RunDirError, SpecError, ValueError, TargetLoadError, LLMError) as e:
         print(f"simlab replay: {e}", file=sys.stderr)
         return EXIT_USAGE
     if args.limit is not None:
