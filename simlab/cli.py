@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -17,7 +17,10 @@ from rich.console import Console
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
 from simlab.spec import SpecError
-from simlab.store import RunDirError
+from simlab.store import RunDirError, SessionRecord
+
+if TYPE_CHECKING:
+    from simlab.engine import RunPlan
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
@@ -85,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--resume", type=Path, default=None, metavar="RUN_DIR", help="continue an interrupted run"
     )
+    run.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="with --resume: also run again, with the same seed, every session whose status is "
+        "error (infra_error, agent_error including turn timeouts, simulator_error); graded "
+        "sessions are never re-run. The new record is appended and supersedes the error",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
     run.set_defaults(handler=_cmd_run)
 
@@ -137,26 +147,11 @@ def _delegate(ref: str, argv: list[str]) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from simlab.engine import execute, plan_new_run, plan_resume
+    from simlab.engine import execute
 
-    if args.resume is not None:
-        clashing = [
-            flag
-            for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
-            if value
-        ]
-        if clashing:
-            _eprint(
-                f"error: {', '.join(clashing)} cannot change a run being resumed (it keeps the "
-                "options it started with); start a new run to use them"
-            )
-            return EXIT_USAGE
-        plan = plan_resume(args.resume, args.suite)
-        _eprint(f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done")
-    else:
-        plan = plan_new_run(
-            args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
-        )
+    plan = _plan_run(args)
+    if plan is None:
+        return EXIT_USAGE
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
     try:
         with progress:
@@ -166,22 +161,72 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except Exception:
         _discard_if_empty(plan)  # a run that could not start leaves no folder behind
         raise
+    # errors still waiting for their retry are only retried when asked again
+    resume = f"  simlab run --resume {plan.run_dir}" + (" --retry-errors" if plan.retried else "")
     if records is None:
-        _eprint(
-            "\ninterrupted; every finished session is saved. Continue with:\n"
-            f"  simlab run --resume {plan.run_dir}"
-        )
+        _eprint(f"\ninterrupted; every finished session is saved. Continue with:\n{resume}")
         return EXIT_INTERRUPTED
-    if len(records) < len(plan.jobs):
+    not_started = len(plan.pending) - progress.finished
+    if not_started:
         _eprint(
-            f"budget of ${plan.suite.budget_usd:g} spent: {len(plan.jobs) - len(records)} of "
+            f"budget of ${plan.suite.budget_usd:g} spent: {not_started} of "
             f"{len(plan.jobs)} sessions not started. Raise `budget_usd` and continue with:\n"
-            f"  simlab run --resume {plan.run_dir}"
+            + resume
         )
+    if plan.retried:
+        _eprint(_retried_outcome(plan.retried, records))
     _run_experiments(plan)
     _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
+
+
+def _plan_run(args: argparse.Namespace) -> RunPlan | None:
+    """The run to execute (new or resumed), or None when the options clash (said on stderr)."""
+    from simlab.engine import plan_new_run, plan_resume
+
+    if args.resume is None:
+        if args.retry_errors:
+            _eprint(
+                "error: --retry-errors needs --resume RUN_DIR: it re-runs an earlier run's errors"
+            )
+            return None
+        return plan_new_run(
+            args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
+        )
+    clashing = [
+        flag
+        for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
+        if value
+    ]
+    if clashing:
+        _eprint(
+            f"error: {', '.join(clashing)} cannot change a run being resumed (it keeps the "
+            "options it started with); start a new run to use them"
+        )
+        return None
+    plan = plan_resume(args.resume, args.suite, retry_errors=args.retry_errors)
+    line = f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done"
+    if args.retry_errors:
+        line += f"; retrying {len(plan.retried)} error session{_s(len(plan.retried))}"
+    _eprint(line)
+    return plan
+
+
+def _retried_outcome(retried: Sequence[SessionRecord], records: Sequence[SessionRecord]) -> str:
+    """One line: how the retried error sessions ended this time."""
+    before = {r.key: r for r in retried}
+    # execute hands back the very error record of a key whose retry never started
+    again = [r for r in records if r.key in before and r is not before[r.key]]
+    graded = sum(1 for r in again if r.status == "ok")
+    return (
+        f"retried {len(again)} of {len(before)} error session{_s(len(before))}: "
+        f"{graded} graded, {len(again) - graded} error{_s(len(again) - graded)} again"
+    )
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 async def _until_signalled(work: Awaitable[T]) -> T | None:
@@ -265,6 +310,7 @@ class _Progress:
         )
 
         self.errors = 0
+        self.finished = 0  # sessions finished by this invocation, resumed ones not counted
         self._progress = Progress(
             TextColumn("sessions"),
             BarColumn(),
@@ -280,6 +326,7 @@ class _Progress:
         self._task = self._progress.add_task("run", total=total, completed=done, rate="-", errors=0)
 
     def advance(self, record: Any) -> None:
+        self.finished += 1
         if record.status == "error":
             self.errors += 1
         task = self._progress.tasks[0]

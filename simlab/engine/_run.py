@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._llm_option import apply_llm_options
@@ -42,10 +41,14 @@ class RunPlan:
     config_hash: str
     done: list[SessionRecord] = field(default_factory=list)
     truncate_to: int | None = None
+    retried: list[SessionRecord] = field(default_factory=list)
+    """Error records whose sessions run again (``--retry-errors``); not in ``done``."""
+    spent_usd: float = 0.0
+    """What the sessions already in ``sessions.jsonl`` cost, retried ones included."""
 
     @property
     def pending(self) -> list[SessionJob]:
-        """The sessions still to run (all of them on a fresh run)."""
+        """The sessions still to run (all of them on a fresh run), retried ones included."""
         finished = {r.key for r in self.done}
         return [j for j in self.jobs if j.key not in finished]
 
@@ -163,8 +166,19 @@ def plan_new_run(
     return RunPlan(suite, suite_path, run_dir, jobs, chash)
 
 
-def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
-    """Reload a run's suite, check it is unchanged, and find the sessions still to run."""
+def plan_resume(
+    run_dir: Path, suite_path: Path | None = None, retry_errors: bool = False
+) -> RunPlan:
+    """Reload a run's suite, check it is unchanged, and find the sessions still to run.
+
+    Args:
+        run_dir: The run directory to continue.
+        suite_path: The suite file, when not the one ``run.json`` names.
+        retry_errors: Also run again, with the same seed, every key whose outcome
+            is ``status="error"`` (infra, agent, simulator errors and timeouts:
+            never a verdict on the target). The new record is appended and
+            supersedes the error record when the run is read.
+    """
     info = read_run_info(run_dir)
     if suite_path is None and "suite_path" not in info:
         raise RunDirError(f"{run_dir}/run.json names no suite_path; pass the suite file")
@@ -181,14 +195,11 @@ def plan_resume(run_dir: Path, suite_path: Path | None = None) -> RunPlan:
         )
     existing = read_sessions(run_dir)
     wanted = {j.key for j in jobs}
-    seen: set[Any] = set()
-    done: list[SessionRecord] = []
-    for record in existing.records:
-        if record.key in wanted and record.key not in seen:
-            seen.add(record.key)
-            done.append(record)
+    outcomes = [r for r in existing.records if r.key in wanted]
+    retried = [r for r in outcomes if r.status == "error"] if retry_errors else []
+    done = [r for r in outcomes if not (retry_errors and r.status == "error")]
     truncate = existing.good_bytes if existing.torn else None
-    return RunPlan(suite, path, run_dir, jobs, chash, done, truncate)
+    return RunPlan(suite, path, run_dir, jobs, chash, done, truncate, retried, existing.cost_usd)
 
 
 def target_factory(suite: Suite, suite_dir: Path | None = None) -> TargetFactory:
@@ -209,25 +220,27 @@ async def execute(
 ) -> list[SessionRecord]:
     """Run the plan's pending sessions, appending each to ``sessions.jsonl``.
 
-    Returns every record of the run, earlier ones (on resume) included, in the
-    suite's session order. When the suite's budget is spent no new session
-    starts; the ones in flight finish.
+    Returns each key's outcome, earlier records (on resume) included, in the
+    suite's session order: a retried session's new record replaces its error
+    record, as reading the run does. When the suite's budget is spent no new
+    session starts; the ones in flight finish.
     """
     suite = plan.suite
     roles = build_roles(suite, plan.suite_path.parent)
     _record_roles(plan.run_dir, roles)
-    # what the sessions already done cost counts against the budget on resume too
-    roles.budget.charge(sum(r.cost_usd for r in plan.done))
+    # what the sessions already run cost (retried ones too) counts against the budget
+    roles.budget.charge(plan.spent_usd)
     make_target = make_target or roles.target
     make_simulator = make_simulator or roles.simulator
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
-    records = list(plan.done)
+    # a retried key keeps its error record until it has a new one (a budget may stop it)
+    outcomes = {r.key: r for r in (*plan.done, *plan.retried)}
 
     with SessionWriter(plan.run_dir, truncate_to=plan.truncate_to) as writer:
 
         def sink(record: SessionRecord) -> None:
             writer.append(record)
-            records.append(record)
+            outcomes[record.key] = record
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:
@@ -251,7 +264,7 @@ async def execute(
             gc.unfreeze()
             await roles.aclose()
     order = {j.key: i for i, j in enumerate(plan.jobs)}
-    return sorted(records, key=lambda r: order.get(r.key, len(order)))
+    return sorted(outcomes.values(), key=lambda r: order.get(r.key, len(order)))
 
 
 def _record_roles(run_dir: Path, roles: RunRoles) -> None:

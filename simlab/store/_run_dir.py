@@ -3,6 +3,14 @@
 Sessions are appended and flushed one line at a time as they finish, so a
 crash (SIGKILL included) loses at most the line being written; the reader
 drops such a torn last line and resume runs only the keys that are missing.
+
+The file is never rewritten, so a key can have more than one record. A key's
+outcome is its first graded (``status="ok"``) record; before one comes, its
+latest ``error`` record. In order of the lines: a record supersedes an earlier
+*error* record of its key (a session re-run after an outage, ``simlab run
+--resume --retry-errors``), and a record that follows a graded one is a
+duplicate and ignored (two writers on one run), so a verdict on the target is
+never replaced.
 """
 
 from __future__ import annotations
@@ -81,14 +89,20 @@ class SessionsFile:
     good_bytes: int
     torn: bool
     duplicates: int = 0
-    """Later records of a key already read; they are left out of ``records``."""
+    """Later records of a key already graded; they are left out of ``records``."""
     lines: list[int] = field(default_factory=list)
     """The 1-based line of each of ``records`` in the file."""
+    superseded: int = 0
+    """Error records replaced by a later record of their key (a retried session)."""
+    cost_usd: float = 0.0
+    """What every complete line cost, superseded and duplicate records included."""
 
 
 def read_sessions(run_dir: Path) -> SessionsFile:
-    """Every complete record in ``sessions.jsonl``; a torn last line is dropped.
+    """Every key's outcome in ``sessions.jsonl``; a torn last line is dropped.
 
+    A key's outcome is its first graded record, or else its last error record
+    (see the module docstring); ``records`` are in the order of their lines.
     A bad line anywhere but the end is corruption, not a crash artefact, and is
     reported with its line number.
     """
@@ -97,22 +111,32 @@ def read_sessions(run_dir: Path) -> SessionsFile:
         return SessionsFile([], 0, False)
     data = path.read_bytes()
     *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
-    records: list[SessionRecord] = []
-    lines: list[int] = []
-    seen: set[SessionKey] = set()
-    duplicates = 0
+    outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
+    duplicates = superseded = 0
+    cost = 0.0
     for number, raw in enumerate(complete, start=1):
         try:
             record = SessionRecord.model_validate_json(raw)
         except ValidationError as e:
             raise RunDirError(f"{path}:{number}: not a session record ({_short(e)})") from None
-        if record.key in seen:  # two writers on one run: the first record of a key wins
-            duplicates += 1
+        cost += record.cost_usd  # a superseded session's money was spent all the same
+        earlier = outcomes.get(record.key)
+        if earlier is not None and earlier[1].status != "error":
+            duplicates += 1  # a graded key is never re-decided
             continue
-        seen.add(record.key)
-        records.append(record)
-        lines.append(number)
-    return SessionsFile(records, len(data) - len(tail), tail != b"", duplicates, lines)
+        if earlier is not None:
+            superseded += 1
+        outcomes[record.key] = (number, record)
+    ordered = sorted(outcomes.values(), key=lambda pair: pair[0])
+    return SessionsFile(
+        records=[record for _, record in ordered],
+        good_bytes=len(data) - len(tail),
+        torn=tail != b"",
+        duplicates=duplicates,
+        lines=[number for number, _ in ordered],
+        superseded=superseded,
+        cost_usd=cost,
+    )
 
 
 def _short(e: Exception) -> str:

@@ -237,3 +237,109 @@ def test_resume_refuses_an_edited_agent_file(tmp_path: Path) -> None:
     agent.write_text(agent.read_text().replace("booking", "Booking", 1))
     with pytest.raises(RunDirError, match="changed since the run started"):
         plan_resume(plan.run_dir)
+
+
+FLAKY_TARGET = '''
+import os
+from simlab.agents.reference import reference_agent
+
+class FlakyReference:
+    """The reference agent, unreachable for rep-1 sessions while FLAKY_OUTAGE is set."""
+    def __init__(self):
+        self.inner = reference_agent("v2", 0)
+        self.capabilities = self.inner.capabilities
+    async def reply(self, history, ctx):
+        if os.environ.get("FLAKY_OUTAGE") and ctx.session_id.split("/")[3] == "1":
+            raise ConnectionError("provider outage")
+        return await self.inner.reply(history, ctx)
+'''
+
+
+def flaky_suite(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A 16-session suite whose target fails its 8 rep-1 sessions during an outage."""
+    (tmp_path / "flaky_target.py").write_text(FLAKY_TARGET)
+    suite = small_suite(
+        tmp_path,
+        personas=["terse_en", "fickle_vi"],
+        goals=["one_way", "refund"],
+        target="flaky_target:FlakyReference",
+    )
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    env.pop("FLAKY_OUTAGE", None)
+    return suite, env
+
+
+def key_of(record: dict) -> str:  # type: ignore[type-arg]
+    return json.dumps(record["key"], sort_keys=True)
+
+
+def test_retry_errors_reruns_only_error_sessions_and_appends(tmp_path: Path) -> None:
+    suite, healthy = flaky_suite(tmp_path)
+    outage = {**healthy, "FLAKY_OUTAGE": "1"}
+    proc = simlab("run", str(suite), "--out", str(tmp_path / "o"), "--quiet", env=outage)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run_dir(tmp_path / "o")
+    first = sessions(run_dir)
+    errored = {key_of(r) for r in first if r["status"] == "error"}
+    assert len(first) == 16 and len(errored) == 8
+    assert {r["stop_reason"] for r in first if r["status"] == "error"} == {"agent_error"}
+    assert json.loads((run_dir / "summary.json").read_text())["errors"]["n"] == 8
+
+    # a plain resume leaves errors alone
+    plain = simlab("run", "--resume", str(run_dir), "--quiet", env=healthy)
+    assert plain.returncode == 0, plain.stderr
+    assert "16 of 16 sessions done" in plain.stderr
+    before = (run_dir / "sessions.jsonl").read_bytes()
+    assert len(sessions(run_dir)) == 16
+
+    # retried while the outage lasts: each error gets a second error record
+    still_down = simlab("run", "--resume", str(run_dir), "--retry-errors", "--quiet", env=outage)
+    assert still_down.returncode == 0, still_down.stderr
+    assert "8 of 16 sessions done; retrying 8 error sessions" in still_down.stderr
+    assert "retried 8 of 8 error sessions: 0 graded, 8 errors again" in still_down.stderr
+    during = (run_dir / "sessions.jsonl").read_bytes()
+    assert during.startswith(before) and len(sessions(run_dir)) == 24
+
+    # retried once the target is healthy: every error key is graded now
+    proc = simlab("run", "--resume", str(run_dir), "--retry-errors", "--quiet", env=healthy)
+    assert proc.returncode == 0, proc.stderr
+    assert "retried 8 of 8 error sessions: 8 graded, 0 errors again" in proc.stderr
+    after = (run_dir / "sessions.jsonl").read_bytes()
+    assert after.startswith(during)  # append-only: earlier lines byte-identical
+    lines = sessions(run_dir)
+    assert len(lines) == 32
+    retried = lines[24:]
+    assert {key_of(r) for r in retried} == errored
+    assert all(r["status"] == "ok" for r in retried)
+    seeds = {key_of(r): r["seed"] for r in first}
+    assert all(r["seed"] == seeds[key_of(r)] for r in retried)  # the same seed, the same session
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["errors"]["n"] == 0 and summary["errors"]["by_stop_reason"] == {}
+    assert summary["overall"]["n"] == 16  # each key graded exactly once
+    (run_dir / "summary.json").unlink()  # re-rendered from sessions.jsonl alone, the same
+    assert simlab("report", str(run_dir)).returncode == 0
+    assert json.loads((run_dir / "summary.json").read_text()) == summary
+
+    # the retried sessions are the ones an outage-free run plays with the same seed
+    fresh = simlab("run", str(suite), "--out", str(tmp_path / "fresh"), "--quiet", env=healthy)
+    assert fresh.returncode == 0, fresh.stderr
+    healthy_runs = {key_of(r): r["transcript"] for r in sessions(only_run_dir(tmp_path / "fresh"))}
+    assert all(r["transcript"] == healthy_runs[key_of(r)] for r in retried)
+
+    # nothing left to retry: a graded key is never re-run
+    again = simlab("run", "--resume", str(run_dir), "--retry-errors", "--quiet", env=outage)
+    assert again.returncode == 0, again.stderr
+    assert "16 of 16 sessions done; retrying 0 error sessions" in again.stderr
+    assert (run_dir / "sessions.jsonl").read_bytes() == after
+
+
+def test_retry_errors_needs_resume(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    out = tmp_path / "out"
+    proc = simlab("run", str(suite), "--retry-errors", "--out", str(out), "--quiet")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "error: --retry-errors needs --resume RUN_DIR: it re-runs an earlier run's errors"
+    )
+    assert not out.exists()

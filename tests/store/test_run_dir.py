@@ -99,3 +99,48 @@ def test_run_json_without_its_fields_is_named(tmp_path: Path) -> None:
     write_json(tmp_path / "run.json", [1, 2])
     with pytest.raises(RunDirError, match="expected a JSON object"):
         read_run_info(tmp_path)
+
+
+def error_record(rep: int, cost_usd: float = 0.0) -> SessionRecord:
+    return SessionRecord(
+        key=SessionKey(persona="p", goal="g", mode="full", rep=rep),
+        seed=rep,
+        status="error",
+        stop_reason=StopReason.INFRA_ERROR,
+        n_user_turns=1,
+        cost_usd=cost_usd,
+        error="provider outage",
+    )
+
+
+def test_a_later_record_supersedes_an_error_record_of_its_key(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(error_record(0, cost_usd=0.25))  # line 1: the outage
+        w.append(record(1))  # line 2
+        w.append(error_record(0, cost_usd=0.5))  # line 3: retried, still down
+        w.append(record(0))  # line 4: retried, graded
+    got = read_sessions(tmp_path)
+    assert [(r.key.rep, r.status) for r in got.records] == [(1, "ok"), (0, "ok")]
+    assert got.lines == [2, 4]  # in file order, each at the line of its outcome
+    assert got.superseded == 2 and got.duplicates == 0
+    assert got.cost_usd == 0.75  # superseded sessions were paid for all the same
+
+
+def test_a_key_that_errors_on_every_retry_reads_as_its_last_error(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(error_record(0))
+        w.append(error_record(0).model_copy(update={"error": "still down"}))
+    got = read_sessions(tmp_path)
+    assert [r.error for r in got.records] == ["still down"]
+    assert got.lines == [2] and got.superseded == 1
+
+
+def test_a_graded_record_is_never_superseded(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(record(0))
+        w.append(error_record(0))  # a later error must not undo a verdict
+        w.append(record(0).model_copy(update={"passed": False, "score": 0.0}))
+    got = read_sessions(tmp_path)
+    assert len(got.records) == 1
+    assert got.records[0] == record(0) and got.lines == [1]
+    assert got.duplicates == 2 and got.superseded == 0
