@@ -15,7 +15,12 @@ from typing import Any
 from simlab.agents import TargetAgent, callable_target_factory
 from simlab.engine._session import Judge, SessionSetup, SimulatorFactory, TargetFactory
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
-from simlab.simulators._protocol import UserSimulator
+from simlab.simulators import (
+    PerturbationLookup,
+    ScriptedSimulator,
+    UserSimulator,
+    session_perturbations,
+)
 from simlab.spec import Problem, SpecError, Suite
 
 
@@ -43,10 +48,17 @@ class RunRoles:
 
 
 def build_roles(
-    suite: Suite, suite_dir: Path, parts: Collection[str] = ("user", "agent", "judge")
+    suite: Suite,
+    suite_dir: Path,
+    parts: Collection[str] = ("user", "agent", "judge"),
+    *,
+    perturbations: PerturbationLookup | None = None,
 ) -> RunRoles:
     """Everything a run needs to make its sessions' parts (only ``parts`` are built;
     the others keep offline defaults and open no client).
+
+    The simulated user, scripted or LLM, plays the perturbations a session's key
+    carries, looked up with ``perturbations`` (default: ``simlab.perturb.resolve``).
 
     Raises:
         SpecError: a role asks for an LLM and neither it nor the suite names one.
@@ -54,7 +66,7 @@ def build_roles(
     """
     prices = PriceTable.from_mapping(suite.pricing)
     roles = RunRoles(
-        simulator=_scripted_simulator,
+        simulator=scripted_simulator_factory(),
         target=_reference_target("v1"),
         judge=None,
         budget=Budget(suite.budget_usd),
@@ -77,7 +89,7 @@ def build_roles(
         return llm
 
     if "user" in parts:
-        _simulator(suite, suite_dir, roles, client)
+        _simulator(suite, suite_dir, roles, client, perturbations)
     if "agent" in parts:
         _target(suite, suite_dir, roles, client)
     if suite.judge is not None and "judge" in parts:
@@ -90,15 +102,24 @@ def build_roles(
     return roles
 
 
-def _simulator(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
+def _simulator(
+    suite: Suite,
+    suite_dir: Path,
+    roles: RunRoles,
+    client: Any,
+    perturbations: PerturbationLookup | None,
+) -> None:
     spec = suite.simulator
     if spec.kind == "scripted":
+        roles.simulator = scripted_simulator_factory(perturbations)
         roles.models["user"] = "scripted"
         return
     from simlab.simulators import llm_simulator_factory
 
     prompt = _path(suite_dir, spec.prompt)
-    roles.simulator = llm_simulator_factory(client("user", spec.llm), prompt, spec.max_attempts)
+    roles.simulator = llm_simulator_factory(
+        client("user", spec.llm), prompt, spec.max_attempts, perturbations=perturbations
+    )
 
 
 def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
@@ -124,15 +145,19 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
 
 
-def _scripted_simulator(setup: SessionSetup) -> UserSimulator:
-    from simlab.simulators import ScriptedSimulator
+def scripted_simulator_factory(perturbations: PerturbationLookup | None = None) -> SimulatorFactory:
+    """Per-session ``ScriptedSimulator`` construction playing the key's perturbations.
 
-    if not setup.key.perturbations:
-        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed)
-    from simlab.perturb import resolve  # lazy: only perturbed sessions need the library
+    Args:
+        perturbations: looks up the ids a session's key carries; default
+            ``simlab.perturb.resolve`` (the registered and shipped libraries).
+    """
 
-    active = resolve(setup.key.perturbations)
-    return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
+    def make(setup: SessionSetup) -> UserSimulator:
+        active = session_perturbations(setup.key.perturbations, perturbations)
+        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
+
+    return make
 
 
 def _reference_target(version: str) -> TargetFactory:

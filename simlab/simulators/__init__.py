@@ -16,7 +16,11 @@ from simlab.simulators._llm import (
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
 from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.simulators._reading import ReplyReading, read_reply
-from simlab.simulators._scripted import ScriptedSimulator
+from simlab.simulators._scripted import (
+    PerturbationLookup,
+    ScriptedSimulator,
+    session_perturbations,
+)
 
 __all__ = [
     "FAULT_KINDS",
@@ -26,6 +30,7 @@ __all__ = [
     "FidelityAudit",
     "Finding",
     "LLMSimulator",
+    "PerturbationLookup",
     "PlannedChange",
     "ReplyReading",
     "ScriptedSimulator",
@@ -35,4 +40,5 @@ __all__ = [
     "llm_simulator_factory",
     "parse_answer",
     "read_reply",
+    "session_perturbations",
 ]

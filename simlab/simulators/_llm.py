@@ -5,6 +5,11 @@ turn: which facts it discloses, mind changes, DONE and GAVE_UP. The LLM only
 verbalises that decision, answering in JSON; the fidelity audit checks the text
 against the plan and a faulty answer is retried with a corrective note. The
 turn's ``disclosed`` is always the plan's, never the LLM's claim.
+
+Perturbations act in two places: the plan-level ones (a digression, a goal
+change, a vague fact) shape the scripted draft the LLM voices; the text-level
+ones (typos, stripped diacritics, an injected instruction) are applied to the
+audited LLM text, so they land on the words the agent reads.
 """
 
 from __future__ import annotations
@@ -24,14 +29,19 @@ from simlab.llm import (
 )
 from simlab.simulators._audit import FaultKind, FidelityAudit, Finding
 from simlab.simulators._protocol import SimState, UserSimulator
-from simlab.simulators._scripted import ScriptedSimulator
+from simlab.simulators._scripted import (
+    PerturbationLookup,
+    ScriptedSimulator,
+    session_perturbations,
+)
 from simlab.simulators._voice import fast_strip
 from simlab.simulators.prompts import UserPrompts, load_prompts
-from simlab.spec import FactValue, Goal, Mode, Persona
+from simlab.spec import FactValue, Goal, MindChange, Mode, Persona
 from simlab.transcript import UserTurn
 
 if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
     from simlab.engine import SessionSetup
+    from simlab.perturb import Perturbation
 
 DEFAULT_MAX_TOKENS = 300
 """Completion cap per attempt: a user message and its JSON wrapper fit easily."""
@@ -104,6 +114,9 @@ class LLMSimulator:
         max_attempts: LLM answers tried per turn before ``SimulatorFault``.
         max_tokens: completion cap per attempt.
         tolerate: finding kinds accepted without a retry (kept in ``faults``).
+        perturbations: active perturbations (``simlab.perturb``), drawn from
+            ``seed`` as the scripted user draws them, so an injection plants the
+            canary the engine grades with. With none the turns are as before.
 
     Attributes:
         faults: every finding of every attempt so far, as ``Fault`` dicts.
@@ -126,14 +139,17 @@ class LLMSimulator:
         *,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         tolerate: frozenset[FaultKind] = frozenset(),
+        perturbations: Sequence[Perturbation] = (),
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         self.persona = persona
         self.goal = goal
-        self._script = ScriptedSimulator(persona, goal, mode, seed)
+        # the LLM voices the undecorated draft; text-level perturbations go on its words
+        self._script = ScriptedSimulator(persona, goal, mode, seed, perturbations, decorate=False)
         self.plan = self._script.plan
         self._audit = FidelityAudit(goal, persona)
+        self._audited_goal = goal
         self._prompts: UserPrompts = load_prompts(prompt_path)
         self._system = self._prompts.system_prompt(persona)
         self._llm = llm
@@ -158,6 +174,7 @@ class LLMSimulator:
         planned = self._script.write(state.turn, state.transcript)
         if planned.stop is not None:
             return planned
+        self._know_values(planned.disclosed)
         turns = state.transcript.turns
         reply = turns[-1].agent if turns else None
         actions = self._prompts.actions(reply)
@@ -176,9 +193,23 @@ class LLMSimulator:
             if value not in said:
                 said.append(value)
             self._last[fid] = value
+        # after the audit: it checks the LLM's words, the agent reads the decorated ones
+        sent, landed = self._script.decorate(text, state.turn)
         return UserTurn(
-            text=text, disclosed=dict(planned.disclosed), perturbations=list(planned.perturbations)
+            text=sent,
+            disclosed=dict(planned.disclosed),
+            perturbations=[*planned.perturbations, *landed],
         )
+
+    def _know_values(self, disclosed: dict[str, FactValue]) -> None:
+        """Teach the audit values the goal does not declare (a contradiction's new value)."""
+        known = {(f.id, f.value) for f in self._audited_goal.facts}
+        known |= {(c.fact, c.value) for c in self._audited_goal.mind_changes}
+        new = [MindChange(fact=f, value=v) for f, v in disclosed.items() if (f, v) not in known]
+        if new:
+            changes = [*self._audited_goal.mind_changes, *new]
+            self._audited_goal = self._audited_goal.model_copy(update={"mind_changes": changes})
+            self._audit = FidelityAudit(self._audited_goal, self.persona)
 
     async def _verbalize(
         self, turn: int, prompt: str, planned: UserTurn, context: list[str]
@@ -256,11 +287,18 @@ class LLMSimulator:
 
 
 def llm_simulator_factory(
-    llm: LLM, prompt_path: Path | str | None = None, max_attempts: int = 3
+    llm: LLM,
+    prompt_path: Path | str | None = None,
+    max_attempts: int = 3,
+    *,
+    perturbations: PerturbationLookup | None = None,
 ) -> Callable[[SessionSetup], UserSimulator]:
     """Per-session ``LLMSimulator`` construction for the engine.
 
     The prompt files are read (and checked) once, here, not per session.
+    A session whose key carries perturbations gets them active, looked up
+    with ``perturbations`` (default: ``simlab.perturb.resolve``, the registered
+    and shipped libraries).
 
     Raises:
         ValueError: a prompt file with an unknown placeholder, or ``max_attempts`` below 1.
@@ -279,6 +317,7 @@ def llm_simulator_factory(
             meter=setup.meter,
             prompt_path=prompt_path,
             max_attempts=max_attempts,
+            perturbations=session_perturbations(setup.key.perturbations, perturbations),
         )
 
     return make

@@ -7,7 +7,7 @@ agent replies give byte-identical user turns. No I/O after construction.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from simlab.graders import violations
@@ -22,6 +22,31 @@ if TYPE_CHECKING:
     from simlab.perturb import FactChange, Perturbation, PerturbationStack
 
 _NO_READING = ReplyReading()
+
+PerturbationLookup = Callable[[Sequence[str]], Sequence["Perturbation"]]
+"""Perturbation ids (a session key's) to their definitions, in order."""
+
+
+def session_perturbations(
+    ids: Sequence[str], lookup: PerturbationLookup | None = None
+) -> Sequence[Perturbation]:
+    """The definitions of a session key's perturbation ids (none when it carries none).
+
+    Args:
+        ids: the ids, in stacking order.
+        lookup: where to find them; default ``simlab.perturb.resolve`` (the
+            registered library, then the shipped one).
+
+    Raises:
+        SpecError: an id ``resolve`` does not know.
+    """
+    if not ids:
+        return ()
+    if lookup is None:
+        from simlab.perturb import resolve  # lazy: perturb imports the engine, which imports us
+
+        lookup = resolve
+    return lookup(ids)
 
 
 class _Draft:
@@ -59,6 +84,11 @@ class ScriptedSimulator:
         seed: the session seed; plan and wording are drawn from it.
         perturbations: active perturbations (``simlab.perturb``); each draws from
             its own generator, so with none the session is exactly as before.
+        decorate: apply the perturbations' text-level effects (typos, stripped
+            diacritics, injected text) to each turn. False leaves them to
+            ``decorate`` on text another voice wrote (the LLM simulator's);
+            plan-level effects (whole turns, fact changes, vague facts) still
+            shape the turn.
 
     Raises:
         ValueError: when the goal cannot be voiced (no intent phrasing for its
@@ -72,6 +102,8 @@ class ScriptedSimulator:
         mode: Mode,
         seed: int,
         perturbations: Sequence[Perturbation] = (),
+        *,
+        decorate: bool = True,
     ) -> None:
         self.persona = persona
         self.goal = goal
@@ -113,6 +145,7 @@ class ScriptedSimulator:
             from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
 
             self._stack = PerturbationStack(perturbations, persona.language, goal, seed)
+        self._decorate = decorate
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The next user message, or a closing turn with ``stop`` set."""
@@ -132,6 +165,18 @@ class ScriptedSimulator:
         if booking is not None:
             return self._on_booking(draft, turn, booking)
         return self._on_reply(draft, turn, reply)
+
+    def decorate(self, text: str, turn: int) -> tuple[str, list[str]]:
+        """``text`` with the text-level perturbations due at ``turn``, and the ids that landed.
+
+        For a simulator built with ``decorate=False``: call it once per sent
+        turn, after ``write`` for that turn, on the words the agent will read.
+        """
+        if self._stack is None:
+            return text, []
+        before = len(self._stack.landed)
+        text = self._stack.decorate(text, turn, closing=False)
+        return text, self._stack.landed[before:]
 
     # ------------------------------------------------------------ branches
 
@@ -329,7 +374,8 @@ class ScriptedSimulator:
         if self._strip:
             text = fast_strip(text)
         if self._stack is not None:
-            text = self._stack.decorate(text, turn, closing=stop is not None)
+            if self._decorate:
+                text = self._stack.decorate(text, turn, closing=stop is not None)
             return UserTurn(
                 text=text,
                 disclosed=draft.disclosed,
