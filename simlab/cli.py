@@ -21,6 +21,7 @@ from simlab.store import RunDirError, SessionRecord
 
 if TYPE_CHECKING:
     from simlab.engine import RunPlan
+    from simlab.store import SessionsFile
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
@@ -176,7 +177,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if plan.retried:
         _eprint(_retried_outcome(plan.retried, records))
     _run_experiments(plan)
-    _write_reports(plan.run_dir, records, console=None if args.quiet else _stdout_console())
+    # a resumed run re-reads its file: error records a retry replaced count in its cost
+    given = None if plan.done or plan.retried else records
+    _write_reports(plan.run_dir, given, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
     return EXIT_OK
 
@@ -346,10 +349,17 @@ class _Progress:
 # ------------------------------------------------------------------ reports
 
 
-def _write_reports(run_dir: Path, records: Sequence[Any], console: Console | None) -> None:
+def _write_reports(
+    run_dir: Path, sessions: Sequence[Any] | SessionsFile | None, console: Console | None
+) -> None:
+    """Write the run's reports and print the summary; ``sessions`` saves a re-read."""
     from simlab.report import render_terminal, write_run_reports
+    from simlab.store import SessionsFile
 
-    summary = write_run_reports(run_dir, records)
+    if isinstance(sessions, SessionsFile):
+        summary = write_run_reports(run_dir, sessions.records, sessions.replaced)
+    else:
+        summary = write_run_reports(run_dir, sessions)
     if console is not None:
         render_terminal(summary, console)
 
@@ -365,7 +375,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     sessions = read_sessions(args.run_dir)
     if not sessions.records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions.records, _stdout_console())
+    _write_reports(args.run_dir, sessions, _stdout_console())
     return EXIT_OK
 
 

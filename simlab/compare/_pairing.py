@@ -32,7 +32,7 @@ class RunSessions:
         buckets: The suite's length buckets (the defaults when ``run.json`` has none).
         sessions: Each key's first record; a resumed run may repeat a key and
             resume keeps the first, so the comparison does too.
-        duplicates: Records dropped because their key came earlier.
+        duplicates: Later records of a key already graded, dropped.
     """
 
     path: Path
@@ -63,7 +63,7 @@ def load_run(run_dir: Path) -> RunSessions:
         RunDirError: If the folder is not a readable run directory.
     """
     info = read_run_info(run_dir)
-    file = read_sessions(run_dir)  # a repeated key is read once, the first record wins
+    file = read_sessions(run_dir)  # one outcome per key (a retry replaces an error record)
     sessions = {
         record.key: LocatedRecord(record, line)
         for record, line in zip(file.records, file.lines, strict=True)

@@ -29,17 +29,22 @@ from simlab.store import (
 
 
 def write_run_reports(
-    run_dir: Path, records: Sequence[SessionRecord] | None = None
+    run_dir: Path,
+    records: Sequence[SessionRecord] | None = None,
+    replaced: Sequence[SessionRecord] = (),
 ) -> dict[str, Any]:
     """Write the run's summary and reports; return the summary.
 
-    ``records`` saves re-reading ``sessions.jsonl`` when the caller has them.
+    ``records`` (with ``replaced``, the error records a retry replaced: the
+    cost section counts them) saves re-reading ``sessions.jsonl`` when the
+    caller has them.
     """
     info = read_run_info(run_dir)
     if records is None:
-        records = read_sessions(run_dir).records
+        sessions = read_sessions(run_dir)
+        records, replaced = sessions.records, sessions.replaced
     suite = Suite.model_validate(info["suite"])
-    summary = summarize(records, suite.buckets, suite.seed)
+    summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
     summary["run_id"] = info["run_id"]
     write_json(run_dir / SUMMARY_FILE, summary)
     title = f"simlab run {info['run_id']}"

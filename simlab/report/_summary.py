@@ -166,9 +166,11 @@ def _pass_hat_k(ok: list[SessionRecord]) -> Row:
     }
 
 
-def _cost(records: list[SessionRecord]) -> Row:
+def _cost(records: list[SessionRecord], replaced: Sequence[SessionRecord]) -> Row:
     """What the run's LLM calls cost, over every session (errors included: they were
-    billed), by role, retries included; empty figures on the offline path."""
+    billed) and every error record a retry replaced, by role, retries included;
+    empty figures on the offline path."""
+    records = [*records, *replaced]
     roles: dict[str, dict[str, float]] = {}
     for r in records:
         for role, m in (r.meta.get("llm") or {}).items():
@@ -183,6 +185,7 @@ def _cost(records: list[SessionRecord]) -> Row:
         "output_tokens": sum(r.usage.output_tokens for r in records),
         "cache_read_tokens": sum(r.usage.cache_read_tokens for r in records),
         "cache_write_tokens": sum(r.usage.cache_write_tokens for r in records),
+        "replaced_sessions": len(replaced),
         "by_role": {
             role: {**acc, "cost_usd": rnd(acc["cost_usd"])} for role, acc in sorted(roles.items())
         },
@@ -227,6 +230,7 @@ def summarize(
     *,
     level: float = 0.95,
     n_resamples: int = 2000,
+    replaced: Sequence[SessionRecord] = (),
 ) -> dict[str, Any]:
     """Analyse finished sessions into the content of ``summary.json``.
 
@@ -242,6 +246,8 @@ def summarize(
         seed: The run's bootstrap seed.
         level: Confidence level of every interval.
         n_resamples: Bootstrap resamples per group.
+        replaced: Error records a retry replaced (``SessionsFile.replaced``):
+            counted in the cost section only, since their calls were billed.
 
     Returns:
         A dict of plain JSON types, identical for the same records in any order.
@@ -288,7 +294,7 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
         "pass_hat_k": _pass_hat_k(ok),
         "errors": _errors(recs),
-        "cost": _cost(recs),
+        "cost": _cost(recs, replaced),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])
             for reason in StopReason

@@ -218,8 +218,10 @@ def _cost(s: dict[str, Any]) -> str:
         f"{role} ${r['cost_usd']:.4f} ({r['calls']} calls, {r['retries']} retries)"
         for role, r in c["by_role"].items()
     )
+    replaced = c.get("replaced_sessions", 0)
+    retried = f" (with {replaced} error sessions a retry replaced)" if replaced else ""
     return (
-        f"LLM cost: ${c['total_usd']:.4f} over {c['calls']} calls — {roles}; "
+        f"LLM cost: ${c['total_usd']:.4f} over {c['calls']} calls{retried} — {roles}; "
         f"tokens in {c['input_tokens']:,}, cache read {c['cache_read_tokens']:,}, "
         f"cache write {c['cache_write_tokens']:,}, out {c['output_tokens']:,}."
     )

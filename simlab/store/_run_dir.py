@@ -92,8 +92,9 @@ class SessionsFile:
     """Later records of a key already graded; they are left out of ``records``."""
     lines: list[int] = field(default_factory=list)
     """The 1-based line of each of ``records`` in the file."""
-    superseded: int = 0
-    """Error records replaced by a later record of their key (a retried session)."""
+    replaced: list[SessionRecord] = field(default_factory=list)
+    """Error records replaced by a later record of their key (a retried session);
+    their calls were billed, so the run's cost counts them."""
     cost_usd: float = 0.0
     """What every complete line cost, superseded and duplicate records included."""
 
@@ -112,7 +113,8 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     data = path.read_bytes()
     *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
     outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
-    duplicates = superseded = 0
+    duplicates = 0
+    replaced: list[SessionRecord] = []
     cost = 0.0
     for number, raw in enumerate(complete, start=1):
         try:
@@ -125,7 +127,7 @@ def read_sessions(run_dir: Path) -> SessionsFile:
             duplicates += 1  # a graded key is never re-decided
             continue
         if earlier is not None:
-            superseded += 1
+            replaced.append(earlier[1])
         outcomes[record.key] = (number, record)
     ordered = sorted(outcomes.values(), key=lambda pair: pair[0])
     return SessionsFile(
@@ -134,7 +136,7 @@ def read_sessions(run_dir: Path) -> SessionsFile:
         torn=tail != b"",
         duplicates=duplicates,
         lines=[number for number, _ in ordered],
-        superseded=superseded,
+        replaced=replaced,
         cost_usd=cost,
     )
 

@@ -92,5 +92,5 @@ def test_retry_errors_reruns_error_keys_only_and_their_cost_stays_charged(
     file = read_sessions(run_dir)
     assert sorted(r.key.id for r in file.records) == sorted(r.key.id for r in after)
     assert all(r.status == "ok" for r in file.records)
-    assert (file.superseded, file.duplicates) == (3, 0)
+    assert (len(file.replaced), file.duplicates) == (3, 0)
     assert plan_resume(run_dir, retry_errors=True).pending == []  # graded keys never re-run

@@ -2,6 +2,8 @@ from pathlib import Path
 
 import pytest
 
+from simlab.report import summarize
+from simlab.spec import Bucket
 from simlab.store import (
     SESSIONS_FILE,
     RunDirError,
@@ -13,6 +15,8 @@ from simlab.store import (
     read_sessions,
     write_json,
 )
+
+BUCKETS = [Bucket(name="2-4", min=2, max=4), Bucket(name="5+", min=5)]
 
 
 def record(rep: int) -> SessionRecord:
@@ -122,8 +126,12 @@ def test_a_later_record_supersedes_an_error_record_of_its_key(tmp_path: Path) ->
     got = read_sessions(tmp_path)
     assert [(r.key.rep, r.status) for r in got.records] == [(1, "ok"), (0, "ok")]
     assert got.lines == [2, 4]  # in file order, each at the line of its outcome
-    assert got.superseded == 2 and got.duplicates == 0
+    assert [r.cost_usd for r in got.replaced] == [0.25, 0.5] and got.duplicates == 0
     assert got.cost_usd == 0.75  # superseded sessions were paid for all the same
+
+    summary = summarize(got.records, BUCKETS, seed=1, replaced=got.replaced)
+    assert summary["cost"]["total_usd"] == 0.75 and summary["cost"]["replaced_sessions"] == 2
+    assert summary["overall"]["n_errors"] == 0  # the outcome is the retry's, not the outage's
 
 
 def test_a_key_that_errors_on_every_retry_reads_as_its_last_error(tmp_path: Path) -> None:
@@ -132,7 +140,7 @@ def test_a_key_that_errors_on_every_retry_reads_as_its_last_error(tmp_path: Path
         w.append(error_record(0).model_copy(update={"error": "still down"}))
     got = read_sessions(tmp_path)
     assert [r.error for r in got.records] == ["still down"]
-    assert got.lines == [2] and got.superseded == 1
+    assert got.lines == [2] and len(got.replaced) == 1
 
 
 def test_a_graded_record_is_never_superseded(tmp_path: Path) -> None:
@@ -143,4 +151,4 @@ def test_a_graded_record_is_never_superseded(tmp_path: Path) -> None:
     got = read_sessions(tmp_path)
     assert len(got.records) == 1
     assert got.records[0] == record(0) and got.lines == [1]
-    assert got.duplicates == 2 and got.superseded == 0
+    assert got.duplicates == 2 and got.replaced == []
