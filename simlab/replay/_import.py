@@ -176,8 +176,8 @@ def _record(
         key=SessionKey(persona=IMPORTED_PERSONA, goal=task, mode=IMPORTED_MODE, rep=trial),
         seed=derive_seed("imported", task, trial),
         status="ok",
-        # Logs do not say why a conversation ended; it ran to its logged end.
-        stop_reason=StopReason.GOAL_REACHED,
+        # Logs do not say why a conversation ended, so no simulated reason is claimed.
+        stop_reason=StopReason.LOG_ENDED,
         n_user_turns=transcript.n_user_turns,
         score=score,
         passed=passed,

@@ -22,6 +22,7 @@ class StopReason(StrEnum):
     SIMULATOR_ERROR = "simulator_error"
     INFRA_ERROR = "infra_error"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    LOG_ENDED = "log_ended"  # imported: the conversation ran to its logged end; logs say no why
 
 
 Status = Literal["ok", "error"]

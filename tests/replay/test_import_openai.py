@@ -127,6 +127,7 @@ def test_run_directory_reads_back_and_gives_hand_computed_pass_hat_k(tmp_path: P
     records = read_sessions(run_dir).records
     assert len(records) == 12
     summary = summarize(records, suite.buckets, suite.seed)
+    assert summary["stop_reasons"] == {"log_ended": 12}  # a log says no why: none is claimed
     passk = summary["pass_hat_k"]
     # book_flight 3/4 pass, refund 1/4, baggage 4/4
     assert passk["by_goal"]["book_flight"]["k"] == {"1": 0.75, "2": 0.5, "3": 0.25, "4": 0.0}
