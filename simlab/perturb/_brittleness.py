@@ -18,22 +18,23 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import anyio
 
 from simlab.engine import (
     SessionJob,
     SessionLimits,
-    SessionSetup,
     SimulatorFactory,
     TargetFactory,
     derive_seed,
     run_jobs,
     run_session,
 )
+from simlab.engine._roles import RunRoles, build_roles
 from simlab.perturb._library import register_perturbations
 from simlab.perturb._models import Perturbation
-from simlab.simulators import ScriptedSimulator, UserSimulator
+from simlab.spec import Suite
 from simlab.store import (
     SessionKey,
     SessionRecord,
@@ -104,19 +105,42 @@ def shuffled_order(session_seed: int, ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(order)
 
 
-def perturbed_simulator_factory(library: Mapping[str, Perturbation]) -> SimulatorFactory:
-    """The scripted simulator with the session's perturbations (from ``library``) active.
+def perturbed_roles(
+    library: Mapping[str, Perturbation], suite: Suite, suite_dir: Path | None = None
+) -> RunRoles:
+    """The suite's simulated user (scripted or LLM) playing each session's perturbations.
 
-    The library is also registered, so the engine finds the same injections'
-    canaries when it grades.
+    A session's key names its perturbations; they are taken from ``library``,
+    which is also registered, so the engine finds the same injections'
+    canaries when it grades. The caller closes the roles (``aclose``): an LLM
+    simulator's client is opened here.
+
+    Raises:
+        SpecError: the suite's simulator asks for an LLM and names none.
+        LLMConfigError: a missing key or optional dependency.
     """
     register_perturbations(library)
 
-    def make(setup: SessionSetup) -> UserSimulator:
-        active = [library[pid] for pid in setup.key.perturbations]
-        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
+    def lookup(ids: Sequence[str]) -> list[Perturbation]:
+        return [library[pid] for pid in ids]
 
-    return make
+    return build_roles(suite, suite_dir or Path.cwd(), parts=("user",), perturbations=lookup)
+
+
+def perturbed_simulator_factory(
+    library: Mapping[str, Perturbation], suite: Suite | None = None, suite_dir: Path | None = None
+) -> SimulatorFactory:
+    """The suite's simulated user with the session's perturbations (from ``library``) active.
+
+    Without a suite, the scripted simulator. An LLM simulator's client stays
+    open for the process (as ``simlab.engine.simulator_factory``'s does); use
+    ``perturbed_roles`` to close it.
+
+    Raises:
+        SpecError: the suite's simulator asks for an LLM and names none.
+        LLMConfigError: a missing key or optional dependency.
+    """
+    return perturbed_roles(library, suite or Suite(), suite_dir).simulator
 
 
 async def run_baseline(
@@ -167,6 +191,7 @@ async def brittleness_for_target(
     *,
     max_k: int | None = None,
     concurrency: int = 32,
+    make_simulator: SimulatorFactory | None = None,
 ) -> TargetBrittleness:
     """Re-run every passing ``baseline`` session with growing perturbation stacks.
 
@@ -179,11 +204,15 @@ async def brittleness_for_target(
         limits: max turns and per-turn timeout, as in the suite.
         max_k: stack at most this many (default: the whole library).
         concurrency: chains in flight at once.
+        make_simulator: the re-runs' simulated user, playing the perturbations
+            each key names from ``library`` (``perturbed_roles``); default: the
+            scripted one.
 
     Raises:
         KeyError: a baseline record's key is not among ``jobs``.
     """
-    make_simulator = perturbed_simulator_factory(library)
+    if make_simulator is None:
+        make_simulator = perturbed_simulator_factory(library)
     ids = tuple(library)
     depth = len(ids) if max_k is None else min(max_k, len(ids))
     passing = [r for r in baseline if r.status == "ok" and r.passed]

@@ -14,19 +14,19 @@ from simlab.engine import (
     execute,
     expand,
     plan_new_run,
-    simulator_factory,
     target_factory,
 )
 from simlab.perturb._brittleness import (
     BrittlenessResult,
     TargetBrittleness,
     brittleness_for_target,
+    perturbed_roles,
     run_baseline,
 )
 from simlab.perturb._library import PERTURBATION_DIR, load_perturbations
 from simlab.perturb._models import Perturbation
 from simlab.perturb._summary import brittleness_summary
-from simlab.spec import Problem, SpecError, Suite, load_goals, load_personas, load_suite
+from simlab.spec import Problem, SpecError, Suite, load_goals, load_personas
 from simlab.store import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
@@ -75,21 +75,6 @@ def _library(suite_dir: Path, where: Path | None) -> dict[str, Perturbation]:
     return library
 
 
-def _check_scripted(suite: Suite) -> None:
-    if suite.simulator.kind != "scripted":
-        raise SpecError(
-            [
-                Problem(
-                    "suite",
-                    None,
-                    "simulator",
-                    "brittleness re-runs sessions with the scripted simulator (the one that "
-                    "applies perturbations); set `simulator: {kind: scripted}`",
-                )
-            ]
-        )
-
-
 def _jobs(suite: Suite, suite_dir: Path) -> list[SessionJob]:
     personas = load_personas([suite_dir / d for d in suite.persona_dirs])
     goals = load_goals([suite_dir / d for d in suite.goal_dirs])
@@ -108,7 +93,6 @@ async def _experiment(
     perturbations: Path | None,
     write: bool,
 ) -> Experiment:
-    _check_scripted(suite)
     library = _library(suite_dir, perturbations)
     jobs = _jobs(suite, suite_dir)
     by_key: dict[SessionKey, SessionJob] = {j.key: j for j in jobs}
@@ -126,15 +110,21 @@ async def _experiment(
     for spec in compare:
         other = with_target(suite, spec)
         plan.append((target_name(other), other, None))
-    simulate = simulator_factory(suite, suite_dir)
-    for name, target_suite, records in plan:
-        make_target = target_factory(target_suite, suite_dir)
-        if records is None:  # a compared version's baseline, run in memory
-            records = await run_baseline(jobs, make_target, simulate, limits, concurrency)
-        targets[name] = await brittleness_for_target(
-            name, records, by_key, make_target, library, limits,
-            max_k=depth, concurrency=concurrency,
-        )  # fmt: skip
+    # one simulated user, scripted or LLM, for compared baselines (their keys carry no
+    # perturbations) and every re-run; its LLM client, if any, is closed at the end
+    user = perturbed_roles(library, suite, suite_dir)
+    concurrency = min(concurrency, user.max_sessions or concurrency)
+    try:
+        for name, target_suite, records in plan:
+            make_target = target_factory(target_suite, suite_dir)
+            if records is None:  # a compared version's baseline, run in memory
+                records = await run_baseline(jobs, make_target, user.simulator, limits, concurrency)
+            targets[name] = await brittleness_for_target(
+                name, records, by_key, make_target, library, limits,
+                max_k=depth, concurrency=concurrency, make_simulator=user.simulator,
+            )  # fmt: skip
+    finally:
+        await user.aclose()
     result = BrittlenessResult(tuple(sorted(library)), depth, targets)
     summary = brittleness_summary(result)
     if write:
@@ -197,7 +187,6 @@ async def brittleness_from_suite(
     Raises:
         SpecError: the suite, library or a target is invalid.
     """
-    _check_scripted(load_suite(suite_path))
     plan = plan_new_run(suite_path, out, seed=seed, reps=reps)
     suite_dir = suite_path.parent
     if target is not None:
