@@ -6,6 +6,7 @@ import argparse
 import json
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,6 +33,19 @@ err_console = Console(stderr=True, highlight=False)
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simlab`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # SIGTERM ends like Ctrl-C from the first moment, start-up included (a run
+    # replaces both while its sessions run, to cancel them cleanly).
+    previous = _on_sigterm(_raise_interrupt)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        _eprint("\ninterrupted")
+        return EXIT_INTERRUPTED
+    finally:
+        _on_sigterm(signal.SIG_DFL if previous is None else previous)
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] in _DELEGATED:  # these parse their own options
         return _delegate(_DELEGATED[argv[0]], argv[1:])
     parser = _parser()
@@ -51,6 +65,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RunDirError, TargetLoadError, FileNotFoundError, LLMError, HttpAgentError) as e:
         _eprint(f"error: {e}")
         return EXIT_USAGE
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install ``handler`` for SIGTERM; the one it replaced (a no-op off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _positive_int(text: str) -> int:

@@ -1,9 +1,14 @@
 """The command line as a user meets it: help, delegated commands, schema, validate."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,3 +55,25 @@ def test_unknown_persona_in_a_suite_names_the_valid_ones(tmp_path: Path) -> None
     assert proc.returncode == 2
     assert "'nobody' matches no persona" in proc.stderr and "terse_en" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_sigterm_during_start_up_ends_like_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import simlab.cli as cli
+
+    def slow_start(args: object) -> None:  # SIGTERM lands while the run is being planned
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+
+    def unhandled(signum: int, frame: object) -> None:  # fail the test, not kill pytest
+        raise AssertionError("simlab left SIGTERM to the process's own handler")
+
+    monkeypatch.setattr(cli, "_plan_run", slow_start)
+    before = signal.signal(signal.SIGTERM, unhandled)
+    try:
+        assert cli.main(["run"]) == 130
+        assert "interrupted" in capsys.readouterr().err
+        assert signal.getsignal(signal.SIGTERM) is unhandled  # the caller's handler is back
+    finally:
+        signal.signal(signal.SIGTERM, before)
