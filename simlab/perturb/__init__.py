@@ -1,8 +1,10 @@
 """Perturbations of the simulated user and the cumulative brittleness experiment.
 
 ``perturbations/*.yaml`` declares each perturbation (``Perturbation``); a
-session activates some by id (``SessionKey.perturbations``) and the scripted
-simulator applies them through a ``PerturbationStack``. The brittleness
+session activates some by id (``SessionKey.perturbations``) and the simulated
+user applies them through a ``PerturbationStack``: the scripted one in its
+templates, the LLM one by voicing the perturbed plan and taking the text-level
+ones (typos, stripped diacritics, injections) on its audited words. The brittleness
 experiment (``brittleness_from_run``, ``brittleness_from_suite``) re-runs
 every passing baseline session with 1, 2, ... perturbations stacked in a
 seeded order until it fails, and summarises the result as Kaplan-Meier
@@ -14,6 +16,7 @@ from simlab.perturb._brittleness import (
     SessionBrittleness,
     TargetBrittleness,
     brittleness_for_target,
+    perturbed_roles,
     perturbed_simulator_factory,
     run_baseline,
     shuffled_order,
@@ -77,6 +80,7 @@ __all__ = [
     "curve_of",
     "group_summary",
     "load_perturbations",
+    "perturbed_roles",
     "perturbed_simulator_factory",
     "register_perturbations",
     "resolve",

@@ -24,12 +24,17 @@ from simlab.spec import FactValue, Goal, Language, Slot
 
 @dataclass(frozen=True, slots=True)
 class FactChange:
-    """A goal change or contradiction firing now: the fact's new value and the lead-in."""
+    """A goal change or contradiction firing now: the fact's new value and the lead-in.
+
+    ``silent`` is True for a contradiction: the new value is stated as if it
+    had always been so, never as a change of mind.
+    """
 
     perturbation: str
     fact: str
     value: FactValue
     lead: str
+    silent: bool = False
 
 
 class _Active:
@@ -154,7 +159,9 @@ class PerturbationStack:
             if value is None:
                 continue
             self.landed.append(a.p.id)
-            out.append(FactChange(a.p.id, fact, value, a.rng.choice(a.p.phrasings[self.language])))
+            lead = a.rng.choice(a.p.phrasings[self.language])
+            silent = a.p.kind == "contradiction"
+            out.append(FactChange(a.p.id, fact, value, lead, silent))
         return out
 
     def vague(self, slot: Slot, turn: int, placeholders: Mapping[str, str]) -> str | None:

@@ -278,10 +278,18 @@ class LLMSimulator:
         return text, found
 
     def _fact_lines(self, disclosed: dict[str, FactValue]) -> list[str]:
-        """One prompt line per planned fact, noting a mind change or a repeat."""
+        """One prompt line per planned fact, noting a mind change, contradiction or repeat."""
         line = self._prompts.fact_line
+        silent = self._script.contradicted
         return [
-            line(self.persona, fid, self._slot_of[fid], value, self._last.get(fid))
+            line(
+                self.persona,
+                fid,
+                self._slot_of[fid],
+                value,
+                self._last.get(fid),
+                contradicted=fid in silent,
+            )
             for fid, value in disclosed.items()
         ]
 

@@ -141,6 +141,8 @@ class ScriptedSimulator:
         for c in self._changes:
             self._placeholders(c.fact, c.value)
         self._stack: PerturbationStack | None = None
+        self.contradicted: set[str] = set()
+        """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
             from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
 
@@ -156,6 +158,7 @@ class ScriptedSimulator:
         reply = transcript.turns[-1].agent if transcript.turns else None
         if self._stack is not None:
             self._stack.begin(turn)
+        self.contradicted = set()
         draft = _Draft()
         if turn == 1 or reply is None:
             draft.say(self._rng.choice(self._intents))
@@ -299,6 +302,8 @@ class ScriptedSimulator:
             self._current[c.fact] = c.value
             self._stated_at[c.fact] = turn
             self._state(draft, c.fact, turn)
+            if c.silent:
+                self.contradicted.add(c.fact)
 
     def _volunteer(
         self, draft: _Draft, turn: int, quota: int, *, optional_only: bool = False

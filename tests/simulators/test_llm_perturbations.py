@@ -216,12 +216,16 @@ async def test_a_goal_change_is_voiced_as_a_change_of_mind() -> None:
 
 async def test_a_contradiction_to_a_value_the_goal_never_declares_passes_the_audit() -> None:
     who, goal = quiet(), make_goal()
-    async with served() as (_, llm):
+    async with served() as (fake, llm):
         sim = llm_user(llm, who, goal, [pinned("contradiction", 2)])
         turns = await drive(sim, who, goal, [NOTED] * 8)
-    (turn,) = [t for t in turns if t.disclosed.get("adults") == 1]  # 2 adults, then 1
-    assert turn.perturbations == ["contradiction"]
+        prompts = [r.last_user_text for r in fake.requests]
+    (at,) = [i for i, t in enumerate(turns) if t.disclosed.get("adults") == 1]  # 2, then 1
+    assert turns[at].perturbations == ["contradiction"]
     assert sim.faults == []
+    # said as if it had always been so: the prompt never calls it a change of mind
+    assert "(say it as if it had always been so" in prompts[at]
+    assert "changed your mind" not in prompts[at]
 
 
 async def test_every_shipped_perturbation_runs_with_the_llm_user_in_the_engine() -> None:

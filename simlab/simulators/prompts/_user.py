@@ -42,6 +42,7 @@ _PHRASE_KEYS = (
     "opening",
     "no_facts",
     "mind_change",
+    "contradiction",
     "restated",
     "action",
     "slots",
@@ -155,13 +156,21 @@ class UserPrompts:
         slot: Slot,
         value: FactValue,
         before: FactValue | None,
+        *,
+        contradicted: bool = False,
     ) -> str:
-        """One planned fact's line; ``before`` is the value stated earlier, if any."""
+        """One planned fact's line; ``before`` is the value stated earlier, if any.
+
+        A ``contradicted`` fact's new value is to be said as if it had always
+        been so (a contradiction perturbation), not as a change of mind.
+        """
         line = f"- {fact_id}: {self.describe(persona, slot, value)}"
         if before is None:
             return line
         if before == value:
             return f"{line} {self.phrases['restated']}"
+        if contradicted:
+            return f"{line} {self.phrases['contradiction']}"
         old = self.describe(persona, slot, before)
         return f"{line} ({str(self.phrases['mind_change']).format_map(_Blank(old=old))})"
 
