@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 
 import anyio
+import anyio.lowlevel
 
 from simlab.engine._expand import SessionJob
 from simlab.store import SessionRecord
@@ -33,6 +34,9 @@ async def run_jobs(
             if not should_start():
                 return
             on_record(await runner(job))
+            # A session that never awaited (scripted user, in-process target) gave the
+            # loop no turn: yield one, so Ctrl-C is seen and other workers start.
+            await anyio.lowlevel.checkpoint()
 
     async with anyio.create_task_group() as tg:
         for _ in range(concurrency):

@@ -202,6 +202,30 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     assert lines.endswith(b"\n")  # nothing half-written
 
 
+def test_ctrl_c_stops_an_offline_run_whose_sessions_never_wait(tmp_path: Path) -> None:
+    # The scripted user and the reference agent never await: without a checkpoint per
+    # session the event loop never ran the signal watcher and the run went to its end.
+    suite = small_suite(tmp_path, reps=200)  # 3,600 sessions: far more than the signal needs
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        files = list(out.glob("*/sessions.jsonl"))
+        if files and files[0].read_bytes().count(b"\n") >= 20:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "simlab run --resume" in stderr
+    assert len(sessions(only_run_dir(out))) < 3 * 3 * 2 * 200
+
+
 def test_bad_run_options_are_refused_without_a_traceback(tmp_path: Path) -> None:
     suite = small_suite(tmp_path)
     zero = simlab("run", str(suite), "--reps", "0", "--out", str(tmp_path / "z"), "--quiet")
