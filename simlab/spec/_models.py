@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from itertools import pairwise
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -243,6 +244,14 @@ class Bucket(_Spec):
     min: Annotated[int, Field(ge=0)]
     max: int | None = None
 
+    @model_validator(mode="after")
+    def _ordered(self) -> Bucket:
+        if self.max is not None and self.max < self.min:
+            raise ValueError(
+                f"bucket {self.name!r}: max {self.max} is below min {self.min}; write it low-high"
+            )
+        return self
+
     def contains(self, n_user_turns: int) -> bool:
         """Whether a session of this many user turns falls in the bucket."""
         return n_user_turns >= self.min and (self.max is None or n_user_turns <= self.max)
@@ -318,6 +327,23 @@ class Suite(_Spec):
     @classmethod
     def _bucket_short_forms(cls, value: Any) -> Any:
         return [_parse_bucket(v) for v in value] if isinstance(value, list) else value
+
+    @field_validator("buckets", mode="after")
+    @classmethod
+    def _disjoint(cls, buckets: list[Bucket]) -> list[Bucket]:
+        # a session counts in one bucket only: overlapping ones would mislabel rows
+        names = [b.name for b in buckets]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"bucket names repeat: {repeated}")
+        ordered = sorted(buckets, key=lambda b: b.min)
+        for low, high in pairwise(ordered):
+            if low.max is None or high.min <= low.max:
+                raise ValueError(
+                    f"buckets {low.name!r} and {high.name!r} overlap: a session counts in "
+                    "one bucket only"
+                )
+        return buckets
 
     def bucket_of(self, n_user_turns: int) -> str | None:
         """The name of the bucket a session of this length falls in, if any."""

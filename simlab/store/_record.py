@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from simlab.transcript import Transcript
 
@@ -93,3 +93,13 @@ class SessionRecord(BaseModel):
     error: str | None = None
     duration_s: float = 0.0
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_schema(cls, version: int) -> int:
+        if version > SCHEMA_VERSION:  # read on, and its new fields would be misread
+            raise ValueError(
+                f"schema {version} is newer than this simlab's {SCHEMA_VERSION}: "
+                "upgrade simlab to read it"
+            )
+        return version

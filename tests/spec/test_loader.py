@@ -76,6 +76,22 @@ def test_suite_short_forms() -> None:
     assert callable_suite.target.kind == "callable"
 
 
+@pytest.mark.parametrize(
+    ("buckets", "message"),
+    [
+        (["4-2"], "max 2 is below min 4"),
+        (["2-4", "3-9"], "'2-4' and '3-9' overlap"),
+        (["10+", "5-9", "7+"], r"'5-9' and '7\+' overlap"),
+        (["2-4", "5+", "2-4"], "bucket names repeat"),
+    ],
+)
+def test_buckets_must_be_ordered_and_disjoint(buckets: list[str], message: str) -> None:
+    # each session counts in one bucket: an inverted or overlapping one mislabels its row
+    with pytest.raises(ValueError, match=message):
+        Suite.model_validate({"buckets": buckets})
+    Suite.model_validate({"buckets": ["10+", "2-4", "5-9"]})  # any order, if disjoint
+
+
 def test_goal_rejects_unknown_fact_references() -> None:
     with pytest.raises(ValueError, match="unknown fact 'nope'"):
         Goal.model_validate(

@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,13 @@ def test_a_graded_record_is_never_superseded(tmp_path: Path) -> None:
     assert len(got.records) == 1
     assert got.records[0] == record(0) and got.lines == [1]
     assert got.duplicates == 2 and got.replaced == []
+
+
+def test_a_record_from_a_newer_schema_is_refused_with_its_line(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(record(0))
+    newer = record(1).model_dump(mode="json") | {"schema_version": 99}
+    with (tmp_path / SESSIONS_FILE).open("a") as f:
+        f.write(json.dumps(newer) + "\n")
+    with pytest.raises(RunDirError, match=r"sessions.jsonl:2: "):
+        read_sessions(tmp_path)
