@@ -46,15 +46,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
-    if argv and argv[0] in _DELEGATED:  # these parse their own options
-        return _delegate(_DELEGATED[argv[0]], argv[1:])
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
-        parser.print_help()
-        return EXIT_USAGE
-    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
+        if argv and argv[0] in _DELEGATED:  # these parse their own options
+            return _delegate(_DELEGATED[argv[0]], argv[1:])
+        parser = _parser()
+        args = parser.parse_args(argv)
+        if not hasattr(args, "handler"):
+            parser.print_help()
+            return EXIT_USAGE
+        handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except SpecError as e:
         n = len(e.problems)
@@ -62,9 +62,37 @@ def _dispatch(argv: list[str]) -> int:
         for p in e.problems:
             _eprint(f"  {p}")
         return EXIT_USAGE
-    except (RunDirError, TargetLoadError, FileNotFoundError, LLMError, HttpAgentError) as e:
+    except (RunDirError, TargetLoadError, LLMError, HttpAgentError) as e:
         _eprint(f"error: {e}")
         return EXIT_USAGE
+    except OSError as e:  # a path that is a folder, a file, unreadable: say which, no traceback
+        _eprint(os_error_message(e))
+        return EXIT_USAGE
+
+
+_OS_ERROR_FIXES: dict[type[OSError], str] = {
+    FileNotFoundError: "check the path",
+    IsADirectoryError: "a folder is in the way: move it or choose another path",
+    NotADirectoryError: "part of the path is a file, not a folder: choose another path",
+    FileExistsError: "something is already there: move it or choose another path",
+    PermissionError: "check the permissions of the file and its folder",
+}
+
+
+def os_error_message(e: OSError) -> str:
+    """``error: <path>: <why>; <fix>`` for a file system error (no errno: its own text)."""
+    if e.errno is None or e.filename is None:
+        return f"error: {e}"
+    where = str(e.filename) if e.filename2 is None else f"{e.filename} -> {e.filename2}"
+    fix = next((text for kind, text in _OS_ERROR_FIXES.items() if isinstance(e, kind)), None)
+    return f"error: {where}: {e.strerror}" + (f"; {fix}" if fix else "")
+
+
+def _not_a_folder(path: Path, option: str) -> str | None:
+    """Why ``path`` cannot be the output folder of ``option``, or None when it can."""
+    if path.exists() and not path.is_dir():
+        return f"error: {option} {path} is a file, not a folder; give a folder (it is created)"
+    return None
 
 
 def _on_sigterm(handler: Any) -> Any:
@@ -218,6 +246,10 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
             _eprint(
                 "error: --retry-errors needs --resume RUN_DIR: it re-runs an earlier run's errors"
             )
+            return None
+        problem = _not_a_folder(args.out, "--out")
+        if problem is not None:
+            _eprint(problem)
             return None
         return plan_new_run(
             args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
@@ -395,8 +427,9 @@ def _stdout_console() -> Console:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from simlab.store import read_sessions
+    from simlab.store import read_run_info, read_sessions
 
+    read_run_info(args.run_dir)  # a missing folder or a file says so, not "no sessions"
     sessions = read_sessions(args.run_dir)
     if not sessions.records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
@@ -425,6 +458,10 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.perturb import Perturbation
     from simlab.spec import Goal, Persona, Suite
 
+    problem = _not_a_folder(args.out, "--out")
+    if problem is not None:
+        _eprint(problem)
+        return EXIT_USAGE
     args.out.mkdir(parents=True, exist_ok=True)
     models: list[tuple[str, type[Any]]] = [
         ("persona", Persona),

@@ -1,7 +1,8 @@
 """``simlab runs``: the runs in a results folder, their headline figures and the trend.
 
 Each row comes from the run's own ``run.json`` and ``summary.json``; runs
-without a summary (interrupted before their report) are listed as such. The
+without a summary (interrupted before their report) are listed as such, and so
+are run directories whose files cannot be read, with the reason. The
 trend compares each run with the previous run of the same suite (same name and
 target), so a nightly job shows drift at a glance.
 """
@@ -36,33 +37,54 @@ class RunRow:
     pass_ci: tuple[float, float] | None
     aptitude: float | None
     unreliability: float | None
+    problem: str | None = None
+    """Why the run's files cannot be read (its figures are then None), or None."""
 
 
 def run_rows(results: Path) -> list[RunRow]:
-    """Every run under ``results``, oldest first."""
+    """Every run under ``results``, oldest first; unreadable ones say why in ``problem``."""
     rows = []
     for run_dir in iter_run_dirs(results):
         try:
             info = read_run_info(run_dir)
-        except RunDirError:
+        except RunDirError as e:
+            rows.append(_unreadable_row(run_dir, e))
             continue
-        summary = _summary(run_dir)
-        overall = summary.get("overall", {}) if summary else {}
+        problem = None
+        try:
+            summary = _summary(run_dir)
+        except RunDirError as e:
+            summary, problem = None, _short(run_dir, e)
+        overall = _mapping(summary.get("overall")) if summary else {}
         ci = overall.get("pass_ci")
         rows.append(
             RunRow(
                 run_id=str(info.get("run_id", run_dir.name)),
                 created_at=str(info.get("created_at", "")),
-                suite=str(info.get("suite", {}).get("name", "")),
-                target=str(info.get("models", {}).get("agent", "")),
+                suite=str(_mapping(info.get("suite")).get("name", "")),
+                target=str(_mapping(info.get("models")).get("agent", "")),
                 n=overall.get("n"),
                 pass_rate=overall.get("pass_rate"),
                 pass_ci=(ci[0], ci[1]) if ci else None,
                 aptitude=overall.get("aptitude"),
                 unreliability=overall.get("unreliability"),
+                problem=problem,
             )
         )
     return rows
+
+
+def _unreadable_row(run_dir: Path, e: RunDirError) -> RunRow:
+    return RunRow(run_dir.name, "", "", "", None, None, None, None, None, _short(run_dir, e))
+
+
+def _short(run_dir: Path, e: RunDirError) -> str:
+    # The row names the run: the file's own name says enough.
+    return str(e).replace(f"{run_dir}/", "")
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def trends(rows: Sequence[RunRow]) -> list[float | None]:
@@ -87,7 +109,9 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
         table.add_column(name, justify="right")
     for row, trend in zip(rows, trends(rows), strict=True):
         rate = "no summary (interrupted?)"
-        if row.pass_rate is not None and row.pass_ci is not None:
+        if row.problem is not None:
+            rate = f"unreadable: {row.problem}"
+        elif row.pass_rate is not None and row.pass_ci is not None:
             lo, hi = row.pass_ci
             rate = f"{row.pass_rate:.1%} [{lo:.1%}, {hi:.1%}]"
         table.add_row(
@@ -124,14 +148,21 @@ def runs_cli(argv: Sequence[str]) -> int:
 
 
 def _summary(run_dir: Path) -> dict[str, Any] | None:
+    """The run's summary; None when it has none (interrupted before its report)."""
     path = run_dir / SUMMARY_FILE
     if not path.exists():
         return None
+    why = "not a JSON object; rewrite it with `simlab report RUN_DIR`"
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    return data
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        why = f"cannot read ({e.strerror})"
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        pass
+    else:
+        if isinstance(data, dict):
+            return data
+    raise RunDirError(f"{path}: {why}")
 
 
 def _num(value: float | None) -> str:

@@ -15,6 +15,7 @@ never replaced.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -44,13 +45,26 @@ class RunDirError(Exception):
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so readers see the old file or the new one, never half."""
+    """Write ``text`` to ``path`` so readers see the old file or the new one, never half.
+
+    Raises:
+        OSError: The write or the rename failed (``path`` a directory, say); the
+            error names ``path``, and no temporary file is left behind.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.errno is not None:
+            # name the file asked for, not the temporary one beside it
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -64,7 +78,15 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
     try:
         info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if not run_dir.exists():
+            raise RunDirError(f"{run_dir} not found: no such run directory") from None
         raise RunDirError(f"{path} not found: is {run_dir} a simlab run directory?") from None
+    except NotADirectoryError:
+        raise RunDirError(
+            f"{run_dir} is not a directory; give a run directory (results/<run id>)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise _unreadable(path, e) from None
     except json.JSONDecodeError as e:
         raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
     if not isinstance(info, dict):
@@ -110,7 +132,10 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     path = run_dir / SESSIONS_FILE
     if not path.exists():
         return SessionsFile([], 0, False)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise _unreadable(path, e) from None
     *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
     outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
     duplicates = 0
@@ -120,7 +145,7 @@ def read_sessions(run_dir: Path) -> SessionsFile:
         try:
             record = SessionRecord.model_validate_json(raw)
         except ValidationError as e:
-            raise RunDirError(f"{path}:{number}: not a session record ({_short(e)})") from None
+            raise RunDirError(f"{path}:{number}: {_why_not_a_record(raw, e)}") from None
         cost += record.cost_usd  # a superseded session's money was spent all the same
         earlier = outcomes.get(record.key)
         if earlier is not None and earlier[1].status != "error":
@@ -141,8 +166,27 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     )
 
 
-def _short(e: Exception) -> str:
-    return str(e).splitlines()[0][:200]
+def _unreadable(path: Path, e: OSError | UnicodeDecodeError) -> RunDirError:
+    """The error for a file of a run directory that cannot be read: why, and what to do."""
+    if isinstance(e, UnicodeDecodeError):
+        return RunDirError(f"{path}: not UTF-8 text (byte {e.start}); is it a simlab file?")
+    if isinstance(e, IsADirectoryError):
+        return RunDirError(f"{path} is a directory, not a file; move it away or restore the file")
+    return RunDirError(f"{path}: cannot read ({e.strerror or e}); check the path and permissions")
+
+
+def _why_not_a_record(raw: bytes, e: ValidationError) -> str:
+    """What is wrong with one line, with the field and the fix: never pydantic's dump."""
+    if not raw.strip():
+        return "blank line; a sessions file has one JSON record per line (delete the line)"
+    errors = e.errors()
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        detail = str(first["msg"]).removeprefix("Invalid JSON: ")
+        return f"not JSON ({detail}); the file is damaged: restore it or delete the line"
+    field = ".".join(str(p) for p in first["loc"]) or "the record"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"not a session record: {field}: {first['msg']}{more}"
 
 
 class SessionWriter:

@@ -1,4 +1,6 @@
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from simlab.store import (
     StopReason,
     read_run_info,
     read_sessions,
+    write_atomic,
     write_json,
 )
 
@@ -65,7 +68,7 @@ def test_corrupt_middle_line_is_reported_with_its_number(tmp_path: Path) -> None
         f.write("not json\n")
     with SessionWriter(tmp_path) as w:
         w.append(record(1))
-    with pytest.raises(RunDirError, match=r"sessions.jsonl:2: not a session record"):
+    with pytest.raises(RunDirError, match=r"sessions.jsonl:2: not JSON \(.* column 2\)"):
         read_sessions(tmp_path)
 
 
@@ -162,4 +165,81 @@ def test_a_record_from_a_newer_schema_is_refused_with_its_line(tmp_path: Path) -
     with (tmp_path / SESSIONS_FILE).open("a") as f:
         f.write(json.dumps(newer) + "\n")
     with pytest.raises(RunDirError, match=r"sessions.jsonl:2: "):
+        read_sessions(tmp_path)
+
+
+# ---------------------------------------------------------------- bad files, clear errors
+
+
+def test_write_atomic_onto_a_folder_names_it_and_leaves_no_temporary_file(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "report.md").mkdir()
+    with pytest.raises(IsADirectoryError) as caught:
+        write_atomic(tmp_path / "report.md", "text")
+    assert caught.value.filename == str(tmp_path / "report.md")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+@pytest.mark.parametrize("failure", [OSError(errno.EIO, "I/O error"), KeyboardInterrupt()])
+def test_write_atomic_cleans_up_when_the_write_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
+) -> None:
+    def fail(fd: int) -> None:
+        raise failure
+
+    monkeypatch.setattr(os, "fsync", fail)
+    with pytest.raises(type(failure)):
+        write_atomic(tmp_path / "summary.json", "{}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sessions_file_that_is_a_folder_is_named(tmp_path: Path) -> None:
+    (tmp_path / SESSIONS_FILE).mkdir()
+    with pytest.raises(RunDirError, match=r"sessions.jsonl is a directory, not a file"):
+        read_sessions(tmp_path)
+
+
+def test_run_dir_that_is_missing_or_a_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match=r"missing not found: no such run directory"):
+        read_run_info(tmp_path / "missing")
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(RunDirError, match=r"a_file is not a directory"):
+        read_run_info(tmp_path / "a_file")
+
+
+def test_run_json_not_utf8_or_unreadable_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "run.json").write_bytes(b'{"run_id": "\xff"}')
+    with pytest.raises(RunDirError, match=r"run.json: not UTF-8 text \(byte 12\)"):
+        read_run_info(tmp_path)
+
+    def denied(self: Path, *args: object, **kwargs: object) -> str:
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    with pytest.raises(RunDirError, match=r"run.json: cannot read \(Permission denied\)"):
+        read_run_info(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("", r"sessions.jsonl:2: blank line"),
+        ("{not json", r"sessions.jsonl:2: not JSON \(key must be a string"),
+        (
+            record(5).model_dump_json().replace('"rep":5', '"rep":"five"'),
+            r"sessions.jsonl:2: not a session record: key.rep: Input should be a valid integer",
+        ),
+    ],
+)
+def test_a_bad_line_says_which_field_and_what(tmp_path: Path, line: str, why: str) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(record(0))
+    with (tmp_path / SESSIONS_FILE).open("a") as f:
+        f.write(line + "\n")
+    with SessionWriter(tmp_path) as w:
+        w.append(record(1))
+    with pytest.raises(RunDirError, match=why):
         read_sessions(tmp_path)

@@ -1,0 +1,165 @@
+"""Bad input and file system trouble: one message naming the file and the fix, exit 2.
+
+Each command is run in-process through ``simlab.cli.main``: an exception that
+escaped it (a traceback for the user) fails the test.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simlab.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def simlab(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
+    """Run ``simlab ARGS`` in-process: (exit code, stderr and stdout)."""
+    capsys.readouterr()  # drop what earlier calls printed
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.err + out.out
+
+
+def write_suite(folder: Path, **fields: str) -> Path:
+    """A two-session suite against the reference agent (chatty_en fails one_way)."""
+    base = {
+        "name": "tiny",
+        "personas": "[chatty_en, terse_en]",
+        "goals": "[one_way]",
+        "modes": "[full]",
+        "reps": "1",
+        "target": "reference:v1",
+        "persona_dirs": f"[{ROOT / 'personas'}]",
+        "goal_dirs": f"[{ROOT / 'goals'}]",
+    }
+    base.update(fields)
+    path = folder / "suite.yaml"
+    path.write_text("".join(f"{k}: {v}\n" for k, v in base.items()), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real run directory: one session passed, one failed."""
+    folder = tmp_path_factory.mktemp("finished")
+    assert main(["run", str(write_suite(folder)), "--out", str(folder / "res"), "--quiet"]) == 0
+    (run_dir,) = (folder / "res").iterdir()
+    return run_dir
+
+
+@pytest.fixture()
+def run_copy(finished_run: Path, tmp_path: Path) -> Path:
+    """A copy of the finished run this test may damage."""
+    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+
+# ------------------------------------------------------------- 1. OS errors, not tracebacks
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "diagnose", "brittleness", "replay"])
+def test_a_sessions_file_that_is_a_folder_is_named(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, run_copy: Path, command: str
+) -> None:
+    (run_copy / "sessions.jsonl").unlink()
+    (run_copy / "sessions.jsonl").mkdir()
+    args = [command, finished_run, run_copy] if command == "compare" else [command, run_copy]
+    code, out = simlab(capsys, *args)
+    assert code == 2
+    assert f"{run_copy / 'sessions.jsonl'} is a directory, not a file" in out
+
+
+def test_resume_of_a_file_says_it_is_not_a_run_directory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    code, out = simlab(capsys, "run", "--resume", tmp_path / "notes.txt")
+    assert code == 2
+    assert f"{tmp_path / 'notes.txt'} is not a directory; give a run directory" in out
+
+
+def test_run_out_that_is_a_file_is_refused_before_running(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "results").write_text("x")
+    code, out = simlab(capsys, "run", write_suite(tmp_path), "--out", tmp_path / "results")
+    assert code == 2
+    assert f"--out {tmp_path / 'results'} is a file, not a folder" in out
+
+
+def test_report_on_a_missing_folder_or_a_file_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out = simlab(capsys, "report", tmp_path / "nope")
+    assert code == 2 and f"{tmp_path / 'nope'} not found: no such run directory" in out
+    (tmp_path / "file").write_text("x")
+    code, out = simlab(capsys, "report", tmp_path / "file")
+    assert code == 2 and f"{tmp_path / 'file'} is not a directory" in out
+
+
+def test_unreadable_run_json_is_one_message(
+    capsys: pytest.CaptureFixture[str], run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_read_text = Path.read_text
+
+    def denied(self: Path, *args: object, **kwargs: object) -> str:
+        if self.name == "run.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    code, out = simlab(capsys, "report", run_copy)
+    assert code == 2
+    assert f"{run_copy / 'run.json'}: cannot read (Permission denied)" in out
+
+
+def test_an_os_error_anywhere_is_one_line_naming_the_path(
+    capsys: pytest.CaptureFixture[str], run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import simlab.report as report
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(run_copy / "summary.json"))
+
+    monkeypatch.setattr(report, "write_run_reports", denied)
+    code, out = simlab(capsys, "report", run_copy)
+    assert code == 2
+    assert out.strip() == (
+        f"error: {run_copy / 'summary.json'}: Permission denied; "
+        "check the permissions of the file and its folder"
+    )
+
+
+def test_runs_lists_unreadable_run_folders_with_why(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path
+) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(finished_run, results / "a_good")
+    for name, content in (("b_empty", ""), ("c_list", "[1]"), ("d_future", None)):
+        (results / name).mkdir()
+        if content is not None:
+            (results / name / "run.json").write_text(content)
+    info = (
+        (finished_run / "run.json")
+        .read_text()
+        .replace('"schema_version": 1', '"schema_version": 99')
+    )
+    (results / "d_future" / "run.json").write_text(info)
+    (results / "e_folder" / "run.json").mkdir(parents=True)
+    code, out = simlab(capsys, "runs", results, "--json")
+    assert code == 0
+    import json
+
+    rows = {row["run_id"]: row for row in json.loads(out)}
+    assert len(rows) == 5
+    good = next(r for r in rows.values() if r["pass_rate"] is not None)
+    assert good["problem"] is None
+    assert rows["b_empty"]["problem"].startswith("run.json:1: not valid JSON")
+    assert rows["c_list"]["problem"] == "run.json: expected a JSON object, got list"
+    assert "schema_version 99 is newer" in rows["d_future"]["problem"]
+    assert rows["e_folder"]["problem"].startswith("run.json is a directory")
+    code, out = simlab(capsys, "runs", results)
+    assert code == 0 and out.count("unreadable: run.json") == 4
