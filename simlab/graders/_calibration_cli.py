@@ -60,6 +60,10 @@ def read_labels(path: Path) -> list[Label]:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise LabelsError([f"{path}: cannot read labels ({e.strerror or e})"]) from None
+    except UnicodeDecodeError as e:
+        raise LabelsError(
+            [f"{path}: not UTF-8 text (byte {e.start}); labels are JSON lines in UTF-8"]
+        ) from None
     labels: list[Label] = []
     problems: list[str] = []
     first_line: dict[str, int] = {}

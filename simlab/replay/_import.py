@@ -58,6 +58,8 @@ class ImportedLogs:
     options: ImportOptions
     records: list[SessionRecord] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
+    n_values: int = 0
+    """JSON values read from the file, imported or not: none means it is no log at all."""
 
     def summary_line(self) -> str:
         """``N imported, M skipped``."""
@@ -96,10 +98,14 @@ def import_logs(
     Returns:
         The records in file order and every problem met, each naming
         ``file:line`` (and the array element or span) and what is wrong.
+
+    Raises:
+        LogFileError: ``path`` is a folder, unreadable or not UTF-8 text.
     """
     options = options or ImportOptions()
     out = ImportedLogs(path, fmt, options)
     sources, out.problems = read_records(path)
+    out.n_values = len(sources)
     raws = _otel_raws(sources, options, out.problems) if fmt == "otel" else []
     if fmt != "otel":
         for source in sources:

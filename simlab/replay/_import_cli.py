@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from simlab.replay._import import import_logs, write_run
 from simlab.replay._options import FORMATS, ImportOptions
+from simlab.replay._source import LogFileError
 
 EXIT_OK = 0
 EXIT_NOTHING = 1
@@ -88,7 +89,11 @@ def import_cli(argv: Sequence[str]) -> int:
     options = options_from(args, "simlab import")
     if options is None:
         return EXIT_USAGE
-    logs = import_logs(args.file, args.fmt, options)
+    try:
+        logs = import_logs(args.file, args.fmt, options)
+    except LogFileError as e:
+        print(f"simlab import: {e}", file=sys.stderr)
+        return EXIT_USAGE
     for problem in logs.problems:
         print(f"skipped {problem}", file=sys.stderr)
     print(logs.summary_line(), file=sys.stderr)

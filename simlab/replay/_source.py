@@ -35,6 +35,10 @@ class ImportProblem:
         return f"{self.location}: {self.message}"
 
 
+class LogFileError(ValueError):
+    """A log file that cannot be read as text at all; the message names it and the fix."""
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -49,8 +53,11 @@ def read_records(path: Path) -> tuple[list[SourceRecord], list[ImportProblem]]:
         The records in file order, and one problem per line or element that is
         not valid JSON (reading goes on after a bad JSONL line; inside an array
         it cannot, so the rest of the array is reported as one problem).
+
+    Raises:
+        LogFileError: ``path`` is a folder, unreadable or not UTF-8 text.
     """
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
     start = len(text) - len(text.lstrip(_WS))
     if start == len(text):
         return [], [ImportProblem(f"{path}:1", "the file is empty")]
@@ -61,6 +68,19 @@ def read_records(path: Path) -> tuple[list[SourceRecord], list[ImportProblem]]:
     if whole is not None and _first_line_incomplete(lines):
         return [SourceRecord(f"{path}:{_line_of(text, start)}", whole)], []
     return _read_jsonl(path, lines)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except IsADirectoryError:
+        raise LogFileError(f"{path} is a directory; give a log file (JSONL or JSON)") from None
+    except OSError as e:
+        raise LogFileError(f"{path}: cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise LogFileError(
+            f"{path}: not UTF-8 text (byte {e.start}); a log is JSON or JSONL in UTF-8"
+        ) from None
 
 
 def _whole_value(text: str, start: int) -> Any:

@@ -155,6 +155,9 @@ def parse_model(model: type[M], path: Path, text: str | None = None) -> M:
         text = path.read_text(encoding="utf-8") if text is None else text
     except OSError as e:
         raise SpecError([Problem(shown, None, "", f"cannot read file: {e.strerror}")]) from None
+    except UnicodeDecodeError as e:
+        why = f"not UTF-8 text (byte {e.start}); save it as UTF-8 YAML"
+        raise SpecError([Problem(shown, None, "", why)]) from None
     try:
         data, lines = _compose(text)
     except yaml.MarkedYAMLError as e:

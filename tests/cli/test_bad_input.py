@@ -163,3 +163,37 @@ def test_runs_lists_unreadable_run_folders_with_why(
     assert rows["e_folder"]["problem"].startswith("run.json is a directory")
     code, out = simlab(capsys, "runs", results)
     assert code == 0 and out.count("unreadable: run.json") == 4
+
+
+# ------------------------------------------------------------- 2. files that are not UTF-8
+
+NOT_UTF8 = b"\xff\xfe\x00bad"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", "{bin}"],
+        ["run", "{bin}"],
+        ["compare", "{run}", "{run}", "--gates", "{bin}"],
+        ["calibrate", "{bin}", "{run}"],
+        ["import", "{bin}", "--out", "{tmp}"],
+        ["brittleness", "--suite", "{bin}"],
+        ["replay", "{bin}"],
+        ["replay", "{log}"],
+    ],
+    ids=lambda c: " ".join(c[:2]),
+)
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(NOT_UTF8)
+    log = tmp_path / "bin.jsonl"
+    log.write_bytes(NOT_UTF8)
+    paths = {"bin": binary, "log": log, "run": finished_run, "tmp": tmp_path / "out"}
+    code, out = simlab(capsys, *(part.format(**paths) for part in command))
+    assert code == 2
+    named = log if "{log}" in command else binary
+    assert f"{named}: not UTF-8 text (byte 0)" in out
+    assert not (tmp_path / "out").exists()
