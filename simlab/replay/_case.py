@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from simlab.replay._constraints import KeptConstraint
 from simlab.spec import Constraint, Fact, Goal, Slot, parse_model
+from simlab.store import write_atomic
 from simlab.transcript import AgentReply, Message
 
 _ID_RE = re.compile(r"[^a-z0-9_]+")
@@ -92,13 +93,15 @@ def case_id(text: str) -> str:
 
 
 def save_prefix_case(case: PrefixCase, directory: Path) -> Path:
-    """Write ``case`` as ``<directory>/<id>.yaml``; returns the path."""
+    """Write ``case`` as ``<directory>/<id>.yaml``, atomically; returns the path.
+
+    Raises:
+        OSError: ``directory`` cannot be made (a file is there) or written.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{case.id}.yaml"
     data = case.model_dump(mode="json", exclude_defaults=False)
-    path.write_text(
-        yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100), encoding="utf-8"
-    )
+    write_atomic(path, yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100))
     return path
 
 

@@ -13,6 +13,7 @@ import hashlib
 import math
 import re
 import secrets
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
     Check,
+    RunDirError,
     SessionKey,
     SessionRecord,
     SessionWriter,
@@ -268,11 +270,32 @@ def _failing_turn(data: Any, options: ImportOptions, n_turns: int) -> int | None
 
 
 def write_run(logs: ImportedLogs, out_dir: Path, run_id: str | None = None) -> Path:
-    """Write ``logs`` as a new run directory under ``out_dir``; returns its path."""
+    """Write ``logs`` as a new run directory under ``out_dir``; returns its path.
+
+    Raises:
+        RunDirError: The run directory exists already or cannot be made there;
+            nothing is left half-written.
+    """
     now = datetime.now(UTC)
     run_id = run_id or f"{now:%Y%m%d-%H%M%S}-import-{secrets.token_hex(2)}"
     run_dir = out_dir / run_id
-    run_dir.mkdir(parents=True, exist_ok=False)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except FileExistsError:
+        raise RunDirError(
+            f"{run_dir} already exists; choose another --run-id or move it away"
+        ) from None
+    except NotADirectoryError:
+        raise RunDirError(f"{out_dir} is not a folder; give a folder for the run") from None
+    try:
+        _write_files(logs, run_dir, run_id, now)
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)  # no half-written run is left behind
+        raise
+    return run_dir
+
+
+def _write_files(logs: ImportedLogs, run_dir: Path, run_id: str, now: datetime) -> None:
     tasks = sorted({r.key.goal for r in logs.records})
     suite = Suite(
         name=f"imported from {logs.source.name}",
@@ -310,7 +333,6 @@ def write_run(logs: ImportedLogs, out_dir: Path, run_id: str | None = None) -> P
     with SessionWriter(run_dir) as writer:
         for record in logs.records:
             writer.append(record)
-    return run_dir
 
 
 def import_run(

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from simlab.replay._import import import_logs, write_run
 from simlab.replay._options import FORMATS, ImportOptions
 from simlab.replay._source import LogFileError
+from simlab.store import RunDirError
 
 EXIT_OK = 0
 EXIT_NOTHING = 1
@@ -83,8 +84,9 @@ def import_cli(argv: Sequence[str]) -> int:
     Exit 0 when something was imported, 1 when nothing was, 2 on bad usage.
     """
     args = import_parser().parse_args(list(argv))
-    if not args.file.is_file():
-        print(f"simlab import: {args.file}: no such file", file=sys.stderr)
+    problem = _usage_problem(args)
+    if problem is not None:
+        print(f"simlab import: {problem}", file=sys.stderr)
         return EXIT_USAGE
     options = options_from(args, "simlab import")
     if options is None:
@@ -99,10 +101,27 @@ def import_cli(argv: Sequence[str]) -> int:
     print(logs.summary_line(), file=sys.stderr)
     if not logs.records:
         return EXIT_NOTHING
-    run_dir = write_run(logs, args.out, args.run_id)
+    try:
+        run_dir = write_run(logs, args.out, args.run_id)
+    except RunDirError as e:
+        print(f"simlab import: {e}", file=sys.stderr)
+        return EXIT_USAGE
     _report(run_dir, quiet=args.quiet)
     print(f"results: {run_dir}", file=sys.stderr)
     return EXIT_OK
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """Why the paths given cannot work, before any reading: the log, --out, --run-id."""
+    if args.file.is_dir():
+        return f"{args.file} is a directory; give a log file (JSONL or JSON)"
+    if not args.file.is_file():
+        return f"{args.file}: no such file"
+    if args.out.exists() and not args.out.is_dir():
+        return f"--out {args.out} is a file, not a folder; give a folder for the run"
+    if args.run_id is not None and (args.out / args.run_id).exists():
+        return f"{args.out / args.run_id} already exists; choose another --run-id or move it"
+    return None
 
 
 def _report(run_dir: Path, quiet: bool) -> None:

@@ -55,6 +55,13 @@ def replay_cli(argv: Sequence[str]) -> int:
     if args.k is not None and args.k < 1:
         print("simlab replay: --k must be >= 1", file=sys.stderr)
         return EXIT_USAGE
+    if args.save_cases is not None and args.save_cases.exists() and not args.save_cases.is_dir():
+        print(
+            f"simlab replay: --save-cases {args.save_cases} is a file; give a folder "
+            "(each case is written there as <id>.yaml)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         cases = _cases(args)
         make_target = _target(args.target)
@@ -69,8 +76,14 @@ def replay_cli(argv: Sequence[str]) -> int:
         )
         return EXIT_NOTHING
     if args.save_cases is not None:
-        for case in cases:
-            save_prefix_case(case, args.save_cases)
+        try:
+            for case in cases:
+                save_prefix_case(case, args.save_cases)
+        except OSError as e:
+            print(
+                f"simlab replay: cannot save the cases: {e.filename}: {e.strerror}", file=sys.stderr
+            )
+            return EXIT_USAGE
         print(f"saved {len(cases)} cases to {args.save_cases}", file=sys.stderr)
 
     async def run_all() -> list[PrefixResult]:

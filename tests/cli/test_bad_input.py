@@ -197,3 +197,58 @@ def test_a_file_that_is_not_utf8_is_named_with_the_byte(
     named = log if "{log}" in command else binary
     assert f"{named}: not UTF-8 text (byte 0)" in out
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------- 3. output paths already taken
+
+
+def test_schema_out_that_is_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "schemas").write_text("x")
+    code, out = simlab(capsys, "schema", "--out", tmp_path / "schemas")
+    assert code == 2 and f"--out {tmp_path / 'schemas'} is a file, not a folder" in out
+
+
+@pytest.mark.parametrize("option", ["--junit", "--markdown"])
+def test_compare_output_that_is_a_folder_leaves_no_temporary_file(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path, option: str
+) -> None:
+    (tmp_path / "out").mkdir()
+    code, out = simlab(capsys, "compare", finished_run, finished_run, option, tmp_path / "out")
+    assert code == 2
+    assert f"error: {tmp_path / 'out'}: Is a directory; a folder is in the way" in out
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_report_md_that_is_a_folder(capsys: pytest.CaptureFixture[str], run_copy: Path) -> None:
+    (run_copy / "report.md").unlink()
+    (run_copy / "report.md").mkdir()
+    code, out = simlab(capsys, "report", run_copy)
+    assert code == 2 and f"error: {run_copy / 'report.md'}: Is a directory" in out
+    assert not list(run_copy.glob(".*.tmp"))
+
+
+def test_replay_save_cases_onto_a_file(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "cases").write_text("x")
+    code, out = simlab(capsys, "replay", finished_run, "--save-cases", tmp_path / "cases")
+    assert code == 2 and f"--save-cases {tmp_path / 'cases'} is a file; give a folder" in out
+
+
+def test_import_into_a_taken_run_id_or_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(LOG_LINE + "\n")
+    (tmp_path / "imp" / "taken").mkdir(parents=True)
+    code, out = simlab(capsys, "import", log, "--out", tmp_path / "imp", "--run-id", "taken")
+    assert code == 2 and f"{tmp_path / 'imp' / 'taken'} already exists; choose another" in out
+    assert list((tmp_path / "imp" / "taken").iterdir()) == []
+    code, out = simlab(capsys, "import", log, "--out", log)
+    assert code == 2 and f"--out {log} is a file, not a folder" in out
+
+
+LOG_LINE = (
+    '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}], '
+    '"reward": 1}'
+)

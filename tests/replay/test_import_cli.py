@@ -51,3 +51,23 @@ def test_replay_an_imported_run_directory(
     assert replay_cli([str(tmp_path / "p"), "--target", "reference:v2", "--k", "4"]) == 0
     out = capsys.readouterr().out
     assert "imported_one_way_late_imported_0_turn5" in out and "100.0%" in out
+
+
+def test_write_run_refuses_a_taken_folder_and_leaves_nothing_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from simlab.replay import import_logs, write_run
+    from simlab.store import RunDirError, SessionWriter
+
+    logs = import_logs(DATA / "prefix_log.jsonl", "openai")
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(RunDirError, match="taken already exists"):
+        write_run(logs, tmp_path, "taken")
+
+    def disk_full(self: SessionWriter, record: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(SessionWriter, "append", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        write_run(logs, tmp_path, "new")
+    assert not (tmp_path / "new").exists()
