@@ -84,9 +84,9 @@ def import_cli(argv: Sequence[str]) -> int:
     Exit 0 when something was imported, 1 when nothing was, 2 on bad usage.
     """
     args = import_parser().parse_args(list(argv))
-    problem = _usage_problem(args)
-    if problem is not None:
-        print(f"simlab import: {problem}", file=sys.stderr)
+    refused = _usage_problem(args)
+    if refused is not None:
+        print(f"simlab import: {refused}", file=sys.stderr)
         return EXIT_USAGE
     options = options_from(args, "simlab import")
     if options is None:
