@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 import secrets
 import shutil
@@ -269,15 +270,32 @@ def _failing_turn(data: Any, options: ImportOptions, n_turns: int) -> int | None
     return value
 
 
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it names one folder inside ``--out``, so the run lands there.
+
+    Raises:
+        ValueError: It is empty or ``.``, or holds a path separator (so an absolute
+            path too), ``..`` or a NUL byte.
+    """
+    forbidden = {"/", os.sep, "..", "\0", *([os.altsep] if os.altsep else [])}
+    if run_id in ("", ".") or any(part in run_id for part in forbidden):
+        raise ValueError(
+            f"run id {run_id!r} must be one folder name (no '/' or '..'); "
+            "the run is written inside --out"
+        )
+    return run_id
+
+
 def write_run(logs: ImportedLogs, out_dir: Path, run_id: str | None = None) -> Path:
     """Write ``logs`` as a new run directory under ``out_dir``; returns its path.
 
     Raises:
+        ValueError: ``run_id`` is not a plain folder name (see ``check_run_id``).
         RunDirError: The run directory exists already or cannot be made there;
             nothing is left half-written.
     """
     now = datetime.now(UTC)
-    run_id = run_id or f"{now:%Y%m%d-%H%M%S}-import-{secrets.token_hex(2)}"
+    run_id = check_run_id(run_id or f"{now:%Y%m%d-%H%M%S}-import-{secrets.token_hex(2)}")
     run_dir = out_dir / run_id
     try:
         run_dir.mkdir(parents=True, exist_ok=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from simlab.replay._import import import_logs, write_run
+from simlab.replay._import import check_run_id, import_logs, write_run
 from simlab.replay._options import FORMATS, ImportOptions
 from simlab.replay._source import LogFileError
 from simlab.store import RunDirError
@@ -29,10 +29,22 @@ def import_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, help="JSONL, one JSON array, or (otel) an OTLP JSON export")
     p.add_argument("--format", dest="fmt", choices=FORMATS, default="openai")
     p.add_argument("--out", type=Path, default=Path("results"), help="parent of the run directory")
-    p.add_argument("--run-id", default=None, help="name of the run directory (default: dated)")
+    p.add_argument(
+        "--run-id",
+        type=_run_id,
+        default=None,
+        help="name of the run directory inside --out (default: dated)",
+    )
     add_field_options(p)
     p.add_argument("--quiet", action="store_true", help="print only the summary line")
     return p
+
+
+def _run_id(text: str) -> str:
+    try:
+        return check_run_id(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def add_field_options(p: argparse.ArgumentParser) -> None:

@@ -252,3 +252,31 @@ LOG_LINE = (
     '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}], '
     '"reward": 1}'
 )
+
+
+# ------------------------------------------------------------- 5. run ids stay inside --out
+
+
+@pytest.mark.parametrize("run_id", ["../../escape", "{abs}", "..", ".", "a/b", "x..y"])
+def test_import_run_id_that_would_leave_out_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, run_id: str
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(LOG_LINE + "\n")
+    out_dir = tmp_path / "a" / "b" / "imp"
+    run_id = run_id.format(abs=tmp_path / "abs")
+    with pytest.raises(SystemExit) as exit_:
+        main(["import", str(log), "--out", str(out_dir), "--run-id", run_id])
+    assert exit_.value.code == 2
+    assert f"run id {run_id!r} must be one folder name" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.jsonl"]
+
+
+def test_write_run_refuses_an_escaping_run_id(tmp_path: Path) -> None:
+    from simlab.replay import import_logs, write_run
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(LOG_LINE + "\n")
+    with pytest.raises(ValueError, match="must be one folder name"):
+        write_run(import_logs(log, "openai"), tmp_path / "out", "../escape")
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "out").exists()
