@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import anyio
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -95,8 +96,19 @@ def replay_cli(argv: Sequence[str]) -> int:
 
 
 def _target(spec: str) -> TargetFactory:
-    suite = Suite.model_validate({"target": spec})
+    try:
+        suite = Suite.model_validate({"target": spec})
+    except ValidationError as e:
+        # pydantic's own text names union branches and a docs URL: say it plainly
+        err = e.errors()[0]
+        field = str(err["loc"][-1]) if err["loc"] else "target"
+        raise ValueError(
+            f"--target {spec}: {field}: {err['msg']}; valid targets: {_TARGET_CHOICES}"
+        ) from None
     return target_factory(suite)
+
+
+_TARGET_CHOICES = "reference:v1, reference:v2, or module:attr (a Python callable or agent factory)"
 
 
 def _cases(args: argparse.Namespace) -> list[PrefixCase]:

@@ -21,19 +21,37 @@ _RESPONDERS: dict[str, Responder] = {
 }
 
 
+def _fault_mix(text: str) -> FaultMix:
+    # argparse shows only "invalid value" for a ValueError; the valid kinds help more
+    try:
+        return FaultMix.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{e}; e.g. rate_limit=3,timeout=1") from None
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535 (0: any free port), got {port}")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab fake-provider",
         description="Serve a fake Anthropic / OpenAI-compatible LLM provider on loopback.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    parser.add_argument("--port", type=_port, default=0, help="port (default 0: any free port)")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="fixed delay per answer")
     parser.add_argument("--jitter-ms", type=float, default=0.0, help="extra uniform delay")
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of failing calls")
     parser.add_argument(
         "--faults",
-        type=FaultMix.parse,
+        type=_fault_mix,
         default=FaultMix(),
         help="fault weights, e.g. rate_limit=3,overloaded=1,timeout=1 "
         "(kinds: rate_limit overloaded server_error timeout dropped malformed; "

@@ -280,3 +280,53 @@ def test_write_run_refuses_an_escaping_run_id(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="must be one folder name"):
         write_run(import_logs(log, "openai"), tmp_path / "out", "../escape")
     assert not (tmp_path / "escape").exists() and not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------- 6. messages that say what and where
+
+
+def test_a_bad_sessions_line_names_the_field(
+    capsys: pytest.CaptureFixture[str], run_copy: Path
+) -> None:
+    sessions = run_copy / "sessions.jsonl"
+    first, *rest = sessions.read_text().splitlines(keepends=True)
+    damaged = first.replace('"rep":0', '"rep":"zero"')
+    assert damaged != first
+    sessions.write_text("".join([damaged, *rest]))
+    code, out = simlab(capsys, "report", run_copy)
+    assert code == 2
+    assert f"{sessions}:1: not a session record: key.rep: Input should be a valid integer" in out
+
+
+def test_replay_with_an_unknown_target_names_the_valid_ones(
+    capsys: pytest.CaptureFixture[str], finished_run: Path
+) -> None:
+    code, out = simlab(capsys, "replay", finished_run, "--target", "reference:v9")
+    assert code == 2
+    assert "--target reference:v9: version: Input should be 'v1' or 'v2'" in out
+    assert "valid targets: reference:v1, reference:v2, or module:attr" in out
+    assert "pydantic.dev" not in out and "validation error" not in out
+
+
+def test_import_of_a_folder_says_it_is_a_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out = simlab(capsys, "import", tmp_path)
+    assert code == 2 and f"{tmp_path} is a directory; give a log file" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--faults", "bogus=1", "unknown fault kind 'bogus'; choose from rate_limit, overloaded"),
+        ("--port", "99999", "a port is 0..65535 (0: any free port), got 99999"),
+        ("--port", "-1", "a port is 0..65535"),
+    ],
+)
+def test_fake_provider_bad_options_say_the_valid_ones(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, says: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["fake-provider", option, value])
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err
