@@ -17,7 +17,7 @@ from rich.console import Console
 
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
-from simlab.spec import SpecError
+from simlab.spec import SPEC_KINDS, SpecError
 from simlab.store import RunDirError, SessionRecord
 
 if TYPE_CHECKING:
@@ -156,8 +156,18 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("run_dir", type=Path)
     report.set_defaults(handler=_cmd_report)
 
-    validate = sub.add_parser("validate", help="check persona, goal and suite files")
-    validate.add_argument("paths", nargs="*", type=Path)
+    validate = sub.add_parser(
+        "validate", help="check persona, goal, suite, perturbation and agent files"
+    )
+    validate.add_argument(
+        "paths", nargs="*", type=Path, help="files or folders (default: " + _DEFAULT_SPECS + ")"
+    )
+    validate.add_argument(
+        "--kind",
+        choices=SPEC_KINDS,
+        default=None,
+        help="read every file as this kind (default: from its folder's name, else its fields)",
+    )
     validate.set_defaults(handler=_cmd_validate)
 
     # Listed for --help; main() hands their arguments to their own parsers.
@@ -440,16 +450,30 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ specs
 
 
-def _cmd_validate(args: argparse.Namespace) -> int:
-    from simlab.spec import validate_paths
+_DEFAULT_SPECS = "personas/, goals/, perturbations/, simlab.yaml"
 
-    defaults = [
-        Path(p) for p in ("personas", "goals", "perturbations", "simlab.yaml") if Path(p).exists()
-    ]
-    n_files, problems = validate_paths(args.paths or defaults)
-    if problems:
-        raise SpecError(problems)
-    _eprint(f"{n_files} files valid")
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from simlab.spec import validate_specs
+
+    defaults = [Path(p.strip()) for p in _DEFAULT_SPECS.split(",")]
+    result = validate_specs(args.paths or [p for p in defaults if p.exists()], args.kind)
+    if not result.files and not result.problems:
+        where = ", ".join(map(str, args.paths)) or f"{Path.cwd()} (looked for {_DEFAULT_SPECS})"
+        _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")
+        return EXIT_USAGE
+    for f in result.files:
+        if f.guessed:  # say which kind a file was read as when nothing named it
+            _eprint(
+                f"{f.path}: read as a {f.kind} ({f.why}); pass --kind to read it as another kind"
+            )
+    if result.problems:
+        raise SpecError(result.problems)
+    kinds = Counter(f.kind for f in result.files)
+    counts = ", ".join(f"{n} {kind}{_s(n)}" for kind, n in sorted(kinds.items()))
+    _eprint(f"{len(result.files)} file{_s(len(result.files))} valid: {counts}")
     return EXIT_OK
 
 

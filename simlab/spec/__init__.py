@@ -1,15 +1,23 @@
 """YAML specs: personas, goals, suites; their loader and JSON schemas."""
 
 from simlab.spec._loader import (
+    SPEC_KINDS,
+    CheckedFile,
     Problem,
     SpecError,
+    SpecKind,
+    Validation,
+    kind_for,
     load_goals,
     load_library,
     load_personas,
     load_suite,
     model_for,
     parse_model,
+    spec_files,
+    spec_models,
     validate_paths,
+    validate_specs,
 )
 from simlab.spec._models import (
     Bucket,
@@ -34,8 +42,10 @@ from simlab.spec._models import (
 )
 
 __all__ = [
+    "SPEC_KINDS",
     "Bucket",
     "CallableTarget",
+    "CheckedFile",
     "Constraint",
     "Fact",
     "FactValue",
@@ -53,13 +63,19 @@ __all__ = [
     "ScriptedSimulator",
     "Slot",
     "SpecError",
+    "SpecKind",
     "Suite",
     "Traits",
+    "Validation",
+    "kind_for",
     "load_goals",
     "load_library",
     "load_personas",
     "load_suite",
     "model_for",
     "parse_model",
+    "spec_files",
+    "spec_models",
     "validate_paths",
+    "validate_specs",
 ]

@@ -330,3 +330,40 @@ def test_fake_provider_bad_options_say_the_valid_ones(
         main(["fake-provider", option, value])
     assert exit_.value.code == 2
     assert says in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- 7. validate checks what run needs
+
+
+def test_validate_a_persona_outside_personas_says_it_read_a_persona(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    persona = tmp_path / "persona.yaml"
+    persona.write_text((ROOT / "personas" / "terse_en.yaml").read_text())
+    code, out = simlab(capsys, "validate", persona)
+    assert code == 0, out
+    assert f"{persona}: read as a persona (its fields language, traits)" in out
+    assert "1 file valid: 1 persona" in out
+    code, out = simlab(capsys, "validate", persona, "--kind", "suite")
+    assert code == 2 and "unknown field" in out
+
+
+def test_validate_with_no_spec_files_fails(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    code, out = simlab(capsys, "validate", tmp_path)
+    assert code == 2 and f"no spec files (*.yaml, *.yml) found in {tmp_path}" in out
+    monkeypatch.chdir(tmp_path)
+    code, out = simlab(capsys, "validate")
+    assert code == 2 and "looked for personas/, goals/, perturbations/, simlab.yaml" in out
+
+
+def test_validate_refuses_the_suite_run_would_refuse(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    suite = write_suite(tmp_path, personas="[nobody]")
+    code, out = simlab(capsys, "validate", suite)
+    assert code == 2 and f"{suite}:2: personas: 'nobody' matches no persona" in out
+    code, run_out = simlab(capsys, "run", suite, "--out", tmp_path / "res")
+    assert code == 2 and "'nobody' matches no persona" in run_out

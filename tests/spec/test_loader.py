@@ -4,7 +4,16 @@ from pathlib import Path
 
 import pytest
 
-from simlab.spec import Goal, Persona, SpecError, Suite, load_personas, parse_model, validate_paths
+from simlab.spec import (
+    Goal,
+    Persona,
+    SpecError,
+    Suite,
+    load_personas,
+    parse_model,
+    validate_paths,
+    validate_specs,
+)
 
 BAD_PERSONA = """\
 id: bad_one
@@ -110,3 +119,47 @@ def test_shipped_library_is_valid() -> None:
     n_files, problems = validate_paths([root / "personas", root / "goals", root / "simlab.yaml"])
     assert problems == []
     assert n_files >= 13
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("shipped", "kind"),
+    [
+        ("personas/terse_en.yaml", "persona"),
+        ("goals/one_way.yaml", "goal"),
+        ("perturbations/typos.yaml", "perturbation"),
+        ("simlab/agents/data/booking_llm.yaml", "agent"),
+        ("simlab.yaml", "suite"),
+    ],
+)
+def test_a_file_outside_its_folder_is_told_by_its_fields(
+    tmp_path: Path, shipped: str, kind: str
+) -> None:
+    moved = write(tmp_path / "elsewhere" / "x.yaml", (ROOT / shipped).read_text())
+    told = validate_specs([moved])
+    assert [(f.kind, f.guessed) for f in told.files] == [(kind, True)]
+    assert told.problems == [] or kind == "suite"  # the moved suite's library paths break
+
+
+def test_kind_option_overrides_the_guess_and_the_folder(tmp_path: Path) -> None:
+    path = write(tmp_path / "personas" / "p.yaml", (ROOT / "personas/terse_en.yaml").read_text())
+    told = validate_specs([path], kind="goal")
+    assert [(f.kind, f.why, f.guessed) for f in told.files] == [("goal", "--kind", False)]
+    assert {p.field for p in told.problems} >= {"final_tool", "facts", "traits"}
+
+
+def test_a_suite_pattern_matching_nothing_is_found_by_validate(tmp_path: Path) -> None:
+    suite = write(
+        tmp_path / "s.yaml",
+        f"personas: [nobody, terse_*]\ngoals: [one_way]\n"
+        f"persona_dirs: [{ROOT / 'personas'}]\ngoal_dirs: [{ROOT / 'goals'}, missing]\n",
+    )
+    problems = validate_specs([suite]).problems
+    assert [str(p) for p in problems] == [
+        f"{suite}:1: personas: 'nobody' matches no persona; valid: "
+        + ", ".join(sorted(p.stem for p in (ROOT / "personas").glob("*.yaml"))),
+        f"{tmp_path / 'missing'}: no such file or folder; check the suite's *_dirs "
+        "(relative to the suite file)",
+    ]
