@@ -242,9 +242,36 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _run_experiments(plan)
     # a resumed run re-reads its file: error records a retry replaced count in its cost
     given = None if plan.done or plan.retried else records
-    _write_reports(plan.run_dir, given, console=None if args.quiet else _stdout_console())
+    summary = _write_reports(plan.run_dir, given, console=None if args.quiet else _stdout_console())
     _eprint(f"results: {plan.run_dir}")
+    ungraded = _nothing_graded(summary, plan.run_dir)
+    if ungraded is not None:
+        _eprint(ungraded)
+        return EXIT_FAIL
     return EXIT_OK
+
+
+def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
+    """Why a run that graded no session failed, or None when one was graded.
+
+    A run whose every session errored measured nothing about the target: exit 1,
+    so a script does not take its empty report for a result.
+    """
+    overall = summary.get("overall", {})
+    n = int(overall.get("n_sessions", 0))
+    if overall.get("n", 0) or not n:
+        return None
+    reasons = summary.get("errors", {}).get("by_stop_reason", {})
+    first = next(iter(reasons.items()), None)
+    why = ""
+    if first is not None:
+        reason, seen = first
+        example = next(iter(seen.get("examples", [])), "")
+        why = f" (e.g. {reason}: {example})" if example else f" (e.g. {reason})"
+    return (
+        f"error: no session was graded: all {n} ended in error{why}; fix the cause and run "
+        f"again (after an outage: simlab run --resume {run_dir} --retry-errors)"
+    )
 
 
 def _plan_run(args: argparse.Namespace) -> RunPlan | None:
@@ -418,8 +445,8 @@ class _Progress:
 
 def _write_reports(
     run_dir: Path, sessions: Sequence[Any] | SessionsFile | None, console: Console | None
-) -> None:
-    """Write the run's reports and print the summary; ``sessions`` saves a re-read."""
+) -> dict[str, Any]:
+    """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
     from simlab.report import render_terminal, write_run_reports
     from simlab.store import SessionsFile
 
@@ -429,6 +456,7 @@ def _write_reports(
         summary = write_run_reports(run_dir, sessions)
     if console is not None:
         render_terminal(summary, console)
+    return summary
 
 
 def _stdout_console() -> Console:

@@ -88,6 +88,17 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
     console.print(heatmap_table(report))
 
 
+def _user_turn(text: str) -> int:
+    """A 1-based user turn number, for ``--late-turn``."""
+    try:
+        turn = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a turn number: {text!r}") from None
+    if turn < 1:
+        raise argparse.ArgumentTypeError(f"user turns count from 1, got {turn}")
+    return turn
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab diagnose",
@@ -102,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--late-turn",
-        type=int,
+        type=_user_turn,
         default=DEFAULT_LATE_TURN,
         help="first user turn that counts as late for instruction drift "
         f"(default {DEFAULT_LATE_TURN})",

@@ -93,7 +93,9 @@ def import_cli(argv: Sequence[str]) -> int:
 
     Prints each skipped record with ``file:line`` and why, then
     ``N imported, M skipped`` and the run directory, and writes its report.
-    Exit 0 when something was imported, 1 when nothing was, 2 on bad usage.
+    Exit 0 when something was imported; 1 when the file holds JSON records but
+    none could be imported (each is listed with why); 2 on bad usage or when
+    the file is no log at all (empty, no JSON value, not UTF-8, a folder).
     """
     args = import_parser().parse_args(list(argv))
     refused = _usage_problem(args)
@@ -111,6 +113,13 @@ def import_cli(argv: Sequence[str]) -> int:
     for problem in logs.problems:
         print(f"skipped {problem}", file=sys.stderr)
     print(logs.summary_line(), file=sys.stderr)
+    if not logs.n_values:  # not one JSON value: whatever it is, it is no log
+        print(
+            f"simlab import: {args.file} holds no JSON record; a log is JSONL (one JSON "
+            "object per line), one JSON array, or (otel) an OTLP JSON export",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if not logs.records:
         return EXIT_NOTHING
     try:

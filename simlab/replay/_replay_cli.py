@@ -28,6 +28,16 @@ EXIT_NOTHING = 1
 EXIT_USAGE = 2
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def replay_parser() -> argparse.ArgumentParser:
     """The argument parser of ``simlab replay``."""
     p = argparse.ArgumentParser(
@@ -44,7 +54,9 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=None, help="replays per case (default: the case's)")
     p.add_argument("--seed", type=int, default=0, help="seed the replays' seeds derive from")
     p.add_argument("--save-cases", type=Path, default=None, help="write each case as YAML here")
-    p.add_argument("--limit", type=int, default=None, help="replay at most this many cases")
+    p.add_argument(
+        "--limit", type=_at_least_one, default=None, help="replay at most this many cases"
+    )
     p.add_argument("--format", dest="fmt", choices=FORMATS, default="openai", help="log format")
     add_field_options(p)
     return p
@@ -115,6 +127,11 @@ def _cases(args: argparse.Namespace) -> list[PrefixCase]:
     src: Path = args.source
     if (src / RUN_FILE).exists():
         return _cases_from_run(src)
+    if src.is_dir() and not any(src.glob("*.yaml")):
+        raise ValueError(
+            f"{src} holds no run.json and no prefix case (*.yaml); give a run directory, "
+            "a log file or a folder of cases saved with --save-cases"
+        )
     if src.is_dir() or src.suffix in (".yaml", ".yml"):
         return load_prefix_cases([src])
     if not src.is_file():

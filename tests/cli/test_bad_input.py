@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from simlab.cli import main
+from simlab.store import read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -367,3 +368,84 @@ def test_validate_refuses_the_suite_run_would_refuse(
     assert code == 2 and f"{suite}:2: personas: 'nobody' matches no persona" in out
     code, run_out = simlab(capsys, "run", suite, "--out", tmp_path / "res")
     assert code == 2 and "'nobody' matches no persona" in run_out
+
+
+# ------------------------------------------------------------- 8. exit codes that mean something
+
+HALF_DOWN_TARGET = '''
+def reply(history, ctx):
+    """Down for chatty_en's sessions; a polite refusal for the others."""
+    if ctx.session_id.startswith("chatty_en/"):
+        raise ConnectionError("provider outage")
+    return "Sorry, I cannot book that."
+'''
+
+
+def test_a_run_that_graded_no_session_exits_1_and_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    suite = write_suite(tmp_path, target="os:getcwd")
+    code, out = simlab(capsys, "run", suite, "--out", tmp_path / "res", "--quiet")
+    assert code == 1
+    (run_dir,) = (tmp_path / "res").iterdir()
+    assert "error: no session was graded: all 2 ended in error (e.g. agent_error: turn 1:" in out
+    assert f"simlab run --resume {run_dir} --retry-errors" in out
+    assert (run_dir / "report.md").is_file()  # the errors are reported all the same
+
+
+def test_a_run_with_some_errors_still_exits_0(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "half_down.py").write_text(HALF_DOWN_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    suite = write_suite(tmp_path, target="half_down:reply")
+    code, out = simlab(capsys, "run", suite, "--out", tmp_path / "res", "--quiet")
+    assert code == 0, out
+    assert "no session was graded" not in out
+    (run_dir,) = (tmp_path / "res").iterdir()
+    statuses = sorted(r.status for r in read_sessions(run_dir).records)
+    assert statuses == ["error", "ok"]
+
+
+def test_replay_of_a_folder_with_nothing_to_replay_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out = simlab(capsys, "replay", tmp_path)
+    assert code == 2 and f"{tmp_path} holds no run.json and no prefix case (*.yaml)" in out
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (["replay", "{run}", "--limit", "0"], "argument --limit: must be at least 1, got 0"),
+        (["diagnose", "{run}", "--late-turn", "-3"], "user turns count from 1, got -3"),
+    ],
+)
+def test_counts_below_one_are_refused_when_parsed(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, command: list[str], says: str
+) -> None:
+    argv = [part.format(run=finished_run) for part in command]
+    try:
+        code = main(argv)
+    except SystemExit as e:  # the delegated parsers exit as argparse does
+        code = int(e.code or 0)
+    assert code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        ("", 2),  # empty: no log at all
+        ("hello\nworld\n", 2),  # no JSON value: no log at all
+        ('{"a": 1}\n', 1),  # JSON records, none importable: a log with nothing to import
+    ],
+)
+def test_import_exit_code_tells_no_log_from_nothing_importable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, code: int
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(content)
+    got, out = simlab(capsys, "import", log, "--out", tmp_path / "imp", "--quiet")
+    assert got == code
+    assert ("holds no JSON record" in out) == (code == 2)
+    assert not (tmp_path / "imp").exists()
