@@ -449,3 +449,16 @@ def test_import_exit_code_tells_no_log_from_nothing_importable(
     assert got == code
     assert ("holds no JSON record" in out) == (code == 2)
     assert not (tmp_path / "imp").exists()
+
+
+def test_the_no_session_graded_line_shows_control_characters_inert(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "hostile.py").write_text(
+        'def reply(history, ctx):\n    raise RuntimeError("boom \\x1b[31mRED\\x07")\n'
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    suite = write_suite(tmp_path, target="hostile:reply")
+    code, out = simlab(capsys, "run", suite, "--out", tmp_path / "res", "--quiet")
+    assert code == 1
+    assert "RuntimeError: boom \\x1b[31mRED\\x07)" in out and "\x1b" not in out
