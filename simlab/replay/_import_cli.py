@@ -146,26 +146,11 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 
 
 def _report(run_dir: Path, quiet: bool) -> None:
+    """The reports every run has (summary.json, report.md, report.html), as ``simlab report``."""
     from rich.console import Console
 
-    from simlab.report import render_markdown, render_terminal, summarize
-    from simlab.spec import Suite
-    from simlab.store import (
-        REPORT_FILE,
-        SUMMARY_FILE,
-        read_run_info,
-        read_sessions,
-        write_atomic,
-        write_json,
-    )
+    from simlab.report import render_terminal, write_run_reports
 
-    info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
-    summary = summarize(read_sessions(run_dir).records, suite.buckets, suite.seed)
-    summary["run_id"] = info["run_id"]
-    write_json(run_dir / SUMMARY_FILE, summary)
-    write_atomic(
-        run_dir / REPORT_FILE, render_markdown(summary, title=f"imported {info['run_id']}")
-    )
+    summary = write_run_reports(run_dir)
     if not quiet:
         render_terminal(summary, Console(width=None if sys.stdout.isatty() else 160))

@@ -47,7 +47,8 @@ def write_run_reports(
     summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
     summary["run_id"] = info["run_id"]
     write_json(run_dir / SUMMARY_FILE, summary)
-    title = f"simlab run {info['run_id']}"
+    kind = "imported" if "imported" in info else "simlab run"
+    title = f"{kind} {info['run_id']}"
     write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
     write_html_report(run_dir, summary=summary, records=records, extras=analysis_charts(run_dir))
     return summary

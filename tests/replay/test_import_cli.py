@@ -71,3 +71,18 @@ def test_write_run_refuses_a_taken_folder_and_leaves_nothing_half_written(
     with pytest.raises(OSError, match="No space left"):
         write_run(logs, tmp_path, "new")
     assert not (tmp_path / "new").exists()
+
+
+def test_import_writes_the_reports_of_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from simlab.cli import main
+
+    log = DATA / "prefix_log.jsonl"
+    assert import_cli([str(log), "--out", str(tmp_path), "--run-id", "r", "--quiet"]) == 0
+    run_dir = tmp_path / "r"
+    written = {name: (run_dir / name).read_text() for name in ("report.md", "summary.json")}
+    assert written["report.md"].startswith("# imported r\n")
+    assert "<html" in (run_dir / "report.html").read_text()
+    assert main(["report", str(run_dir)]) == 0  # re-rendered from disk: the same files
+    assert {name: (run_dir / name).read_text() for name in written} == written
