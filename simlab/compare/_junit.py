@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from simlab.compare._gates import GateResult
-
-# Characters XML 1.0 cannot carry at all, even escaped: drop them from untrusted text.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _clean(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+from simlab.report._tables import escape_controls
 
 
 def render_junit(results: Sequence[GateResult], suite: str = "simlab compare") -> str:
@@ -26,18 +19,20 @@ def render_junit(results: Sequence[GateResult], suite: str = "simlab compare") -
     Returns:
         The XML text with its declaration.
     """
+    # escape_controls: XML 1.0 cannot carry control characters even escaped; shown as
+    # \x1b they read as in every other report.
     failures = sum(1 for r in results if r.status == "failed")
     skipped = sum(1 for r in results if r.status == "skipped")
     counts = {"tests": str(len(results)), "failures": str(failures), "errors": "0"}
-    root = ET.Element("testsuites", {"name": _clean(suite), **counts})
+    root = ET.Element("testsuites", {"name": escape_controls(suite), **counts})
     ts = ET.SubElement(
-        root, "testsuite", {"name": _clean(suite), **counts, "skipped": str(skipped)}
+        root, "testsuite", {"name": escape_controls(suite), **counts, "skipped": str(skipped)}
     )
     for r in results:
         case = ET.SubElement(
-            ts, "testcase", {"classname": "simlab.compare", "name": _clean(r.name)}
+            ts, "testcase", {"classname": "simlab.compare", "name": escape_controls(r.name)}
         )
-        message = _clean(r.message)
+        message = escape_controls(r.message)
         if r.status == "failed":
             ET.SubElement(
                 case, "failure", {"message": message, "type": "GateFailed"}

@@ -28,7 +28,15 @@ from simlab.report._charts import (
 from simlab.report._html_assets import SCRIPT, STYLE
 from simlab.report._html_viewer import render_viewer
 from simlab.report._summary import UNBUCKETED, summarize
-from simlab.report._tables import ReportTable, build_sections, pct, pct_ci, score
+from simlab.report._tables import (
+    ReportTable,
+    build_sections,
+    escape_controls,
+    pct,
+    plural,
+    rate_ci,
+    spread,
+)
 from simlab.spec import Bucket, Suite
 from simlab.store import (
     HTML_REPORT_FILE,
@@ -57,20 +65,27 @@ def _interval(ci: Any) -> tuple[float, float] | None:
     return None if ci is None else (float(ci[0]), float(ci[1]))
 
 
+def _text(s: str) -> str:
+    # Control characters shown as escapes, as in the terminal and markdown reports.
+    return escape(escape_controls(s))
+
+
 # ------------------------------------------------------------------ overview
 
 
 def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
-    spread = (
-        f"aptitude {score(row.get('aptitude'), row.get('aptitude_ci'))} · "
-        f"unreliability {score(row.get('unreliability'), row.get('unreliability_ci'))}"
+    n_cells = row["n_cells"]
+    spreads = (
+        f"aptitude {spread(row['aptitude'], row['aptitude_ci'], n_cells)} · "
+        f"unreliability {spread(row['unreliability'], row['unreliability_ci'], n_cells)}"
     )
-    errors = f", {row['n_errors']} errors excluded" if row.get("n_errors") else ""
+    errors = f", {plural(row['n_errors'], 'error')} excluded" if row.get("n_errors") else ""
+    interval = rate_ci(row["pass_ci"], row["n"])
     return (
-        f'<div class="{cls}"><div class="k">{escape(label)}</div>'
+        f'<div class="{cls}"><div class="k">{_text(label)}</div>'
         f'<div class="v">{pct(row["pass_rate"])}</div>'
-        f'<div class="d">pass rate, 95% CI {pct_ci(row["pass_ci"])}, n={row["n"]}{errors}</div>'
-        f'<div class="d">{escape(spread)}</div></div>'
+        f'<div class="d">pass rate, 95% CI {interval}, n={row["n"]}{errors}</div>'
+        f'<div class="d">{escape(spreads)}</div></div>'
     )
 
 
@@ -83,8 +98,9 @@ def _overview(summary: Mapping[str, Any]) -> str:
     cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
     o = summary["overall"]
     facts = (
-        f"{o.get('n_sessions', o['n'] + o['n_errors'])} sessions over {o['n_cells']} cells; "
-        f"{o['n_errors']} errors, counted neither as passes nor as failures; "
+        f"{plural(o.get('n_sessions', o['n'] + o['n_errors']), 'session')} over "
+        f"{plural(o['n_cells'], 'cell')}; "
+        f"{plural(o['n_errors'], 'error')}, counted neither as passes nor as failures; "
         f"intervals at {100 * summary.get('level', 0.95):.0f}%, bootstrap seed "
         f"{summary.get('seed', '—')}."
     )
@@ -98,14 +114,14 @@ def _table(t: ReportTable) -> str:
     def cls(i: int) -> str:
         return ' class="n"' if i in t.numeric else ""
 
-    head = "".join(f"<th{cls(i)}>{escape(h)}</th>" for i, h in enumerate(t.headers))
+    head = "".join(f"<th{cls(i)}>{_text(h)}</th>" for i, h in enumerate(t.headers))
     body = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        "<tr>" + "".join(f"<td{cls(i)}>{_text(c)}</td>" for i, c in enumerate(row)) + "</tr>"
         for row in t.rows
     )
-    note = f'<p class="note">{escape(t.note)}</p>' if t.note else ""
+    note = f'<p class="note">{_text(t.note)}</p>' if t.note else ""
     return (
-        f'<h3>{escape(t.title)}</h3><table class="t"><thead><tr>{head}</tr></thead>'
+        f'<h3>{_text(t.title)}</h3><table class="t"><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table>{note}"
     )
 
@@ -118,7 +134,7 @@ def _tables(summary: dict[str, Any]) -> str:
             parts.append(_table(s))
         else:
             last = i == len(sections) - 1
-            parts.append(f'<p class="line{" overall" if last else ""}">{escape(s)}</p>')
+            parts.append(f'<p class="line{" overall" if last else ""}">{_text(s)}</p>')
     return "\n".join(parts)
 
 
@@ -132,7 +148,7 @@ def _figure(svg: str, caption: str) -> str:
 def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
     points = [
         PointCI(
-            name,
+            escape_controls(name),
             float(r["aptitude"]),
             _interval(r["aptitude_ci"]),
             float(r["unreliability"]),
@@ -142,7 +158,12 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
         if r["aptitude"] is not None and r["unreliability"] is not None
     ]
     bars = [
-        RateCI(name, int(r["n"]), r["pass_rate"], _interval(r["pass_ci"]))
+        RateCI(
+            escape_controls(name),
+            int(r["n"]),
+            r["pass_rate"],
+            _interval(r["pass_ci"]) if r["n"] else None,
+        )
         for name, r in summary["by_bucket"].items()
     ]
     out = []
@@ -243,7 +264,7 @@ def render_html(
         ValueError: ``extras`` holds a key other than those above.
     """
     charts = _summary_charts(summary) + _extra_charts(extras or {})
-    t = escape(title)
+    t = _text(title)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

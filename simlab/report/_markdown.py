@@ -2,29 +2,46 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from simlab.report._tables import ReportTable, build_sections
+from simlab.report._tables import ReportTable, build_sections, escape_controls
 
-# Order matters: backslash and ampersand first, so later escapes are not re-escaped.
-_ESCAPES = (
-    ("\\", "\\\\"),
-    ("&", "&amp;"),
-    ("|", "\\|"),
-    ("<", "&lt;"),
-    (">", "&gt;"),
-    ("`", "\\`"),
-)
+# Markdown syntax a cell's text could open, each broken where it would start:
+# always-active characters (table pipe, code, emphasis, strikethrough, GitHub math,
+# backslash) get a backslash; HTML and entities become entities; "_" only off a word,
+# since intraword it never emphasises (snake_case ids stay readable); an inline link
+# or image needs "](" and a GFM autolink "://", "www." or "@". Brackets themselves
+# stay: without "](" and with no definitions they are literal, so simlab's own
+# intervals ("[39.1%, 86.2%]") read as written.
+_SYNTAX = re.compile(r"[\\`*~|$@&<>_]|(?<=\])\(|:(?=//)|(?<=[wW]{3})\.")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _ENTITIES:
+        return _ENTITIES[char]
+    if char == "_" and _inside_word(match.string, match.start()):
+        return char
+    return "\\" + char
+
+
+def _inside_word(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
 
 
 def escape_cell(text: str) -> str:
-    """Make text safe inside a markdown table cell.
+    """Make untrusted text read literally inside a markdown table cell or paragraph.
 
-    Ids and error messages come from user files: a ``|`` would split the cell,
-    ``<``/``>`` would be HTML, a backtick would open code, a newline would end the row.
+    Ids and error messages come from user files, imported logs and crashing
+    targets: a ``|`` would split the cell, ``<``/``>`` would be HTML, a backtick
+    would open code, ``[x](url)`` would be a live link, ``*``/``_`` emphasis, a
+    bare URL an autolink, a newline would end the row, an escape sequence would
+    reach the reader's terminal. Control characters are shown as escapes first
+    (``\\x1b``), then markdown syntax is escaped, then whitespace collapsed.
     """
-    for old, new in _ESCAPES:
-        text = text.replace(old, new)
+    text = _SYNTAX.sub(_escape, escape_controls(text))
     return " ".join(text.split())
 
 

@@ -1,11 +1,14 @@
-"""The report's tables as plain strings, shared by the terminal and markdown renderers.
+"""The report's tables as plain strings, shared by the terminal, markdown and HTML renderers.
 
 Every pass rate travels with its n and Wilson interval, every aptitude and
-unreliability with its bootstrap interval; the overall figure comes last.
+unreliability with its bootstrap interval (or says that one cell has none);
+a rate over no session is a dash, never the empty interval [0%, 100%]. The
+overall figure comes last.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +30,38 @@ class ReportTable:
 Section = ReportTable | str
 """A table, or a line of text."""
 
+# C0 and C1 controls but tab and newline (layout, which each renderer handles), DEL,
+# lone surrogates (no UTF-8 for them) and U+FFFE/U+FFFF (not characters; XML refuses them).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _escape_control(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """Untrusted text with every control character shown as a Python-style escape.
+
+    Ids, error messages and imported task ids can carry terminal escape
+    sequences (``ESC [31m``, an OSC title ended by BEL, an 8-bit CSI): written
+    raw they recolour or retitle the reader's terminal and hide text. Shown as
+    ``\\x1b``, ``\\x07``, ``\\x9b`` they are visible and inert, the same in the
+    terminal, markdown, HTML and JUnit. Tab and newline are left as they are.
+
+    Args:
+        text: Text from a record, a log or a user file.
+
+    Returns:
+        The text with no control character but tab and newline; idempotent.
+    """
+    return _CONTROL.sub(_escape_control, text)
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 cell``, ``2 cells``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
 
 def pct(x: float | None) -> str:
     """A 0-1 rate as a percentage."""
@@ -45,14 +80,40 @@ def score(x: float | None, ci: list[float] | None = None) -> str:
     return f"{x:.1f}" if ci is None else f"{x:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
+def spread(x: float | None, ci: list[float] | None, n: int, unit: str = "cell") -> str:
+    """A mean over cells with its bootstrap interval, or saying why it has none.
+
+    Args:
+        x: The mean, None over no cell.
+        ci: Its interval, None under two cells (one cell says nothing of the spread).
+        n: How many cells (or pairs of cells) the mean is over.
+        unit: What ``n`` counts.
+    """
+    if x is not None and ci is None:
+        return f"{x:.1f} ({plural(n, unit)}: no interval)"
+    return score(x, ci)
+
+
+def rate_ci(ci: list[float] | None, n: int) -> str:
+    """A rate's Wilson interval; a dash over no session, where Wilson gives [0%, 100%]."""
+    return pct_ci(ci) if n else _DASH
+
+
+def count_rate(count: int, n: int, rate: float | None) -> str:
+    """``40.0% (2/5)``: a rate and the counts it comes from (``— (0/0)`` over no session)."""
+    return f"{pct(rate)} ({count}/{n})"
+
+
 def _pass_cells(row: dict[str, Any]) -> list[str]:
-    return [str(row["n"]), pct(row["pass_rate"]), pct_ci(row["pass_ci"])]
+    n = row["n"]
+    return [str(n), pct(row["pass_rate"]), rate_ci(row["pass_ci"], n)]
 
 
-def _spread_cells(row: dict[str, Any]) -> list[str]:
+def _spread_cells(row: dict[str, Any], n_cells: int | None = None, unit: str = "cell") -> list[str]:
+    n = row["n_cells"] if n_cells is None else n_cells
     return [
-        score(row["aptitude"], row["aptitude_ci"]),
-        score(row["unreliability"], row["unreliability_ci"]),
+        spread(row["aptitude"], row["aptitude_ci"], n, unit),
+        spread(row["unreliability"], row["unreliability_ci"], n, unit),
     ]
 
 
@@ -61,28 +122,40 @@ _SPREAD_HEAD = ["Aptitude [95% CI]", "Unreliability [95% CI]"]
 
 
 def _by_persona(s: dict[str, Any]) -> ReportTable:
+    rows = [
+        [name, *_pass_cells(r), *_spread_cells(r), str(r["n_cells"]), str(r["n_errors"])]
+        for name, r in s["by_persona"].items()
+    ]
+    return ReportTable(
+        "Pass rate by persona",
+        ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Errors"],
+        rows,
+        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10.",
+        numeric={1, 2, 6, 7},
+    )
+
+
+def _giving_up(s: dict[str, Any]) -> ReportTable:
     rows = []
     for name, r in s["by_persona"].items():
-        gave_up = f"{pct(r['gave_up_rate'])} ({r['gave_up']}/{r['gave_up_n']})"
-        walked = f"{pct(r['walked_out_rate'])} ({r['walked_out']}/{r['gave_up_n']})"
+        n = r["gave_up_n"]
         rows.append(
             [
                 name,
-                *_pass_cells(r),
-                *_spread_cells(r),
-                str(r["n_cells"]),
-                gave_up,
-                walked,
-                str(r["n_errors"]),
+                str(n),
+                count_rate(r["gave_up"], n, r["gave_up_rate"]),
+                rate_ci(r["gave_up_ci"], n),
+                count_rate(r["walked_out"], n, r["walked_out_rate"]),
+                rate_ci(r["walked_out_ci"], n),
             ]
         )
     return ReportTable(
-        "Pass rate by persona",
-        ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Gave up", "Before any action", "Errors"],
+        "Giving up by persona",
+        ["Persona", "n", "Gave up", "95% CI", "Before any action", "95% CI"],
         rows,
-        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10. "
-        "Before any action: gave up before the agent took the goal's final action.",
-        numeric={1, 2, 6, 9},
+        "Of the persona's graded sessions, with Wilson intervals. Before any action: gave up "
+        "before the agent took the goal's final action (slowness, not a wrong booking).",
+        numeric={1, 2, 4},
     )
 
 
@@ -113,18 +186,23 @@ def _by_bucket(s: dict[str, Any]) -> ReportTable:
     )
 
 
+def _bucket_cell(row: dict[str, Any]) -> str:
+    rate = count_rate(row["passes"], row["n"], row["pass_rate"])
+    return f"{rate} {pct_ci(row['pass_ci'])}" if row["n"] else rate
+
+
 def _persona_bucket(s: dict[str, Any]) -> ReportTable:
     buckets = list(s["by_bucket"])
-    rows = []
-    for persona, cells in s["by_persona_bucket"].items():
-        rows.append(
-            [persona] + [f"{pct(cells[b]['pass_rate'])} (n={cells[b]['n']})" for b in buckets]
-        )
+    rows = [
+        [persona] + [_bucket_cell(cells[b]) for b in buckets]
+        for persona, cells in s["by_persona_bucket"].items()
+    ]
     return ReportTable(
         "Pass rate by persona × length",
         ["Persona", *buckets],
         rows,
-        "Wilson intervals per cell are in summary.json (by_persona_bucket).",
+        "Each cell: pass rate (passes/n) [Wilson 95% interval] of the persona's graded "
+        "sessions of that length.",
         numeric=set(range(1, len(buckets) + 1)),
     )
 
@@ -141,7 +219,7 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 mode,
                 str(r["n_cells"]),
                 *_pass_cells(p),
-                score(r["mean_score"], r["mean_score_ci"]),
+                spread(r["mean_score"], r["mean_score_ci"], r["n_cells"]),
                 *_spread_cells(r),
             ]
         )
@@ -154,8 +232,8 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 _DASH,
                 _DASH,
                 _DASH,
-                score(delta["mean_score"], delta["mean_score_ci"]),
-                *_spread_cells(delta),
+                spread(delta["mean_score"], delta["mean_score_ci"], delta["n_pairs"], "pair"),
+                *_spread_cells(delta, delta["n_pairs"], "pair"),
             ]
         )
     return ReportTable(
@@ -179,7 +257,7 @@ def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
         for goal, g in by_goal.items()
     ]
     rows.append(
-        [f"all goals ({overall['tasks']} cells)", _DASH, _DASH, _DASH]
+        [f"all goals ({plural(overall['tasks'], 'cell')})", _DASH, _DASH, _DASH]
         + [pct(overall["k"].get(str(k))) for k in ks]
     )
     return ReportTable(
@@ -232,15 +310,24 @@ def _stop_reasons(s: dict[str, Any]) -> str:
     return f"Stop reasons: {counts or _DASH}."
 
 
+def _overall_spread(o: dict[str, Any]) -> str:
+    apt, unrel = o["aptitude"], o["unreliability"]
+    n = o["n_cells"]
+    if n >= 2:
+        return (
+            f"aptitude {score(apt, o['aptitude_ci'])}; "
+            f"unreliability {score(unrel, o['unreliability_ci'])} over {plural(n, 'cell')}"
+        )
+    why = "no scored cell" if n == 0 else f"{plural(n, 'cell')}: no interval"
+    return f"aptitude {score(apt)}; unreliability {score(unrel)} ({why})"
+
+
 def overall_line(s: dict[str, Any]) -> str:
-    """The overall figure, with n, intervals and the errors left out."""
+    """The overall figure, with n, intervals (or why there are none) and the errors left out."""
     o = s["overall"]
     return (
-        f"Overall: pass rate {pct(o['pass_rate'])} {pct_ci(o['pass_ci'])} "
-        f"(n={o['n']}, {o['n_errors']} errors excluded); "
-        f"aptitude {score(o['aptitude'], o['aptitude_ci'])}; "
-        f"unreliability {score(o['unreliability'], o['unreliability_ci'])} "
-        f"over {o['n_cells']} cells."
+        f"Overall: pass rate {pct(o['pass_rate'])} {rate_ci(o['pass_ci'], o['n'])} "
+        f"(n={o['n']}, {plural(o['n_errors'], 'error')} excluded); {_overall_spread(o)}."
     )
 
 
@@ -248,6 +335,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
     return [
         _by_persona(summary),
+        _giving_up(summary),
         _by_goal(summary),
         _by_bucket(summary),
         _persona_bucket(summary),

@@ -8,18 +8,26 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from simlab.report._tables import ReportTable, build_sections
+from simlab.report._tables import ReportTable, build_sections, escape_controls
+
+
+def _text(s: str, style: str = "") -> Text:
+    # Text, not markup, and no control character: ids and error messages come from
+    # user files, imported logs and crashing targets.
+    return Text(escape_controls(s), style=style)
 
 
 def _table(t: ReportTable) -> Table:
     table = Table(
-        title=t.title, title_justify="left", caption=t.note or None, caption_justify="left"
+        title=_text(t.title, "table.title"),
+        title_justify="left",
+        caption=_text(t.note, "table.caption") if t.note else None,
+        caption_justify="left",
     )
     for i, head in enumerate(t.headers):
-        table.add_column(head, justify="right" if i in t.numeric else "left")
+        table.add_column(_text(head), justify="right" if i in t.numeric else "left")
     for row in t.rows:
-        # Text, not markup: ids and error messages come from user files.
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(_text(cell) for cell in row))
     return table
 
 
@@ -33,4 +41,4 @@ def render_terminal(summary: dict[str, Any], console: Console) -> None:
     for i, section in enumerate(build_sections(summary)):
         if i:
             console.print()
-        console.print(_table(section) if isinstance(section, ReportTable) else Text(section))
+        console.print(_table(section) if isinstance(section, ReportTable) else _text(section))

@@ -22,14 +22,20 @@ def test_terminal_rows_carry_n_and_intervals(records: list[SessionRecord]) -> No
     # n=5, 1/5 = 20.0%, Wilson [3.6%, 62.4%], aptitude 87 over two cells, gave up 2/5
     for expected in ("5", "20.0%", "[3.6%, 62.4%]", "87.0 [84.0, 90.0]", "64.0 [48.0, 80.0]"):
         assert expected in bob
-    assert "40.0% (2/5)" in bob
+    gave_up = text[text.index("Giving up by persona") :]
+    assert "40.0% (2/5) │ [11.8%, 76.9%]" in _line(gave_up, "bob")
     bucket = _line(text, "5-9")
     assert "66.7%" in bucket and "[20.8%, 93.9%]" in bucket
     assert "other" in text
-    by_length = next(line for line in text.splitlines() if "alice" in line and "(n=" in line)
-    cells = [c.strip() for c in by_length.split("│")[2:-1]]
-    assert cells == ["0.0% (n=1)", "66.7% (n=3)", "0.0% (n=1)", "100.0% (n=1)"]
-    assert "— (n=0)" in next(line for line in text.splitlines() if "bob" in line and "(n=" in line)
+    by_length = text[text.index("Pass rate by persona × length") :]
+    cells = [c.strip() for c in _line(by_length, "alice").split("│")[2:-1]]
+    assert cells == [
+        "0.0% (0/1) [0.0%, 79.3%]",
+        "66.7% (2/3) [20.8%, 93.9%]",
+        "0.0% (0/1) [0.0%, 79.3%]",
+        "100.0% (1/1) [20.7%, 100.0%]",
+    ]
+    assert "— (0/0)" in _line(by_length, "bob")
     full = _line(text, "full")
     assert "50.0 [50.0, 50.0]" in full and "90.0 [90.0, 90.0]" in full
     assert "sharded − full (paired)" in text
@@ -39,7 +45,7 @@ def test_terminal_rows_carry_n_and_intervals(records: list[SessionRecord]) -> No
 
 def test_terminal_overall_is_the_last_line(records: list[SessionRecord]) -> None:
     lines = _terminal_text(records).rstrip("\n").splitlines()
-    assert lines[-1].startswith("Overall: pass rate 36.4% [15.2%, 64.6%] (n=11, 1 errors excluded)")
+    assert lines[-1].startswith("Overall: pass rate 36.4% [15.2%, 64.6%] (n=11, 1 error excluded)")
     assert "aptitude 91.0" in lines[-1] and "unreliability 56.0" in lines[-1]
     assert sum("Overall" in line for line in lines) == 1
 
@@ -69,7 +75,8 @@ def test_markdown_escapes_a_pipe_in_a_persona_id() -> None:
 def test_markdown_tables_are_well_formed(records: list[SessionRecord]) -> None:
     md = render_markdown(summarize(records, BUCKETS, seed=7), "r")
     blocks = [b for b in md.split("\n\n") if b.startswith("|")]
-    assert len(blocks) == 7  # persona, goal, length, persona x length, modes, pass^k, errors
+    # persona, giving up, goal, length, persona x length, modes, pass^k, errors
+    assert len(blocks) == 8
     for block in blocks:
         widths = {line.replace("\\|", "").count("|") for line in block.splitlines()}
         assert len(widths) == 1, block
