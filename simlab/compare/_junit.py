@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from simlab.compare._gates import GateResult
-from simlab.report._tables import escape_controls
+from simlab.report import escape_controls
 
 
 def render_junit(results: Sequence[GateResult], suite: str = "simlab compare") -> str:

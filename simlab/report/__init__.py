@@ -18,6 +18,7 @@ from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
+from simlab.report._tables import escape_controls
 from simlab.report._terminal import render_terminal
 from simlab.store import BRITTLENESS_FILE, DIAGNOSIS_FILE, HTML_REPORT_FILE
 
@@ -37,6 +38,7 @@ __all__ = [
     "aptitude_unreliability_chart",
     "confusion_chart",
     "escape_cell",
+    "escape_controls",
     "first_failing_turn",
     "forest_chart",
     "json_for_script",

@@ -31,8 +31,12 @@ Section = ReportTable | str
 """A table, or a line of text."""
 
 # C0 and C1 controls but tab and newline (layout, which each renderer handles), DEL,
-# lone surrogates (no UTF-8 for them) and U+FFFE/U+FFFF (not characters; XML refuses them).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# lone surrogates (no UTF-8 for them), U+FFFE/U+FFFF (not characters; XML refuses them)
+# and the bidirectional controls that make text display in another order than it reads.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def _escape_control(match: re.Match[str]) -> str:
@@ -47,7 +51,9 @@ def escape_controls(text: str) -> str:
     sequences (``ESC [31m``, an OSC title ended by BEL, an 8-bit CSI): written
     raw they recolour or retitle the reader's terminal and hide text. Shown as
     ``\\x1b``, ``\\x07``, ``\\x9b`` they are visible and inert, the same in the
-    terminal, markdown, HTML and JUnit. Tab and newline are left as they are.
+    terminal, markdown, HTML and JUnit. Bidirectional overrides (``\\u202e``),
+    which show text in another order than it reads, are escaped too. Tab and
+    newline are left as they are.
 
     Args:
         text: Text from a record, a log or a user file.

@@ -18,8 +18,14 @@ from rich.console import Console
 
 from simlab.compare import cli_main as compare_main
 from simlab.replay import import_cli
-from simlab.report import escape_cell, render_html, render_markdown, render_terminal, summarize
-from simlab.report._tables import escape_controls
+from simlab.report import (
+    escape_cell,
+    escape_controls,
+    render_html,
+    render_markdown,
+    render_terminal,
+    summarize,
+)
 from simlab.store import SessionRecord
 from tests.compare.conftest import make_record, write_run
 from tests.report.conftest import BUCKETS, record
@@ -69,6 +75,8 @@ def gfm(markdown: str) -> str:
         ("lone \ud800 surrogate", "lone \\ud800 surrogate"),  # cannot be written as UTF-8
         ("not a char \ufffe\uffff", "not a char \\ufffe\\uffff"),  # not allowed in XML
         ("tab\tand\nnewline", "tab\tand\nnewline"),  # layout, left to each renderer
+        ("abc\u202edcba", "abc\\u202edcba"),  # a right-to-left override reorders what follows
+        ("\u2066isolate\u2069", "\\u2066isolate\\u2069"),
         ("Hà Nội → Đà Nẵng ✈\u00a0ok", "Hà Nội → Đà Nẵng ✈\u00a0ok"),
     ],
 )
