@@ -266,7 +266,10 @@ def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
     why = ""
     if first is not None:
         reason, seen = first
-        example = _printable(str(next(iter(seen.get("examples", [])), ""))[:160])
+        from simlab.report import escape_controls  # a target's text: inert in a terminal
+
+        text = str(next(iter(seen.get("examples", [])), ""))[:160]
+        example = escape_controls(text).replace("\n", "\\n")  # one line on stderr
         why = f" (e.g. {reason}: {example})" if example else f" (e.g. {reason})"
     return (
         f"error: no session was graded: all {n} ended in error{why}; fix the cause and run "
@@ -308,14 +311,6 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         line += f"; retrying {len(plan.retried)} error session{_s(len(plan.retried))}"
     _eprint(line)
     return plan
-
-
-def _printable(text: str) -> str:
-    """Text from a target, with control characters shown as escapes: inert in a terminal."""
-    return "".join(
-        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-        for c in text
-    )
 
 
 def _retried_outcome(retried: Sequence[SessionRecord], records: Sequence[SessionRecord]) -> str:
