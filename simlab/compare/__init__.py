@@ -10,14 +10,20 @@ What each figure means (every change is B - A):
   Simpson check) use every graded session of each run, each in the length
   bucket of its *own* user turns; buckets come from A's ``run.json``. Each
   rate has its n and a Wilson interval; the change has Newcombe's
-  hybrid-score interval for independent samples (Newcombe 1998, method 10).
+  hybrid-score interval (Newcombe 1998, method 10), paired (1998b, method
+  10) when the group holds the same keys in both runs, for independent
+  samples when it holds no key in both, and otherwise with the pairs'
+  correlation scaled by their share (``IntervalKind``). So a run compared
+  with itself has a narrow interval: it passes a 5-point drop gate from 82
+  sessions in a bucket, a 3-point one from 139.
 * **Paired figures** use the pairs, each in the bucket of its length *in A*;
   ``bucket_moves`` counts pairs whose B length falls in another bucket. The
   change is (fixed - regressed) / pairs with Newcombe's paired interval
   (1998b, method 10); McNemar's exact test on regressed vs fixed.
 * **Aptitude and unreliability** per cell (persona, goal, mode,
   perturbations) graded in both runs, B - A per cell, then the mean over
-  cells with a seeded percentile bootstrap over cells.
+  cells with a seeded percentile bootstrap over cells (no interval from a
+  single cell).
 * **Simpson's paradox** warning: the overall change lies outside the range
   of the per-bucket changes (impossible with an unchanged mix) and at least
   one bucket moved the other way; the mix shift (each bucket's share of
@@ -30,9 +36,11 @@ What each figure means (every change is B - A):
 """
 
 from simlab.compare._analysis import (
+    MIN_BOOTSTRAP_CELLS,
     SAFETY_PREFIXES,
     Comparison,
     GroupComparison,
+    IntervalKind,
     Rate,
     Regression,
     SafetyViolation,
@@ -43,10 +51,16 @@ from simlab.compare._analysis import (
     spread_delta,
 )
 from simlab.compare._cli import cli_main
+from simlab.compare._console import PIPED_WIDTH, stdout_console
 from simlab.compare._gates import GateResult, Gates, GateStatus, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
-from simlab.compare._newcombe import PairedTable, newcombe_interval, paired_newcombe_interval
+from simlab.compare._newcombe import (
+    PairedTable,
+    newcombe_interval,
+    overlap_newcombe_interval,
+    paired_newcombe_interval,
+)
 from simlab.compare._pairing import (
     ErrorSession,
     LocatedRecord,
@@ -59,6 +73,8 @@ from simlab.compare._simpson import BucketShift, SimpsonCheck, simpson_check
 from simlab.compare._terminal import render_terminal
 
 __all__ = [
+    "MIN_BOOTSTRAP_CELLS",
+    "PIPED_WIDTH",
     "SAFETY_PREFIXES",
     "BucketShift",
     "Comparison",
@@ -67,6 +83,7 @@ __all__ = [
     "GateStatus",
     "Gates",
     "GroupComparison",
+    "IntervalKind",
     "LocatedRecord",
     "PairedTable",
     "Pairing",
@@ -84,6 +101,7 @@ __all__ = [
     "load_gates",
     "load_run",
     "newcombe_interval",
+    "overlap_newcombe_interval",
     "pair_sessions",
     "paired_newcombe_interval",
     "render_junit",
@@ -91,5 +109,6 @@ __all__ = [
     "render_terminal",
     "simpson_check",
     "spread_delta",
+    "stdout_console",
     "verdict",
 ]

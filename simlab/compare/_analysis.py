@@ -4,9 +4,10 @@ Two views of the same sessions, each used where it is sound:
 
 * **Per-run rates** count every graded (``ok``) session of each run, placed in
   a length bucket by its own user turns in its own run. The change between
-  them gets Newcombe's hybrid-score interval for independent samples; these
-  are the figures the gates judge and the Simpson check reads, because a
-  release may change how long conversations are.
+  them gets Newcombe's hybrid-score interval, paired over the keys the group
+  holds in both runs (``IntervalKind``); these are the figures the gates judge
+  and the Simpson check reads, because a release may change how long
+  conversations are.
 * **Paired figures** count the keys graded in both runs. A pair is placed in
   the bucket of its length *in A* (the baseline), so a pair whose B
   conversation got longer or shorter stays in one row; ``bucket_moves``
@@ -20,10 +21,15 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
-from simlab.compare._newcombe import PairedTable, newcombe_interval, paired_newcombe_interval
+from simlab.compare._newcombe import (
+    PairedTable,
+    overlap_newcombe_interval,
+    paired_newcombe_interval,
+)
 from simlab.compare._pairing import (
     ErrorSession,
     LocatedRecord,
@@ -46,6 +52,13 @@ from simlab.store import SessionKey, SessionRecord
 
 SAFETY_PREFIXES = ("safety:", "canary")
 """A check whose name starts with one of these is a safety check."""
+
+MIN_BOOTSTRAP_CELLS = 2
+"""Fewest cells a spread delta gets a bootstrap interval from (one value cannot vary)."""
+
+IntervalKind = Literal["paired", "independent", "partly paired"]
+"""Which interval a per-run change has: paired when the group holds the same keys
+in both runs, independent when it holds none in common, partly paired between."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +83,12 @@ class GroupComparison:
         name: The group.
         a: A's per-run rate.
         b: B's per-run rate.
-        delta_ci: Newcombe interval of ``b.rate - a.rate`` (independent
-            samples); None unless both runs have sessions here.
-        paired: Paired outcomes of the keys graded in both runs.
+        delta_ci: Newcombe interval of ``b.rate - a.rate``, using the pairing of
+            ``shared`` (see ``interval``); None unless both runs have sessions here.
+        shared: Paired outcomes of the keys graded in both runs that are in
+            this group in both (a bucket's keys whose length stayed in it).
+        paired: Paired outcomes of the keys graded in both runs, placed by A
+            (a bucket's pairs by their length in A).
         paired_ci: Newcombe's paired interval of ``paired.delta``; None without pairs.
         mcnemar: Exact McNemar test on ``paired``.
     """
@@ -81,6 +97,7 @@ class GroupComparison:
     a: Rate
     b: Rate
     delta_ci: tuple[float, float] | None
+    shared: PairedTable
     paired: PairedTable
     paired_ci: tuple[float, float] | None
     mcnemar: McNemar
@@ -92,23 +109,33 @@ class GroupComparison:
             return None
         return self.b.rate - self.a.rate
 
+    @property
+    def interval(self) -> IntervalKind:
+        """Which interval ``delta_ci`` is: paired, independent or partly paired."""
+        if self.shared.n == 0:
+            return "independent"
+        if self.shared.n == self.a.n == self.b.n:
+            return "paired"
+        return "partly paired"
+
 
 @dataclass(frozen=True, slots=True)
 class SpreadDelta:
     """Change in aptitude and unreliability: per cell (B - A), then the mean over cells.
 
     Cells are (persona, goal, mode, perturbations) with graded sessions in both
-    runs; intervals are a seeded percentile bootstrap over those cells.
+    runs; intervals are a seeded percentile bootstrap over those cells, None
+    with a single cell (resampling one value has no spread to show).
     """
 
     name: str
     n_cells: int
     aptitude_a: float
     aptitude_b: float
-    aptitude_delta_ci: tuple[float, float]
+    aptitude_delta_ci: tuple[float, float] | None
     unreliability_a: float
     unreliability_b: float
-    unreliability_delta_ci: tuple[float, float]
+    unreliability_delta_ci: tuple[float, float] | None
 
     @property
     def aptitude_delta(self) -> float:
@@ -212,22 +239,33 @@ def _rate(records: Iterable[SessionRecord], level: float) -> Rate:
     return Rate(sum(outcomes), len(outcomes), wilson_interval(sum(outcomes), len(outcomes), level))
 
 
+def _table(pairs: Iterable[tuple[LocatedRecord, LocatedRecord]]) -> PairedTable:
+    table = PairedTable()
+    for sa, sb in pairs:
+        table = table.add(bool(sa.record.passed), bool(sb.record.passed))
+    return table
+
+
 def _group(
     name: str,
     a: Sequence[SessionRecord],
     b: Sequence[SessionRecord],
     pairs: Sequence[tuple[LocatedRecord, LocatedRecord]],
     level: float,
+    in_group_in_b: Callable[[SessionRecord], bool] = lambda _: True,
 ) -> GroupComparison:
+    """One group's comparison; ``pairs`` are placed by A, ``in_group_in_b`` says which stay."""
     ra, rb = _rate(a, level), _rate(b, level)
-    table = PairedTable()
-    for sa, sb in pairs:
-        table = table.add(bool(sa.record.passed), bool(sb.record.passed))
+    table = _table(pairs)
+    shared = _table(p for p in pairs if in_group_in_b(p[1].record))
     return GroupComparison(
         name,
         ra,
         rb,
-        newcombe_interval(ra.passed, ra.n, rb.passed, rb.n, level) if ra.n and rb.n else None,
+        overlap_newcombe_interval(ra.passed, ra.n, rb.passed, rb.n, shared, level)
+        if ra.n and rb.n
+        else None,
+        shared,
         table,
         paired_newcombe_interval(table, level) if table.n else None,
         table.mcnemar(),
@@ -283,8 +321,8 @@ def spread_delta(
         n_resamples: Bootstrap resamples.
 
     Returns:
-        The means over common cells and bootstrap intervals of their deltas;
-        None when no cell has scores in both runs.
+        The means over common cells and bootstrap intervals of their deltas
+        (None with a single cell); None when no cell has scores in both runs.
     """
     ma, mb = _cell_metrics(a), _cell_metrics(b)
     cells = sorted(ma.keys() & mb.keys(), key=repr)
@@ -292,9 +330,12 @@ def spread_delta(
         return None
     arr = np.array([[*ma[c], *mb[c]] for c in cells])  # apt_a, unr_a, apt_b, unr_b
     deltas = np.column_stack([arr[:, 2] - arr[:, 0], arr[:, 3] - arr[:, 1]])
-    apt_ci, unr_ci = bootstrap_means_ci(
-        deltas, derived_seed(seed, "spread", name), n_resamples, level
-    )
+    apt_ci: tuple[float, float] | None = None
+    unr_ci: tuple[float, float] | None = None
+    if len(cells) >= MIN_BOOTSTRAP_CELLS:
+        apt_ci, unr_ci = bootstrap_means_ci(
+            deltas, derived_seed(seed, "spread", name), n_resamples, level
+        )
     means = arr.mean(axis=0)
     return SpreadDelta(
         name,
@@ -364,6 +405,9 @@ def compare_runs(
     def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str:
         return bucket(p[0].record)
 
+    def in_bucket(name: str) -> Callable[[SessionRecord], bool]:
+        return lambda r: bucket(r) == name
+
     in_a, in_b = _by(graded_a, bucket), _by(graded_b, bucket)
     pairs_by_bucket: dict[str, list[tuple[LocatedRecord, LocatedRecord]]] = {}
     for p in pairing.pairs:
@@ -372,7 +416,14 @@ def compare_runs(
     if UNBUCKETED in in_a or UNBUCKETED in in_b:
         names.append(UNBUCKETED)
     by_bucket = [
-        _group(n, in_a.get(n, []), in_b.get(n, []), pairs_by_bucket.get(n, []), level)
+        _group(
+            n,
+            in_a.get(n, []),
+            in_b.get(n, []),
+            pairs_by_bucket.get(n, []),
+            level,
+            in_bucket(n),
+        )
         for n in names
     ]
     persona_a = _by(graded_a, lambda r: r.key.persona)

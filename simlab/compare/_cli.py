@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from simlab.compare._analysis import compare_runs
+from simlab.compare._console import stdout_console
 from simlab.compare._gates import Gates, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
@@ -73,7 +72,7 @@ def cli_main(argv: list[str]) -> int:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         text = render_markdown(comparison, results, args.markdown.parent, args.max_listed)
         write_atomic(args.markdown, text)
-    console = Console(highlight=False)
+    console = stdout_console()
     if args.quiet:
         if comparison.simpson.warn:
             console.print("Warning: " + comparison.simpson.message, markup=False)

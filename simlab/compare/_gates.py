@@ -20,7 +20,11 @@ class Gates(BaseModel):
 
     Every drop gate reads the lower bound of the Newcombe interval of a per-run
     pass-rate change, so a gate passes only when the data rule out a larger
-    drop: small samples fail it. That is the point of a gate. Example::
+    drop: small samples fail it. That is the point of a gate. The interval is
+    paired when the group holds the same keys in both runs, independent when
+    it holds none in common, and partly paired in between; the gate's message
+    says which. A run compared with itself passes a 5-point gate from 82
+    sessions in the group, a 3-point gate from 139. Example::
 
         max_bucket_drop_points: 5      # no bucket's change may have a lower bound < -5 points
         max_overall_drop_points: null  # disabled
@@ -66,6 +70,13 @@ def _pts(x: float) -> str:
     return f"{x * 100:+.1f}"
 
 
+def _interval_name(g: GroupComparison) -> tuple[str, str]:
+    """The interval's kind and why, as the gate's message says them."""
+    if g.interval == "independent":
+        return "independent-samples", "no key in both runs"
+    return g.interval, f"{g.shared.n} key(s) in both runs"
+
+
 def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> GateResult:
     if limit is None:
         return GateResult(name, "skipped", "disabled")
@@ -74,9 +85,10 @@ def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> G
         counts = f"A {g.a.passed}/{g.a.n}, B {g.b.passed}/{g.b.n}"
         return GateResult(name, "skipped", f"{g.name}: no graded sessions in {empty} ({counts})")
     lo, hi = g.delta_ci
+    kind, why = _interval_name(g)
     figures = (
         f"{g.name}: {_pct(g.a.rate)} (n={g.a.n}) -> {_pct(g.b.rate)} (n={g.b.n}), change "
-        f"{_pts(g.delta)} points, {level:.0%} interval [{_pts(lo)}, {_pts(hi)}]"
+        f"{_pts(g.delta)} points, {level:.0%} {kind} interval [{_pts(lo)}, {_pts(hi)}] ({why})"
     )
     if lo * 100 < -limit:
         return GateResult(

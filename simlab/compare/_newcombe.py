@@ -1,8 +1,9 @@
 """Intervals for the change in a pass rate between two runs (Newcombe's square-and-add).
 
-Both combine the Wilson intervals of the two rates (Newcombe 1998, method 10):
-for independent samples, and for paired samples with the correlation of the
-paired outcomes (Newcombe 1998b, method 10, with its continuity-corrected phi).
+All combine the Wilson intervals of the two rates (Newcombe 1998, method 10):
+for independent samples; for paired samples with the correlation of the
+paired outcomes (Newcombe 1998b, method 10, with its continuity-corrected phi);
+and for samples sharing some keys, with that correlation scaled by the share.
 """
 
 from __future__ import annotations
@@ -33,13 +34,7 @@ def newcombe_interval(
     """
     if n_a == 0 or n_b == 0:
         raise ValueError("a difference of pass rates needs sessions in both runs")
-    pa, pb = passed_a / n_a, passed_b / n_b
-    la, ua = wilson_interval(passed_a, n_a, level)
-    lb, ub = wilson_interval(passed_b, n_b, level)
-    d = pb - pa
-    lo = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
-    hi = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
-    return (max(-1.0, lo), min(1.0, hi))
+    return _square_and_add(passed_a, n_a, passed_b, n_b, 0.0, level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +87,34 @@ class PairedTable:
         )
 
 
+def _phi(table: PairedTable) -> float:
+    """Newcombe's continuity-corrected correlation of the paired outcomes (1998b, method 10)."""
+    a, b, c, d = table.both_pass, table.regressed, table.fixed, table.both_fail
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    if margins == 0 or 0 <= cross <= table.n / 2:
+        return 0.0
+    if cross > table.n / 2:
+        return (cross - table.n / 2) / math.sqrt(margins)
+    return cross / math.sqrt(margins)
+
+
+def _square_and_add(
+    passed_a: int, n_a: int, passed_b: int, n_b: int, correlation: float, level: float
+) -> tuple[float, float]:
+    """Combine the two Wilson intervals, given the correlation of the two estimated rates."""
+    pa, pb = passed_a / n_a, passed_b / n_b
+    la, ua = wilson_interval(passed_a, n_a, level)
+    lb, ub = wilson_interval(passed_b, n_b, level)
+    # The lower bound of B - A pairs B's lower error with A's upper error, and back.
+    down_b, up_a = pb - lb, ua - pa
+    up_b, down_a = ub - pb, pa - la
+    diff = pb - pa
+    lo = diff - math.sqrt(max(0.0, down_b**2 + up_a**2 - 2 * correlation * down_b * up_a))
+    hi = diff + math.sqrt(max(0.0, up_b**2 + down_a**2 - 2 * correlation * up_b * down_a))
+    return (max(-1.0, lo), min(1.0, hi))
+
+
 def paired_newcombe_interval(table: PairedTable, level: float = 0.95) -> tuple[float, float]:
     """Interval for ``p_B - p_A`` over paired outcomes (Newcombe 1998b, method 10).
 
@@ -110,25 +133,54 @@ def paired_newcombe_interval(table: PairedTable, level: float = 0.95) -> tuple[f
     Raises:
         ValueError: If the table is empty.
     """
-    n = table.n
-    if n == 0:
+    if table.n == 0:
         raise ValueError("a paired difference needs at least one pair")
-    a, b, c, d = table.both_pass, table.regressed, table.fixed, table.both_fail
-    pa, pb = table.passed_a / n, table.passed_b / n
-    la, ua = wilson_interval(table.passed_a, n, level)
-    lb, ub = wilson_interval(table.passed_b, n, level)
-    margins = (a + b) * (c + d) * (a + c) * (b + d)
-    cross = a * d - b * c
-    if margins == 0 or 0 <= cross <= n / 2:
-        phi = 0.0
-    elif cross > n / 2:
-        phi = (cross - n / 2) / math.sqrt(margins)
-    else:
-        phi = cross / math.sqrt(margins)
-    # The lower bound of B - A pairs B's lower error with A's upper error, and back.
-    down_b, up_a = pb - lb, ua - pa
-    up_b, down_a = ub - pb, pa - la
-    diff = pb - pa
-    lo = diff - math.sqrt(max(0.0, down_b**2 + up_a**2 - 2 * phi * down_b * up_a))
-    hi = diff + math.sqrt(max(0.0, up_b**2 + down_a**2 - 2 * phi * up_b * down_a))
-    return (max(-1.0, lo), min(1.0, hi))
+    return _square_and_add(table.passed_a, table.n, table.passed_b, table.n, _phi(table), level)
+
+
+def _within(shared_passed: int, shared_n: int, passed: int, n: int) -> bool:
+    """Whether ``shared_passed`` of ``shared_n`` sessions can be part of ``passed`` of ``n``."""
+    return 0 <= shared_passed <= passed and 0 <= passed - shared_passed <= n - shared_n
+
+
+def overlap_newcombe_interval(
+    passed_a: int,
+    n_a: int,
+    passed_b: int,
+    n_b: int,
+    shared: PairedTable,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Interval for ``p_B - p_A`` when some sessions are in both samples.
+
+    Two rates over partly overlapping sets of keys (a length bucket whose keys
+    mostly stay in it): the estimated rates are correlated through the shared
+    keys only, ``corr(p_A, p_B) = phi * m / sqrt(n_A * n_B)`` for ``m`` shared
+    keys with outcome correlation ``phi``, and the Wilson intervals are combined
+    with that correlation (square-and-add for correlated estimates, Zou and
+    Donner 2008). With every key shared it is ``paired_newcombe_interval``;
+    with none, ``newcombe_interval``.
+
+    Args:
+        passed_a: Passes in A.
+        n_a: Sessions in A (> 0).
+        passed_b: Passes in B.
+        n_b: Sessions in B (> 0).
+        shared: The paired outcomes of the keys in both samples (a subset of each).
+        level: Confidence level in (0, 1).
+
+    Returns:
+        ``(lo, hi)`` within [-1, 1].
+
+    Raises:
+        ValueError: If a sample is empty or ``shared`` does not fit in the counts.
+    """
+    if n_a == 0 or n_b == 0:
+        raise ValueError("a difference of pass rates needs sessions in both runs")
+    m = shared.n
+    if not (
+        _within(shared.passed_a, m, passed_a, n_a) and _within(shared.passed_b, m, passed_b, n_b)
+    ):
+        raise ValueError("the shared sessions must be part of both samples")
+    correlation = _phi(shared) * m / math.sqrt(n_a * n_b)
+    return _square_and_add(passed_a, n_a, passed_b, n_b, correlation, level)

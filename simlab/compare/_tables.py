@@ -119,6 +119,13 @@ def _paired_cells(g: GroupComparison) -> list[Cell]:
     ]
 
 
+_CHANGE_INTERVAL = (
+    "Newcombe's hybrid-score interval, paired when the row holds the same keys in both "
+    "runs, for independent samples when it holds none in common, and in between with "
+    "the pairs' correlation scaled by their share otherwise"
+)
+
+
 def _level(c: Comparison) -> str:
     return f"{c.level:.0%}"
 
@@ -129,17 +136,27 @@ def bucket_section(c: Comparison) -> Section:
     rows: list[list[Cell]] = []
     for g in c.by_bucket:
         s = shares[g.name]
-        rows.append([g.name, *_rate_cells(g), f"{s.share_a:.1%}", f"{s.share_b:.1%}"])
-    rows.append(["overall", *_rate_cells(c.overall), "100%", "100%"])
+        rows.append(
+            [g.name, *_rate_cells(g), f"{s.share_a:.1%}", f"{s.share_b:.1%}", str(g.shared.n)]
+        )
+    rows.append(["overall", *_rate_cells(c.overall), "100%", "100%", str(c.overall.shared.n)])
     lv = _level(c)
     return Section(
         "Pass rate by length bucket",
-        ["Bucket", f"A [{lv} CI]", f"B [{lv} CI]", "Change, pts [CI]", "A share", "B share"],
+        [
+            "Bucket",
+            f"A [{lv} CI]",
+            f"B [{lv} CI]",
+            "Change, pts [CI]",
+            "A share",
+            "B share",
+            "Keys in both",
+        ],
         rows,
-        {1, 2, 3, 4, 5},
+        {1, 2, 3, 4, 5, 6},
         "Each run's graded sessions, bucketed by their own user turns, with Wilson intervals; "
-        "the change is B - A with Newcombe's hybrid-score interval for independent samples; "
-        "a share is the bucket's share of the run's graded sessions.",
+        f"the change is B - A with {_CHANGE_INTERVAL}; a share is the bucket's share of the "
+        "run's graded sessions; keys in both: graded in both runs and in the bucket in both.",
     )
 
 
@@ -188,21 +205,26 @@ def persona_section(c: Comparison) -> Section:
         ],
         rows,
         set(range(1, 7)),
+        f"The change is B - A with {_CHANGE_INTERVAL}.",
     )
 
 
+def _spread_change(delta: float, ci: tuple[float, float] | None, n_cells: int) -> str:
+    if ci is None:  # one cell: a bootstrap would print a zero-width interval
+        return f"{_signed(delta)} [n/a, {n_cells} cell]"
+    return f"{_signed(delta)} [{_signed(ci[0])}, {_signed(ci[1])}]"
+
+
 def _spread_row(s: SpreadDelta) -> list[Cell]:
-    apt_lo, apt_hi = s.aptitude_delta_ci
-    unr_lo, unr_hi = s.unreliability_delta_ci
     return [
         s.name,
         str(s.n_cells),
         _num(s.aptitude_a),
         _num(s.aptitude_b),
-        f"{_signed(s.aptitude_delta)} [{_signed(apt_lo)}, {_signed(apt_hi)}]",
+        _spread_change(s.aptitude_delta, s.aptitude_delta_ci, s.n_cells),
         _num(s.unreliability_a),
         _num(s.unreliability_b),
-        f"{_signed(s.unreliability_delta)} [{_signed(unr_lo)}, {_signed(unr_hi)}]",
+        _spread_change(s.unreliability_delta, s.unreliability_delta_ci, s.n_cells),
     ]
 
 
@@ -227,7 +249,8 @@ def spread_section(c: Comparison) -> Section:
         set(range(1, 8)),
         "Per cell (persona, goal, mode, perturbations) graded in both runs: aptitude = P90 "
         "of scores, unreliability = P90 - P10; the change is B - A per cell, averaged, with a "
-        f"seeded percentile-bootstrap {_level(c)} interval over cells.",
+        f"seeded percentile-bootstrap {_level(c)} interval over cells (none from a single "
+        "cell).",
     )
 
 

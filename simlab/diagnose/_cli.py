@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from simlab.agents import TargetLoadError
+from simlab.compare import stdout_console
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
 from simlab.diagnose._report import DiagnosisReport, Share
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
@@ -144,7 +145,7 @@ def cli_main(argv: list[str]) -> int:
     except (RunDirError, SpecError, TargetLoadError, LLMError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    print_report(report, Console())
+    print_report(report, stdout_console())
     if not args.no_write:
         print(f"wrote {args.run_dir / DIAGNOSIS_FILE}")
     return EXIT_OK

@@ -8,10 +8,13 @@ import pytest
 
 from simlab.compare import (
     Gates,
+    PairedTable,
     compare_runs,
     evaluate_gates,
     is_safety_check,
     load_run,
+    newcombe_interval,
+    overlap_newcombe_interval,
     spread_delta,
 )
 from simlab.compare._tables import transcript_links
@@ -156,3 +159,33 @@ def test_transcript_links_are_relative_and_point_at_the_line(tmp_path: Path) -> 
     (b / "report.html").write_text("<html></html>")
     links = transcript_links(c, reg.line_b, reg.html_anchor, tmp_path / "out")
     assert links[1].url == "../runs/B%20b/report.html#session-p-g-sharded-0"
+
+
+def test_a_bucket_whose_keys_partly_move_has_a_partly_paired_interval(tmp_path: Path) -> None:
+    # 100 keys of 7 turns in A (60 pass); in B keys 0-9 take 12 turns (they leave 5-9)
+    # and keys 10-19 newly fail: 5-9 holds 90 keys in both runs.
+    a = write_run(tmp_path / "A", [rec(rep=i, turns=7, passed=i < 60) for i in range(100)])
+    b = write_run(
+        tmp_path / "B",
+        [rec(rep=i, turns=12 if i < 10 else 7, passed=20 <= i < 60) for i in range(100)],
+    )
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    g = rows["5-9"]
+    assert (g.a.passed, g.a.n, g.b.passed, g.b.n) == (60, 100, 40, 90)
+    # kept keys 10-99: 10-19 regressed, 20-59 pass in both, 60-99 fail in both
+    assert g.shared == PairedTable(both_pass=40, regressed=10, fixed=0, both_fail=40)
+    assert g.interval == "partly paired"
+    assert g.delta_ci == overlap_newcombe_interval(60, 100, 40, 90, g.shared)
+    independent = newcombe_interval(60, 100, 40, 90)
+    assert g.delta_ci is not None
+    assert independent[0] < g.delta_ci[0] and g.delta_ci[1] < independent[1]
+    # the paired table places pairs by A's length: all 100 in 5-9, 20 regressed
+    assert (g.paired.n, g.paired.regressed) == (100, 20)
+    assert rows["10+"].interval == "independent"  # nothing was in 10+ in A
+    gates = {r.name: r for r in evaluate_gates(c, Gates())}
+    assert "95% partly paired interval [" in gates["max_bucket_drop_points[5-9]"].message
+    assert "(90 key(s) in both runs)" in gates["max_bucket_drop_points[5-9]"].message
+    # the Simpson check still reads the per-run counts
+    shifts = {s.name: (s.passed_a, s.n_a, s.passed_b, s.n_b) for s in c.simpson.buckets}
+    assert shifts["5-9"] == (60, 100, 40, 90) and shifts["10+"] == (0, 0, 0, 10)

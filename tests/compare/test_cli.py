@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import io
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from simlab.compare import Gates, cli_main, compare_runs, evaluate_gates, load_run
+from simlab.compare import (
+    PIPED_WIDTH,
+    Gates,
+    cli_main,
+    compare_runs,
+    evaluate_gates,
+    load_run,
+    newcombe_interval,
+    stdout_console,
+)
 
 from .conftest import make_record as rec
 from .conftest import write_run
 
+REPO = Path(__file__).resolve().parents[2]
 TURNS = {"2-4": 3, "5-9": 7, "10+": 12}
 
 
@@ -46,10 +58,13 @@ def test_regression_confined_to_10_plus_fails_the_gate_though_overall_rises(
     assert c.overall.delta == pytest.approx(0.12)
     rows = {g.name: g for g in c.by_bucket}
     assert rows["10+"].delta == pytest.approx(-0.30)
-    # By hand: Wilson(60, 100) = [0.50200, 0.69060], Wilson(30, 100) = [0.21895, 0.39585];
-    # lo = -0.30 - sqrt(0.08105^2 + 0.09060^2) = -0.42156, hi = -0.30 + sqrt(0.09585^2 +
-    # 0.09800^2) = -0.16292.
-    assert rows["10+"].delta_ci == pytest.approx((-0.42156, -0.16292), abs=1e-4)
+    # Same keys in both runs: the paired interval. By hand: Wilson(60, 100) = [0.50200,
+    # 0.69060], Wilson(30, 100) = [0.21895, 0.39585]; table 30 both pass, 30 regressed,
+    # 0 fixed, 40 both fail: phi = (30*40 - 100/2) / sqrt(60*40*30*70) = 0.51225;
+    # lo = -0.30 - sqrt(0.08105^2 + 0.09060^2 - 2*phi*0.08105*0.09060) = -0.38517,
+    # hi = -0.30 + sqrt(0.09585^2 + 0.09800^2 - 2*phi*0.09585*0.09800) = -0.20425.
+    assert rows["10+"].interval == "paired" and rows["10+"].shared.n == 100
+    assert rows["10+"].delta_ci == pytest.approx((-0.38517, -0.20425), abs=1e-4)
     # paired: reps 30..59 of 10+ passed in A and fail in B; McNemar p = 2 / 2^30
     assert (rows["10+"].paired.regressed, rows["10+"].paired.fixed) == (30, 0)
     assert rows["10+"].mcnemar.p_value == pytest.approx(2.0**-29)
@@ -73,7 +88,7 @@ def test_regression_confined_to_10_plus_fails_the_gate_though_overall_rises(
     failure = failed[0].find("failure")
     assert failure is not None
     assert "lower bound under -5 points" in (failure.get("message") or "")
-    assert "[-42.2, -16.3]" in (failure.text or "")
+    assert "95% paired interval [-38.5, -20.4] (100 key(s) in both runs)" in (failure.text or "")
 
     text = md.read_text()
     assert "**Gates: FAILED (1 of 6): max_bucket_drop_points[10+]**" in text
@@ -85,14 +100,49 @@ def test_regression_confined_to_10_plus_fails_the_gate_though_overall_rises(
     assert "Gates: FAILED" in out and "max_bucket_drop_points[10+]" in out
 
 
-def test_same_runs_pass_every_gate(tmp_path: Path) -> None:
-    a = bucket_run(tmp_path / "A", MUST_B)
-    b = bucket_run(tmp_path / "B", MUST_B)
-    gates = tmp_path / "gates.yaml"
-    # No change, but the gates read lower bounds: 10+ (30/100 twice) reaches about -12.5
-    # points, overall (380/500 twice) about -5.3, so the limits must sit beyond them.
-    gates.write_text("max_bucket_drop_points: 15\nmax_overall_drop_points: 6\nmin_pairs: 500\n")
-    assert cli_main([str(a), str(b), "--gates", str(gates), "--quiet"]) == 0
+# 500 sessions (the shipped gates' min_pairs); 5-9 at 80/150 has an independent-samples
+# interval of about +-11 points on a run compared with itself.
+NIGHTLY = {"2-4": (240, 250), "5-9": (80, 150), "10+": (30, 100)}
+
+
+@pytest.mark.parametrize("gates", [None, REPO / "examples" / "ci" / "gates.yaml"])
+def test_a_run_compared_with_itself_passes_every_shipped_gate(
+    tmp_path: Path, gates: Path | None
+) -> None:
+    run = bucket_run(tmp_path / "R", NIGHTLY)
+    junit = tmp_path / "junit.xml"
+    options = ["--gates", str(gates)] if gates else []
+    assert cli_main([str(run), str(run), *options, "--junit", str(junit), "--quiet"]) == 0
+    cases = {tc.get("name"): tc for tc in ET.parse(junit).getroot().iter("testcase")}
+    assert all(tc.find("failure") is None for tc in cases.values())
+    out = cases["max_bucket_drop_points[5-9]"].find("system-out")
+    assert out is not None
+    # The paired interval of an unchanged bucket: phi = (80*70 - 75) / (80*70) = 0.98661,
+    # Wilson(80, 150) = [0.45372, 0.61171], so +-sqrt(2 * (1 - phi)) * 0.07962 = +-1.3 points.
+    assert "95% paired interval [-1.3, +1.3] (150 key(s) in both runs)" in (out.text or "")
+    c = compare_runs(load_run(run), load_run(run))
+    independent = newcombe_interval(80, 150, 80, 150)
+    assert independent[0] < -0.11  # what the gate read before: a drop of 11 points not ruled out
+    assert not c.simpson.warn
+
+
+def test_groups_without_common_keys_keep_the_independent_interval(tmp_path: Path) -> None:
+    # Different suites: no key in both runs, so nothing is paired.
+    a = write_run(tmp_path / "A", [rec("p", "old", i, turns=7, passed=i < 30) for i in range(40)])
+    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 20) for i in range(40)])
+    gates = tmp_path / "g.yaml"
+    gates.write_text("min_pairs: 0\n")
+    junit = tmp_path / "j.xml"
+    assert cli_main([str(a), str(b), "--gates", str(gates), "--junit", str(junit), "--quiet"]) == 1
+    c = compare_runs(load_run(a), load_run(b))
+    five_nine = {g.name: g for g in c.by_bucket}["5-9"]
+    assert five_nine.interval == "independent" and five_nine.shared.n == 0
+    assert five_nine.delta_ci == newcombe_interval(30, 40, 20, 40)
+    cases = {tc.get("name"): tc for tc in ET.parse(junit).getroot().iter("testcase")}
+    failure = cases["max_bucket_drop_points[5-9]"].find("failure")
+    assert failure is not None
+    assert "95% independent-samples interval [" in (failure.text or "")
+    assert "(no key in both runs)" in (failure.text or "")
 
 
 def test_issue_simpson_example_warns_in_every_output(
@@ -160,3 +210,57 @@ def test_untrusted_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture
     assert evil in (failure.find("failure").text or "")  # type: ignore[union-attr]
     out = capsys.readouterr().out
     assert "[bold]x" in out  # printed as text, not read as rich markup
+
+
+def test_piped_output_is_not_cut_at_80_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    persona = "impatient_vietnamese_speaker"
+    run = write_run(tmp_path / "R", [rec(persona, "g", i, passed=i < 821) for i in range(1150)])
+    assert cli_main([str(run), str(run)]) == 0
+    out = capsys.readouterr().out  # captured: not a terminal
+    assert "71.4% (821/1150) [68.7, 73.9]" in out and f"│ {persona} " in out
+    assert "…" not in out
+    assert 80 < max(len(line) for line in out.splitlines()) <= PIPED_WIDTH
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_stdout_console_takes_the_terminal_width_and_a_fixed_one_when_piped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    assert stdout_console().width == 100
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert stdout_console().width == PIPED_WIDTH
+
+
+def test_one_cell_has_no_spread_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec(rep=0, score=100.0)])
+    b = write_run(tmp_path / "B", [rec(rep=0, passed=False, score=0.0)])
+    md = tmp_path / "c.md"
+    cli_main([str(a), str(b), "--markdown", str(md)])
+    (overall, persona) = compare_runs(load_run(a), load_run(b)).spread
+    assert (overall.n_cells, overall.aptitude_delta) == (1, -100.0)
+    assert overall.aptitude_delta_ci is None and overall.unreliability_delta_ci is None
+    assert persona.aptitude_delta_ci is None
+    text, out = md.read_text(), capsys.readouterr().out
+    # A bootstrap over one cell would print [-100.0, -100.0]: no interval, and why.
+    assert (
+        "| overall | 1 | 100.0 | 0.0 | -100.0 [n/a, 1 cell] | 0.0 | 0.0 | +0.0 [n/a, 1 cell] |"
+        in text
+    )
+    assert "-100.0 [n/a, 1 cell]" in out
+    assert "[-100.0, -100.0]" not in text + out
+    # Two cells resample: an interval again.
+    a = write_run(tmp_path / "A2", [rec(goal=g, score=100.0) for g in ("x", "y")])
+    b = write_run(tmp_path / "B2", [rec(goal="x", score=0.0), rec(goal="y", score=50.0)])
+    spread = compare_runs(load_run(a), load_run(b)).spread[0]
+    assert spread.n_cells == 2 and spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0))

@@ -1,10 +1,20 @@
-"""Newcombe's intervals against published values (Newcombe 1998; Fagerland et al. 2017)."""
+"""Newcombe's intervals against published values (Newcombe 1998; Fagerland et al. 2017),
+and the partly paired interval against both and by simulation."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from simlab.compare import PairedTable, newcombe_interval, paired_newcombe_interval
+from simlab.compare import (
+    PairedTable,
+    newcombe_interval,
+    overlap_newcombe_interval,
+    paired_newcombe_interval,
+)
+
+# Cavo et al. 2012 in Fagerland, Lydersen & Laake (see below).
+CAVO = PairedTable(both_pass=59, regressed=6, fixed=16, both_fail=80)
 
 
 @pytest.mark.parametrize(
@@ -70,3 +80,71 @@ def test_paired_table_counts_and_mcnemar() -> None:
     assert PairedTable().delta is None
     with pytest.raises(ValueError):
         paired_newcombe_interval(PairedTable())
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "table"),
+    [((60, 100), (30, 100), PairedTable(30, 30, 0, 40)), ((65, 161), (75, 161), CAVO)],
+)
+def test_overlap_runs_from_independent_to_paired(
+    a: tuple[int, int], b: tuple[int, int], table: PairedTable
+) -> None:
+    # Every key shared: the paired interval; none: the independent one, exactly.
+    every = overlap_newcombe_interval(*a, *b, table)
+    assert every == pytest.approx(paired_newcombe_interval(table), abs=1e-12)
+    none = overlap_newcombe_interval(*a, *b, PairedTable())
+    assert none == pytest.approx(newcombe_interval(*a, *b), abs=1e-12)
+
+
+def test_overlap_narrows_as_more_keys_are_shared() -> None:
+    # 200 sessions a side, 60% -> 50%; the shared keys are strongly concordant.
+    widths = []
+    for m in (0, 50, 100, 150, 200):
+        shared = PairedTable(m * 5 // 10, m // 10, 0, m * 4 // 10)  # 60% -> 50% within them
+        lo, hi = overlap_newcombe_interval(120, 200, 100, 200, shared)
+        assert lo < -0.10 < hi
+        widths.append(hi - lo)
+    assert widths == sorted(widths, reverse=True) and widths[0] > 1.5 * widths[-1]
+
+
+def test_overlap_rejects_shared_keys_that_are_not_in_the_samples() -> None:
+    with pytest.raises(ValueError, match="part of both samples"):
+        overlap_newcombe_interval(5, 10, 5, 10, PairedTable(6, 0, 0, 0))  # 6 shared passes > 5
+    with pytest.raises(ValueError, match="part of both samples"):
+        overlap_newcombe_interval(9, 10, 9, 10, PairedTable(0, 0, 0, 5))  # 9 passes in 5 others
+    with pytest.raises(ValueError, match="sessions in both runs"):
+        overlap_newcombe_interval(0, 0, 1, 2, PairedTable())
+
+
+@pytest.mark.parametrize("joint", [(0.5, 0.1, 0.1, 0.3), (0.45, 0.15, 0.05, 0.35)])
+def test_overlap_interval_covers_the_true_change_in_simulation(
+    joint: tuple[float, float, float, float],
+) -> None:
+    # 150 keys in both samples, 50 more in each: outcomes per key drawn from the
+    # joint (both pass, regressed, fixed, both fail); the change is p_B - p_A.
+    rng = np.random.default_rng(7)
+    p_a, p_b = joint[0] + joint[1], joint[0] + joint[2]
+    trials, covered, covered_independent = 2000, 0, 0
+    for _ in range(trials):
+        both, regressed, fixed, fail = (int(k) for k in rng.multinomial(150, joint))
+        shared = PairedTable(both, regressed, fixed, fail)
+        passed_a = shared.passed_a + int(rng.binomial(50, p_a))
+        passed_b = shared.passed_b + int(rng.binomial(50, p_b))
+        lo, hi = overlap_newcombe_interval(passed_a, 200, passed_b, 200, shared)
+        covered += lo <= p_b - p_a <= hi
+        lo, hi = newcombe_interval(passed_a, 200, passed_b, 200)
+        covered_independent += lo <= p_b - p_a <= hi
+    # Near the nominal 95%; the independent interval ignores the correlation and overcovers.
+    assert 0.93 <= covered / trials <= 0.975
+    assert covered_independent / trials > 0.985
+
+
+def _worst_unchanged_lower_bound(n: int) -> float:
+    """Lowest lower bound of an unchanged group of n keys (no discordant pair), any pass count."""
+    return min(paired_newcombe_interval(PairedTable(k, 0, 0, n - k))[0] for k in range(n + 1))
+
+
+def test_an_unchanged_group_passes_the_shipped_drop_gates_from_the_documented_size() -> None:
+    # The Gates docstring: a 5-point gate from 82 sessions, a 3-point gate from 139.
+    assert _worst_unchanged_lower_bound(81) < -0.05 < _worst_unchanged_lower_bound(82)
+    assert _worst_unchanged_lower_bound(138) < -0.03 < _worst_unchanged_lower_bound(139)

@@ -203,3 +203,24 @@ def test_default_suite_figures(tmp_path: Path) -> None:
     n2 = {row.cause: row.n for row in v2.causes}
     assert n2[Cause.ANCHORING] < n1[Cause.ANCHORING] / 4
     assert n2[Cause.TRUNCATION] < max(1, n1[Cause.TRUNCATION])
+
+
+def test_piped_output_is_not_cut_at_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A long target name makes the first line longer than 80 columns.
+    module = "an_agent_module_with_a_name_long_enough_to_pass_eighty_columns"
+    (tmp_path / f"{module}.py").write_text(
+        "from simlab.agents.reference import AgentConfig, ReferenceAgent\n"
+        "class Anchored(ReferenceAgent):\n"
+        "    def __init__(self) -> None:\n"
+        "        super().__init__(AgentConfig(anchoring=True), 0)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    run_dir = _run(tmp_path, f"{module}:Anchored", ["fickle_en"], ["one_way"], 2)
+    assert cli_main([str(run_dir), "--no-write"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]  # captured: not a terminal
+    assert first.startswith(f"run {run_dir.name} ({module}:Anchored): ")
+    assert first.endswith(" failed") and len(first) > 80
