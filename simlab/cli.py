@@ -212,6 +212,7 @@ def _delegate(ref: str, argv: list[str]) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.engine import execute
+    from simlab.report import stdout_console
 
     plan = _plan_run(args)
     if plan is None:
@@ -242,7 +243,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _run_experiments(plan)
     # a resumed run re-reads its file: error records a retry replaced count in its cost
     given = None if plan.done or plan.retried else records
-    summary = _write_reports(plan.run_dir, given, console=None if args.quiet else _stdout_console())
+    summary = _write_reports(plan.run_dir, given, console=None if args.quiet else stdout_console())
     _eprint(f"results: {plan.run_dir}")
     ungraded = _nothing_graded(summary, plan.run_dir)
     if ungraded is not None:
@@ -462,19 +463,15 @@ def _write_reports(
     return summary
 
 
-def _stdout_console() -> Console:
-    # Piped output (CI logs, files) has no width; 80 columns would wrap every table.
-    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
+    from simlab.report import stdout_console
     from simlab.store import read_run_info, read_sessions
 
     read_run_info(args.run_dir)  # a missing folder or a file says so, not "no sessions"
     sessions = read_sessions(args.run_dir)
     if not sessions.records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions, _stdout_console())
+    _write_reports(args.run_dir, sessions, stdout_console())
     return EXIT_OK
 
 

@@ -51,7 +51,6 @@ from simlab.compare._analysis import (
     spread_delta,
 )
 from simlab.compare._cli import cli_main
-from simlab.compare._console import PIPED_WIDTH, stdout_console
 from simlab.compare._gates import GateResult, Gates, GateStatus, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
@@ -74,7 +73,6 @@ from simlab.compare._terminal import render_terminal
 
 __all__ = [
     "MIN_BOOTSTRAP_CELLS",
-    "PIPED_WIDTH",
     "SAFETY_PREFIXES",
     "BucketShift",
     "Comparison",
@@ -109,6 +107,5 @@ __all__ = [
     "render_terminal",
     "simpson_check",
     "spread_delta",
-    "stdout_console",
     "verdict",
 ]

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from simlab.compare._analysis import compare_runs
-from simlab.compare._console import stdout_console
 from simlab.compare._gates import Gates, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
 from simlab.compare._pairing import load_run
 from simlab.compare._terminal import render_terminal
+from simlab.report import stdout_console
 from simlab.spec import SpecError
 from simlab.store import RunDirError, write_atomic
 
@@ -65,6 +65,7 @@ def cli_main(argv: list[str]) -> int:
         return 2
     comparison = compare_runs(run_a, run_b, args.seed, args.level, args.resamples)
     results = evaluate_gates(comparison, gates)
+    # an OSError (a folder in the way) reaches simlab's CLI, which names the path
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(args.junit, render_junit(results))

@@ -13,11 +13,12 @@ from simlab.compare._analysis import Comparison
 from simlab.compare._gates import GateResult
 from simlab.compare._markdown import verdict
 from simlab.compare._tables import Cell, Link, Section, build_sections
+from simlab.report import escape_controls
 
 
 def _text(cell: Cell) -> Text:
     # Text, never markup: ids, details and errors come from user files and agents.
-    return Text(cell.text if isinstance(cell, Link) else cell)
+    return Text(escape_controls(cell.text if isinstance(cell, Link) else cell))
 
 
 def _table(s: Section) -> Table:

@@ -11,11 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from simlab.agents import TargetLoadError
-from simlab.compare import stdout_console
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
 from simlab.diagnose._report import DiagnosisReport, Share
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
 from simlab.llm import LLMError
+from simlab.report import stdout_console
 from simlab.spec import SpecError
 from simlab.store import DIAGNOSIS_FILE, RunDirError
 

@@ -19,7 +19,7 @@ from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._tables import escape_controls
-from simlab.report._terminal import render_terminal
+from simlab.report._terminal import PIPED_WIDTH, render_terminal, stdout_console
 from simlab.store import BRITTLENESS_FILE, DIAGNOSIS_FILE, HTML_REPORT_FILE
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "DIAGNOSIS_FILE",
     "EXTRA_CHARTS",
     "HTML_REPORT_FILE",
+    "PIPED_WIDTH",
     "SUMMARY_SCHEMA_VERSION",
     "UNBUCKETED",
     "ForestRow",
@@ -50,6 +51,7 @@ __all__ = [
     "run_rows",
     "runs_cli",
     "session_anchor",
+    "stdout_console",
     "summarize",
     "survival_chart",
     "transition_heatmap_chart",

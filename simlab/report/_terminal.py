@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -9,6 +10,14 @@ from rich.table import Table
 from rich.text import Text
 
 from simlab.report._tables import ReportTable, build_sections, escape_controls
+
+PIPED_WIDTH = 160
+"""Columns of piped output (CI logs, files): rich's 80 would cut figures short."""
+
+
+def stdout_console() -> Console:
+    """A console on stdout: the terminal's width, or ``PIPED_WIDTH`` columns when piped."""
+    return Console(width=None if sys.stdout.isatty() else PIPED_WIDTH, highlight=False)
 
 
 def _text(s: str, style: str = "") -> Text:

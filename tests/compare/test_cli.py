@@ -10,15 +10,14 @@ from pathlib import Path
 import pytest
 
 from simlab.compare import (
-    PIPED_WIDTH,
     Gates,
     cli_main,
     compare_runs,
     evaluate_gates,
     load_run,
     newcombe_interval,
-    stdout_console,
 )
+from simlab.report import PIPED_WIDTH, stdout_console
 
 from .conftest import make_record as rec
 from .conftest import write_run

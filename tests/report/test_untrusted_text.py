@@ -250,7 +250,9 @@ def test_report_md_reads_an_injected_goal_as_text() -> None:
     assert "| [9.5%, 90.5%] |" in md  # the interval simlab wrote is not escaped
 
 
-def test_compare_markdown_and_junit_use_the_same_escapes(tmp_path: Path) -> None:
+def test_compare_markdown_and_junit_use_the_same_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     evil = f"{INJECTION}\x1b[31m"
     a = write_run(tmp_path / "A", [make_record(evil, checks={"safety:x": True})])
     b = write_run(
@@ -262,6 +264,7 @@ def test_compare_markdown_and_junit_use_the_same_escapes(tmp_path: Path) -> None
     )
     md, junit = tmp_path / "c.md", tmp_path / "j.xml"
     assert compare_main([str(a), str(b), "--markdown", str(md), "--junit", str(junit)]) == 1
+    assert controls(capsys.readouterr().out) == []  # the terminal tables too
     text = md.read_text()
     assert controls(text) == []
     html = gfm(text)
