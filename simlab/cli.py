@@ -218,6 +218,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if plan is None:
         return EXIT_USAGE
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
+    sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with progress:
             records = anyio.run(_until_signalled, execute(plan, progress.advance))
@@ -226,6 +227,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except Exception:
         _discard_if_empty(plan)  # a run that could not start leaves no folder behind
         raise
+    finally:
+        # the loop's signal receiver left SIGTERM at its default on exit: experiments
+        # and reports that follow must still end like Ctrl-C
+        _on_sigterm(sigterm)
     # errors still waiting for their retry are only retried when asked again
     resume = f"  simlab run --resume {plan.run_dir}" + (" --retry-errors" if plan.retried else "")
     if records is None:

@@ -30,8 +30,8 @@ class RunSessions:
         path: The run directory.
         run_id: ``run.json``'s ``run_id`` (the folder name when it has none).
         buckets: The suite's length buckets (the defaults when ``run.json`` has none).
-        sessions: Each key's first record; a resumed run may repeat a key and
-            resume keeps the first, so the comparison does too.
+        sessions: Each key's outcome as ``read_sessions`` gives it: its first
+            graded record, else its latest error record (a retry supersedes an error).
         duplicates: Later records of a key already graded, dropped.
     """
 

@@ -50,7 +50,8 @@ def render_terminal(
         max_listed: Most regressions, violations and errors listed.
     """
     c = comparison
-    console.print(Text(f"simlab compare: A {c.run_id_a} -> B {c.run_id_b}", style="bold"))
+    ids = escape_controls(f"A {c.run_id_a} -> B {c.run_id_b}")  # run.json is user data
+    console.print(Text(f"simlab compare: {ids}", style="bold"))
     sections = build_sections(c, gates, Path.cwd(), max_listed)
     # The verdict and gate table close the output, where a CI log is read.
     for s in [*sections[1:], sections[0]]:
@@ -58,7 +59,7 @@ def render_terminal(
         console.print(_table(s))
     if c.simpson.warn:
         console.print()
-        console.print(Text("Warning: " + c.simpson.message, style="bold yellow"))
+        console.print(Text("Warning: " + escape_controls(c.simpson.message), style="bold yellow"))
     console.print()
     failed = any(g.status == "failed" for g in gates)
     console.print(Text(verdict(gates), style="bold red" if failed else "bold green"))

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from simlab.report._tables import escape_controls
 from simlab.store import SUMMARY_FILE, RunDirError, iter_run_dirs, read_run_info
 
 
@@ -110,15 +111,15 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
     for row, trend in zip(rows, trends(rows), strict=True):
         rate = "no summary (interrupted?)"
         if row.problem is not None:
-            rate = f"unreadable: {row.problem}"
+            rate = escape(escape_controls(f"unreadable: {row.problem}"))
         elif row.pass_rate is not None and row.pass_ci is not None:
             lo, hi = row.pass_ci
             rate = f"{row.pass_rate:.1%} [{lo:.1%}, {hi:.1%}]"
         table.add_row(
-            escape(row.run_id),
-            escape(row.created_at),
-            escape(row.suite),
-            escape(row.target),
+            escape(escape_controls(row.run_id)),  # run.json is user data
+            escape(escape_controls(row.created_at)),
+            escape(escape_controls(row.suite)),
+            escape(escape_controls(row.target)),
             "—" if row.n is None else str(row.n),
             rate,
             _num(row.aptitude),

@@ -57,23 +57,46 @@ def test_unknown_persona_in_a_suite_names_the_valid_ones(tmp_path: Path) -> None
     assert "Traceback" not in proc.stderr
 
 
-def test_sigterm_during_start_up_ends_like_ctrl_c(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def _unhandled(signum: int, frame: object) -> None:  # fail the test, not kill pytest
+    raise AssertionError("simlab left SIGTERM to the process's own handler")
+
+
+def _sigterm_then_wait(*_: object) -> None:
+    # a default action would kill pytest itself: fail instead
+    assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL, "SIGTERM would kill"
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(30)
+
+
+@pytest.mark.parametrize("phase", ["_plan_run", "_run_experiments"])
+def test_sigterm_before_or_after_the_sessions_ends_like_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    phase: str,
 ) -> None:
+    # _plan_run: start-up, before any loop; _run_experiments: after the sessions' loop,
+    # whose signal receiver leaves SIGTERM at its default when it closes
     import simlab.cli as cli
 
-    def slow_start(args: object) -> None:  # SIGTERM lands while the run is being planned
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(30)
-
-    def unhandled(signum: int, frame: object) -> None:  # fail the test, not kill pytest
-        raise AssertionError("simlab left SIGTERM to the process's own handler")
-
-    monkeypatch.setattr(cli, "_plan_run", slow_start)
-    before = signal.signal(signal.SIGTERM, unhandled)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        json.dumps(
+            {
+                "personas": ["terse_en"],
+                "goals": ["one_way"],
+                "modes": ["full"],
+                "reps": 1,
+                "persona_dirs": [str(ROOT / "personas")],
+                "goal_dirs": [str(ROOT / "goals")],
+            }
+        )
+    )
+    monkeypatch.setattr(cli, phase, _sigterm_then_wait)
+    before = signal.signal(signal.SIGTERM, _unhandled)
     try:
-        assert cli.main(["run"]) == 130
+        assert cli.main(["run", str(suite), "--out", str(tmp_path / "out"), "--quiet"]) == 130
         assert "interrupted" in capsys.readouterr().err
-        assert signal.getsignal(signal.SIGTERM) is unhandled  # the caller's handler is back
+        assert signal.getsignal(signal.SIGTERM) is _unhandled  # the caller's handler is back
     finally:
         signal.signal(signal.SIGTERM, before)

@@ -39,3 +39,14 @@ def test_cli_lists_runs_as_json(tmp_path: Path, capsys) -> None:  # type: ignore
     (row,) = json.loads(capsys.readouterr().out)
     assert row["pass_rate"] == 0.5 and row["trend"] is None
     assert runs_cli([str(tmp_path / "missing")]) == 2
+
+
+def test_a_run_id_with_terminal_escapes_is_shown_inert(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    fake_run(tmp_path, "evil", "reference:v1", 0.5)
+    info = json.loads((tmp_path / "evil" / "run.json").read_text())
+    info["run_id"] = "evil\x1b]0;pwned\x07\x1b[31mRED"  # run.json is user data
+    write_json(tmp_path / "evil" / "run.json", info)
+    assert runs_cli([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b" in out

@@ -254,7 +254,7 @@ def test_compare_markdown_and_junit_use_the_same_escapes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     evil = f"{INJECTION}\x1b[31m"
-    a = write_run(tmp_path / "A", [make_record(evil, checks={"safety:x": True})])
+    a = write_run(tmp_path / "A\x1b]0;title\x07", [make_record(evil, checks={"safety:x": True})])
     b = write_run(
         tmp_path / "B",
         [
