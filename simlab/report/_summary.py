@@ -192,6 +192,32 @@ def _cost(records: list[SessionRecord], replaced: Sequence[SessionRecord]) -> Ro
     }
 
 
+def _faults(records: list[SessionRecord]) -> Row:
+    """The LLM roles' counted faults: every fidelity finding of the simulated user, by
+    kind (retried, or kept in the text sent), and the sessions whose judge failed."""
+    by_kind: dict[str, dict[str, int]] = {}
+    with_faults = 0
+    for r in records:
+        found = r.meta.get("simulator_faults") or []
+        with_faults += bool(found)
+        for f in found:
+            counts = by_kind.setdefault(str(f.get("kind")), {"findings": 0, "kept": 0})
+            counts["findings"] += 1
+            counts["kept"] += bool(f.get("kept"))
+    judged_out = [r.key.id for r in records if r.meta.get("grader_error")]
+    return {
+        "simulator": {
+            "findings": sum(c["findings"] for c in by_kind.values()),
+            "sessions": with_faults,
+            "sessions_failed": sum(
+                1 for r in records if r.stop_reason == StopReason.SIMULATOR_ERROR
+            ),
+            "by_kind": dict(sorted(by_kind.items(), key=lambda kv: -kv[1]["findings"])),
+        },
+        "grader": {"sessions": len(judged_out), "examples": judged_out[:_MAX_EXAMPLES]},
+    }
+
+
 def _errors(records: list[SessionRecord]) -> Row:
     errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
     by_reason: Row = {}
@@ -294,6 +320,7 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
         "pass_hat_k": _pass_hat_k(ok),
         "errors": _errors(recs),
+        "faults": _faults(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])

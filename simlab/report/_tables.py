@@ -294,6 +294,23 @@ def _errors(s: dict[str, Any]) -> Section:
     )
 
 
+def _faults(s: dict[str, Any]) -> str:
+    f = s.get("faults")
+    if not f or not (f["simulator"]["findings"] or f["grader"]["sessions"]):
+        return "LLM role faults: none."
+    sim = f["simulator"]
+    kinds = ", ".join(
+        f"{kind} {c['findings']}" + (f" ({c['kept']} kept in the text sent)" if c["kept"] else "")
+        for kind, c in sim["by_kind"].items()
+    )
+    return (
+        f"LLM role faults: the simulated user's fidelity audit found {sim['findings']} "
+        f"in {plural(sim['sessions'], 'session')} ({kinds or _DASH}); "
+        f"{plural(sim['sessions_failed'], 'session')} ended as simulator_error after "
+        f"retries; the judge failed in {plural(f['grader']['sessions'], 'session')}."
+    )
+
+
 def _cost(s: dict[str, Any]) -> str:
     c = s.get("cost") or {}
     if not c.get("calls"):
@@ -348,6 +365,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
         _errors(summary),
+        _faults(summary),
         _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),

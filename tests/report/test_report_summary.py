@@ -3,9 +3,9 @@ import random
 
 import pytest
 
-from simlab.report import SUMMARY_SCHEMA_VERSION, summarize
+from simlab.report import SUMMARY_SCHEMA_VERSION, render_markdown, summarize
 from simlab.spec import Suite
-from simlab.store import SessionRecord
+from simlab.store import SessionRecord, StopReason
 
 from .conftest import BUCKETS, record
 
@@ -174,3 +174,44 @@ def test_five_thousand_records_group_into_their_cells() -> None:
     assert sum(r["n"] for r in s["by_bucket"].values()) == 5000
     assert s["full_vs_sharded"]["sharded_minus_full"]["n_pairs"] == 50
     assert [c["n"] for c in s["cells"]] == [50] * 100
+
+
+def test_faults_count_the_simulated_users_findings_and_the_judges_failures() -> None:
+    def fault(kind: str, kept: bool = False) -> dict[str, object]:
+        return {"turn": 1, "kind": kind, "detail": "x", "attempt": 1, "kept": kept}
+
+    recs = [
+        record(
+            "a",
+            "full",
+            0,
+            None,
+            1,
+            StopReason.SIMULATOR_ERROR,
+            meta={"simulator_faults": [fault("dropped_fact")] * 3},
+        ),
+        record(
+            "a",
+            "full",
+            1,
+            100,
+            3,
+            meta={"simulator_faults": [fault("dropped_fact"), fault("leaked_fact", True)]},
+        ),
+        record("a", "full", 2, 0, 3, meta={"grader_error": "JudgeError: no verdict"}),
+        record("a", "full", 3, 100, 3),
+    ]
+    f = summarize(recs, BUCKETS, seed=7)["faults"]
+    assert f["simulator"] == {
+        "findings": 5,
+        "sessions": 2,
+        "sessions_failed": 1,
+        "by_kind": {
+            "dropped_fact": {"findings": 4, "kept": 0},
+            "leaked_fact": {"findings": 1, "kept": 1},
+        },
+    }
+    assert f["grader"] == {"sessions": 1, "examples": ["a/g/full/2"]}
+    line = render_markdown(summarize(recs, BUCKETS, seed=7), "t")
+    assert "found 5 in 2 sessions (dropped_fact 4, leaked_fact 1 (1 kept" in line
+    assert "1 session ended as simulator_error" in line and "failed in 1 session." in line
