@@ -15,6 +15,7 @@ import anyio
 import anyio.abc
 from rich.console import Console
 
+from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError
@@ -106,13 +107,6 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _eprint(text: str) -> None:
     # Plain writes, not rich: messages with file:line must never be wrapped.
     print(text, file=sys.stderr)
@@ -128,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
     run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
     run.add_argument(
-        "--reps", type=_positive_int, default=None, help="override the suite's repetitions"
+        "--reps", type=at_least_one, default=None, help="override the suite's repetitions"
     )
     run.add_argument(
         "--llm",

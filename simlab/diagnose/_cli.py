@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from simlab._argtypes import at_least_one
 from simlab.agents import TargetLoadError
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
 from simlab.diagnose._report import DiagnosisReport, Share
@@ -89,17 +90,6 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
     console.print(heatmap_table(report))
 
 
-def _user_turn(text: str) -> int:
-    """A 1-based user turn number, for ``--late-turn``."""
-    try:
-        turn = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a turn number: {text!r}") from None
-    if turn < 1:
-        raise argparse.ArgumentTypeError(f"user turns count from 1, got {turn}")
-    return turn
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab diagnose",
@@ -114,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--late-turn",
-        type=_user_turn,
+        type=at_least_one,
         default=DEFAULT_LATE_TURN,
         help="first user turn that counts as late for instruction drift "
         f"(default {DEFAULT_LATE_TURN})",

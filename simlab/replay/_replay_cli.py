@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from simlab._argtypes import at_least_one
 from simlab.agents import TargetLoadError
 from simlab.engine import TargetFactory, target_factory
 from simlab.llm import LLMError
@@ -26,16 +27,6 @@ from simlab.store import RUN_FILE, RunDirError, SessionRecord, read_run_info, re
 EXIT_OK = 0
 EXIT_NOTHING = 1
 EXIT_USAGE = 2
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def replay_parser() -> argparse.ArgumentParser:
@@ -55,7 +46,7 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed the replays' seeds derive from")
     p.add_argument("--save-cases", type=Path, default=None, help="write each case as YAML here")
     p.add_argument(
-        "--limit", type=_at_least_one, default=None, help="replay at most this many cases"
+        "--limit", type=at_least_one, default=None, help="replay at most this many cases"
     )
     p.add_argument("--format", dest="fmt", choices=FORMATS, default="openai", help="log format")
     add_field_options(p)

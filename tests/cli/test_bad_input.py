@@ -418,7 +418,7 @@ def test_replay_of_a_folder_with_nothing_to_replay_is_bad_input(
     ("command", "says"),
     [
         (["replay", "{run}", "--limit", "0"], "argument --limit: must be at least 1, got 0"),
-        (["diagnose", "{run}", "--late-turn", "-3"], "user turns count from 1, got -3"),
+        (["diagnose", "{run}", "--late-turn", "-3"], "must be at least 1, got -3"),
     ],
 )
 def test_counts_below_one_are_refused_when_parsed(
