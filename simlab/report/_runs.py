@@ -153,17 +153,16 @@ def _summary(run_dir: Path) -> dict[str, Any] | None:
     path = run_dir / SUMMARY_FILE
     if not path.exists():
         return None
-    why = "not a JSON object; rewrite it with `simlab report RUN_DIR`"
+    damaged = f"{path}: not a JSON object; rewrite it with `simlab report RUN_DIR`"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        why = f"cannot read ({e.strerror})"
+        raise RunDirError(f"{path}: cannot read ({e.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        pass
-    else:
-        if isinstance(data, dict):
-            return data
-    raise RunDirError(f"{path}: {why}")
+        raise RunDirError(damaged) from None
+    if not isinstance(data, dict):
+        raise RunDirError(damaged)
+    return data
 
 
 def _num(value: float | None) -> str:
