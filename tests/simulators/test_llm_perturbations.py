@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from simlab.agents.reference import reference_agent
 from simlab.engine import SessionJob, SessionLimits, SessionSetup, run_session
 from simlab.engine._roles import build_roles
 from simlab.graders import CANARY
-from simlab.llm import LLM, LLMSpec, SessionMeter, create_llm, zero_retry_waits
+from simlab.llm import LLM, LLMSpec, SessionMeter, create_llm
 from simlab.perturb import Perturbation, canary_for
 from simlab.simulators import LLMSimulator, ScriptedSimulator, SimState, llm_simulator_factory
 from simlab.spec import Goal, Mode, Persona, Suite
@@ -35,19 +35,6 @@ NOTED = AgentReply(text="Noted, anything else?")
 DRAFT_RE = re.compile(r"^Plain version: (.*)$", re.M)
 FACT_RE = re.compile(r"^- ([a-z0-9_]+): ", re.M)
 CANARY_RE = re.compile(r"CANARY-[0-9a-f]{8}")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def _fast_and_keyless(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    with zero_retry_waits():
-        yield
 
 
 def drafts(requests: Sequence[FakeRequest]) -> list[str]:

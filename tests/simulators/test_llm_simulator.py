@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ from simlab.llm import (
     ProviderError,
     SessionMeter,
     create_llm,
-    zero_retry_waits,
 )
 from simlab.simulators import (
     LLMSimulator,
@@ -46,19 +45,6 @@ NOTED = AgentReply(text="Noted, anything else?")
 DRAFT_RE = re.compile(r"^Plain version: (.*)$", re.M)
 FACT_RE = re.compile(r"^- ([a-z0-9_]+): ", re.M)
 RETRY_MARK = "does not follow the plan"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def _fast_and_keyless(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    with zero_retry_waits():
-        yield
 
 
 # ------------------------------------------------------------------ responders
