@@ -115,6 +115,14 @@ def start_slow_run(
     )
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     out = tmp_path / "out"
+    return start_run(suite, out, until_lines, env), out, env
+
+
+def start_run(
+    suite: Path, out: Path, until_lines: int, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """``simlab run SUITE --out OUT`` in the background, once it has written
+    ``until_lines`` sessions (or after 60 s)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
         env=env,
@@ -128,7 +136,7 @@ def start_slow_run(
         if files and files[0].read_bytes().count(b"\n") >= until_lines:
             break
         time.sleep(0.01)
-    return proc, out, env
+    return proc
 
 
 @pytest.mark.slow
@@ -207,18 +215,7 @@ def test_ctrl_c_stops_an_offline_run_whose_sessions_never_wait(tmp_path: Path) -
     # session the event loop never ran the signal watcher and the run went to its end.
     suite = small_suite(tmp_path, reps=200)  # 3,600 sessions: far more than the signal needs
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        files = list(out.glob("*/sessions.jsonl"))
-        if files and files[0].read_bytes().count(b"\n") >= 20:
-            break
-        time.sleep(0.01)
+    proc = start_run(suite, out, until_lines=20)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
