@@ -3,21 +3,26 @@
 The public API; subpackages re-export their own names for finer imports.
 """
 
-from simlab.agents import AgentCapabilities, Knobs, SessionContext, TargetAgent
-from simlab.spec import Goal, Mode, Persona, Suite
-from simlab.store import SessionKey, SessionRecord, StopReason
-from simlab.transcript import (
+from simlab.contracts import TargetAgent
+from simlab.core import (
+    AgentCapabilities,
     AgentReply,
     ContextInfo,
+    Knobs,
     Message,
+    SessionContext,
+    SessionKey,
     StopSignal,
     ToolCall,
     Transcript,
     Turn,
     UserTurn,
+    simlab_version,
 )
+from simlab.spec import Goal, Mode, Persona, Suite
+from simlab.store import SessionRecord, StopReason
 
-__version__ = "0.1.0"
+__version__ = simlab_version()
 
 __all__ = [
     "AgentCapabilities",

@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     try:
         if argv and argv[0] in _DELEGATED:  # these parse their own options
-            return _delegate(_DELEGATED[argv[0]], argv[1:])
+            return _DELEGATED[argv[0]](argv[1:])
         parser = _parser()
         args = parser.parse_args(argv)
         if not hasattr(args, "handler"):
@@ -181,24 +181,72 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_DELEGATED = {
-    "fake-provider": "simlab.testing:cli_main",
-    "memory-test": "simlab.memory:cli_main",
-    "brittleness": "simlab.perturb:cli_main",
-    "calibrate": "simlab.graders:calibrate_cli",
-    "compare": "simlab.compare:cli_main",
-    "diagnose": "simlab.diagnose:cli_main",
-    "import": "simlab.replay:import_cli",
-    "replay": "simlab.replay:replay_cli",
-    "runs": "simlab.report:runs_cli",
+def _fake_provider(argv: list[str]) -> int:
+    from simlab.testing import cli_main
+
+    return cli_main(argv)
+
+
+def _memory_test(argv: list[str]) -> int:
+    from simlab.memory import cli_main
+
+    return cli_main(argv)
+
+
+def _brittleness(argv: list[str]) -> int:
+    from simlab.perturb import cli_main
+
+    return cli_main(argv)
+
+
+def _calibrate(argv: list[str]) -> int:
+    from simlab.graders import calibrate_cli
+
+    return calibrate_cli(argv)
+
+
+def _compare(argv: list[str]) -> int:
+    from simlab.compare import cli_main
+
+    return cli_main(argv)
+
+
+def _diagnose(argv: list[str]) -> int:
+    from simlab.diagnose import cli_main
+
+    return cli_main(argv)
+
+
+def _import(argv: list[str]) -> int:
+    from simlab.replay import import_cli
+
+    return import_cli(argv)
+
+
+def _replay(argv: list[str]) -> int:
+    from simlab.replay import replay_cli
+
+    return replay_cli(argv)
+
+
+def _runs(argv: list[str]) -> int:
+    from simlab.report import runs_cli
+
+    return runs_cli(argv)
+
+
+_DELEGATED: dict[str, Callable[[list[str]], int]] = {
+    "fake-provider": _fake_provider,
+    "memory-test": _memory_test,
+    "brittleness": _brittleness,
+    "calibrate": _calibrate,
+    "compare": _compare,
+    "diagnose": _diagnose,
+    "import": _import,
+    "replay": _replay,
+    "runs": _runs,
 }
-
-
-def _delegate(ref: str, argv: list[str]) -> int:
-    from simlab.agents import import_ref
-
-    command: Callable[[list[str]], int] = import_ref(ref)
-    return command(argv)
+"""Commands that parse their own options (each imports its package when used)."""
 
 
 # ------------------------------------------------------------------ run
@@ -372,7 +420,7 @@ def _run_experiments(plan: Any) -> None:
     """The suite's experiments, on the finished run; their files feed the reports."""
     experiments, run_dir = plan.suite.experiments, plan.run_dir
     if plan.suite.prefix_cases:
-        from simlab.engine import run_suite_prefix_cases
+        from simlab.replay import run_suite_prefix_cases
 
         results = anyio.run(run_suite_prefix_cases, plan.suite, plan.suite_path.parent, run_dir)
         for r in results:
@@ -505,9 +553,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from simlab.agents import AgentSpec
-    from simlab.perturb import Perturbation
-    from simlab.spec import Goal, Persona, Suite
+    from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:

@@ -16,8 +16,8 @@ from typing import Any, cast
 
 import anyio
 
-from simlab.agents._protocol import AgentCapabilities, SessionContext, TargetAgent
-from simlab.transcript import AgentReply, Message
+from simlab.contracts import TargetAgent
+from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext
 
 
 class TargetLoadError(Exception):

@@ -9,6 +9,7 @@ from pathlib import Path
 import anyio
 
 from simlab.agents import TargetLoadError
+from simlab.core import SessionKey
 from simlab.diagnose._causes import Cause
 from simlab.diagnose._classify import (
     DEFAULT_LATE_TURN,
@@ -39,24 +40,11 @@ from simlab.diagnose._report import (
     confusion,
 )
 from simlab.diagnose._truth import records_truth, true_cause
-from simlab.engine import (
-    SessionJob,
-    SessionLimits,
-    plan_resume,
-    simulator_factory,
-    target_factory,
-)
+from simlab.engine import SessionJob, SessionLimits, plan_resume, simulator_factory, target_factory
 from simlab.graders import CONFIRMATION
 from simlab.llm import LLMError
 from simlab.spec import Mode, SpecError, Suite
-from simlab.store import (
-    DIAGNOSIS_FILE,
-    RunDirError,
-    SessionKey,
-    SessionRecord,
-    read_run_info,
-    write_json,
-)
+from simlab.store import DIAGNOSIS_FILE, RunDirError, SessionRecord, read_run_info, write_json
 
 DEFAULT_CONCURRENCY = 32
 _MULTI_TURN = frozenset({Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT})

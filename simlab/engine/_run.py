@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from simlab.contracts import SimulatorFactory, TargetFactory
+from simlab.core import simlab_version
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles
-from simlab.engine._session import SessionLimits, SimulatorFactory, TargetFactory, run_session
-from simlab.spec import Goal, Persona, Suite, load_goals, load_personas, load_suite
+from simlab.engine._session import SessionLimits, run_session
+from simlab.spec import Goal, Persona, Suite, load_agent_spec, load_goals, load_personas, load_suite
 from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
@@ -105,8 +107,6 @@ def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
         agent = _under(suite_dir, target.agent)
         paths.append(agent)
         if agent.is_file():
-            from simlab.agents import load_agent_spec
-
             prompt = load_agent_spec(agent).system_prompt_file
             if prompt:
                 paths.append(_under(agent.parent, prompt))
@@ -150,7 +150,7 @@ def plan_new_run(
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "simlab_version": _version(),
+        "simlab_version": simlab_version(),
         "config_hash": chash,
         "suite_path": str(suite_path.resolve()),
         # command-line overrides, reapplied on resume
@@ -274,9 +274,3 @@ def _record_roles(run_dir: Path, roles: RunRoles) -> None:
     info["pricing"] = roles.prices.as_json()
     info["budget_usd"] = roles.budget.usd
     write_json(run_dir / RUN_FILE, info)
-
-
-def _version() -> str:
-    from simlab import __version__
-
-    return __version__

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simlab.core import Transcript
 from simlab.spec import FactValue
-from simlab.transcript import Transcript
 
 
 @dataclass(frozen=True, slots=True)

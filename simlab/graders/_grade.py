@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from simlab.core import Check, Transcript
 from simlab.graders._action import final_action
 from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import (
@@ -42,8 +43,6 @@ from simlab.graders._constraints import judge_constraints
 from simlab.graders._facts import stated_facts
 from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, trajectory_metrics
 from simlab.spec import Goal
-from simlab.store import Check
-from simlab.transcript import Transcript
 
 GOAL_COMPLETED_WEIGHT = 30.0
 """Points for taking a final action that honours every judged constraint."""

@@ -8,14 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simlab.engine import (
-    SessionJob,
-    SessionLimits,
-    execute,
-    expand,
-    plan_new_run,
-    target_factory,
-)
+from simlab.core import SessionKey
+from simlab.engine import SessionJob, SessionLimits, execute, expand, plan_new_run, target_factory
 from simlab.perturb._brittleness import (
     BrittlenessResult,
     TargetBrittleness,
@@ -23,15 +17,21 @@ from simlab.perturb._brittleness import (
     perturbed_roles,
     run_baseline,
 )
-from simlab.perturb._library import PERTURBATION_DIR, load_perturbations
-from simlab.perturb._models import Perturbation
 from simlab.perturb._summary import brittleness_summary
-from simlab.spec import Problem, SpecError, Suite, load_goals, load_personas
+from simlab.spec import (
+    PERTURBATION_DIR,
+    Perturbation,
+    Problem,
+    SpecError,
+    Suite,
+    load_goals,
+    load_personas,
+    load_perturbations,
+)
 from simlab.store import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
     RUN_FILE,
-    SessionKey,
     SessionRecord,
     read_run_info,
     read_sessions,

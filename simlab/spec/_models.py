@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simlab.llm._spec import LLMSpec
+from simlab.llm import LLMSpec
 
 Language = Literal["en", "vi"]
 

@@ -2,8 +2,6 @@
 
 from simlab.store._record import (
     SCHEMA_VERSION,
-    Check,
-    SessionKey,
     SessionRecord,
     Status,
     StopReason,
@@ -40,9 +38,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SESSIONS_FILE",
     "SUMMARY_FILE",
-    "Check",
     "RunDirError",
-    "SessionKey",
     "SessionRecord",
     "SessionWriter",
     "SessionsFile",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from simlab.transcript import Transcript
+from simlab.core import Check, SessionKey, Transcript
 
 SCHEMA_VERSION = 1
 
@@ -26,39 +26,6 @@ class StopReason(StrEnum):
 
 
 Status = Literal["ok", "error"]
-
-
-class SessionKey(BaseModel):
-    """Which cell and repetition a session is: unique within a run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    persona: str
-    goal: str
-    mode: str
-    rep: int
-    perturbations: tuple[str, ...] = ()
-
-    @property
-    def id(self) -> str:
-        """A stable, readable identifier: ``persona/goal/mode/rep[/perturbations]``."""
-        base = f"{self.persona}/{self.goal}/{self.mode}/{self.rep}"
-        return base + ("/" + "+".join(self.perturbations) if self.perturbations else "")
-
-    @property
-    def cell(self) -> tuple[str, str, str, tuple[str, ...]]:
-        """The cell this repetition belongs to (everything but ``rep``)."""
-        return (self.persona, self.goal, self.mode, self.perturbations)
-
-
-class Check(BaseModel):
-    """One named grader check."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    passed: bool
-    detail: str = ""
-    turn: int | None = None  # the user turn the check is about, where there is one
 
 
 class Usage(BaseModel):

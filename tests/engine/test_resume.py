@@ -7,16 +7,8 @@ from pathlib import Path
 
 import anyio
 
-from simlab.agents import TargetAgent
-from simlab.engine import (
-    RunPlan,
-    SessionSetup,
-    TargetFactory,
-    execute,
-    plan_new_run,
-    plan_resume,
-    target_factory,
-)
+from simlab.contracts import SessionSetup, TargetAgent, TargetFactory
+from simlab.engine import RunPlan, execute, plan_new_run, plan_resume, target_factory
 from simlab.store import SessionRecord, SessionWriter, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]

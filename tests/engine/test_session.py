@@ -5,12 +5,20 @@ from collections.abc import Sequence
 import anyio
 import pytest
 
-from simlab.agents import AgentCapabilities, SessionContext
+from simlab.contracts import SimState
+from simlab.core import (
+    AgentCapabilities,
+    AgentReply,
+    Message,
+    SessionContext,
+    SessionKey,
+    StopSignal,
+    ToolCall,
+    UserTurn,
+)
 from simlab.engine import SessionJob, SessionLimits, run_session
-from simlab.simulators import SimState
 from simlab.spec import Goal, Mode, Persona
-from simlab.store import SessionKey, StopReason
-from simlab.transcript import AgentReply, Message, StopSignal, ToolCall, UserTurn
+from simlab.store import StopReason
 
 PERSONA = Persona(id="p", name="P", language="en")
 GOAL = Goal.model_validate(

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import (
     CONFIRMATION_WEIGHT,
     CONSTRAINTS_WEIGHT,
@@ -20,7 +21,6 @@ from simlab.graders import (
     stated_facts,
 )
 from simlab.spec import Goal
-from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, Turn, UserTurn
 
 
 def make_goal(**overrides: Any) -> Goal:
