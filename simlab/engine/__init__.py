@@ -10,15 +10,20 @@ from simlab.engine._run import (
     plan_new_run,
     plan_resume,
     simulator_factory,
+    source_of_run,
     target_factory,
 )
 from simlab.engine._session import SessionLimits, run_session, session_setup
+from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
+    "NO_OVERRIDES",
+    "RoleOverrides",
     "RunPlan",
     "RunRoles",
     "SessionJob",
     "SessionLimits",
+    "SuiteSource",
     "build_roles",
     "config_hash",
     "execute",
@@ -31,5 +36,6 @@ __all__ = [
     "session_seed",
     "session_setup",
     "simulator_factory",
+    "source_of_run",
     "target_factory",
 ]
