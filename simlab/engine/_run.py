@@ -267,10 +267,15 @@ def _changed_config(
         if recorded.get(role) != now.get(role):
             was = recorded.get(role) or "the suite's own"
             given = now.get(role) or "the suite's own"
+            hint = (
+                f" (from Python: simlab.run(..., {role}=<the same object>, resume=...))"
+                if role in recorded
+                else ""
+            )
             return (
                 f"{run_dir} was run with {role} {was} but this resume gives {given}: a run "
-                f"continues with the parts it started with; give the same {role}, or start "
-                "a new run"
+                f"continues with the parts it started with; give the same {role}{hint}, or "
+                "start a new run"
             )
     where = source.path or "its suite"
     return (

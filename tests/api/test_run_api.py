@@ -30,9 +30,9 @@ def _only_run(out: Path) -> Path:
 
 
 def test_python_run_writes_what_the_command_line_writes(tmp_path: Path) -> None:
+    args = ["run", "simlab.yaml", "--reps", "1", "--out", str(tmp_path / "cli"), "--quiet"]
     cli = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", "simlab.yaml", "--reps", "1"]
-        + ["--out", str(tmp_path / "cli"), "--quiet"],
+        [sys.executable, "-m", "simlab.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
