@@ -15,6 +15,7 @@ from typing import Any
 from simlab.agents import callable_target_factory, http_target_factory, llm_target_factory
 from simlab.agents.reference import reference_agent
 from simlab.contracts import (
+    Grader,
     Judge,
     SessionSetup,
     SimulatorFactory,
@@ -22,7 +23,7 @@ from simlab.contracts import (
     TargetFactory,
     UserSimulator,
 )
-from simlab.graders import LLMJudge
+from simlab.graders import LLMJudge, resolve_graders
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
 from simlab.simulators import (
     PerturbationLookup,
@@ -45,6 +46,8 @@ class RunRoles:
     prices: PriceTable
     models: dict[str, str]
     closers: list[Any] = field(default_factory=list)
+    graders: list[Grader] = field(default_factory=list)
+    """The code graders the suite lists (``grading.graders``), built-ins by default."""
     max_sessions: int | None = None
     """The most sessions worth running at once: an LLM role serves at most its
     connections in parallel, so more sessions would only queue inside simlab and
@@ -74,7 +77,9 @@ def build_roles(
         LLMConfigError: a missing key or optional dependency.
     """
     prices = PriceTable.from_mapping(suite.pricing)
+    graders = resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
     roles = RunRoles(
+        graders=graders,
         simulator=scripted_simulator_factory(),
         target=_reference_target("v1"),
         judge=None,

@@ -312,6 +312,7 @@ async def execute(
     roles = build_roles(suite, plan.suite_dir)
     make_target = make_target or plan.overrides.target or roles.target
     make_simulator = make_simulator or plan.overrides.simulator or roles.simulator
+    graders = list(plan.overrides.graders) if plan.overrides.graders else roles.graders
     if plan.overrides.target_name is not None:
         roles.models["agent"] = plan.overrides.target_name
     if plan.overrides.simulator_name is not None:
@@ -331,7 +332,10 @@ async def execute(
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:
-            return await run_session(job, make_target, make_simulator, limits, judge=roles.judge)
+            return await run_session(
+                job, make_target, make_simulator, limits,
+                judge=roles.judge, graders=graders, grading=suite.grading,
+            )  # fmt: skip
 
         # Records and transcripts pile up for the whole run; the default thresholds
         # make the collector rescan them over and over (it dominated profiles).

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from simlab.contracts import (
+    Grader,
+    GradingContext,
     Judge,
     SessionSetup,
     SimState,
@@ -31,10 +34,10 @@ from simlab.core import (
     derive_seed,
 )
 from simlab.engine._expand import SessionJob
-from simlab.graders import grade
+from simlab.graders import grade_session
 from simlab.llm import LLMError
 from simlab.simulators import session_canaries
-from simlab.spec import resolve_perturbations
+from simlab.spec import Grading, resolve_perturbations
 from simlab.store import SessionRecord, StopReason, Usage
 
 
@@ -71,6 +74,8 @@ async def run_session(
     limits: SessionLimits,
     knobs: Knobs | None = None,
     judge: Judge | None = None,
+    graders: Sequence[Grader] | None = None,
+    grading: Grading | None = None,
 ) -> SessionRecord:
     """Play one session to its end and grade it.
 
@@ -93,7 +98,18 @@ async def run_session(
             error=stop.message,
         )
     try:
-        graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
+        ctx = GradingContext(
+            key=job.key,
+            persona=job.persona,
+            goal=job.goal,
+            mode=job.mode,
+            transcript=transcript,
+            canaries=tuple(parts.get("canaries", ())),
+        )
+        rules = grading or Grading()
+        graded = grade_session(
+            ctx, graders, job.goal.grading.over(rules) if job.goal.grading else rules
+        )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
             **_base(job, setup, transcript, parts, started),

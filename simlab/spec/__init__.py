@@ -18,12 +18,14 @@ from simlab.spec._loader import (
     parse_model,
 )
 from simlab.spec._models import (
+    BUILTIN_GRADERS,
     Bucket,
     CallableTarget,
     Constraint,
     Fact,
     FactValue,
     Goal,
+    Grading,
     HttpTarget,
     Language,
     LLMJudge,
@@ -69,6 +71,7 @@ from simlab.spec._validate import (
 )
 
 __all__ = [
+    "BUILTIN_GRADERS",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
@@ -81,6 +84,7 @@ __all__ = [
     "FactValue",
     "Fixture",
     "Goal",
+    "Grading",
     "HttpTarget",
     "LLMJudge",
     "LLMSimulator",

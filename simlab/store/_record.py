@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from simlab.core import Check, SessionKey, Transcript
 
@@ -70,3 +70,11 @@ class SessionRecord(BaseModel):
                 "upgrade simlab to read it"
             )
         return version
+
+    @model_validator(mode="after")
+    def _name_checks(self) -> SessionRecord:
+        # a record stores checks by name; each check knows its own name when read back
+        for name, check in self.checks.items():
+            if check.name != name:
+                check.name = name
+        return self
