@@ -205,12 +205,13 @@ def _delegate(ref: str, argv: list[str]) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from simlab.engine import execute
+    from simlab.engine import execute, target_label
     from simlab.report import stdout_console
 
     plan = _plan_run(args)
     if plan is None:
         return EXIT_USAGE
+    _eprint(f"target: {target_label(plan.suite)}")  # never a surprise which agent runs
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
     sigterm = signal.getsignal(signal.SIGTERM)
     try:

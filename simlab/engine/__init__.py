@@ -1,6 +1,7 @@
 """The engine: seeds, suite expansion, the session loop, the orchestrator, runs."""
 
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._prefix_cases import run_suite_prefix_cases
 from simlab.engine._run import (
@@ -46,4 +47,5 @@ __all__ = [
     "session_setup",
     "simulator_factory",
     "target_factory",
+    "target_label",
 ]
