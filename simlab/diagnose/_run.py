@@ -108,11 +108,13 @@ def _classify_all(
     return cases
 
 
-async def _verify(cases: list[_Case], suite: Suite, concurrency: int) -> list[Verification | None]:
+async def _verify(
+    cases: list[_Case], suite: Suite, suite_dir: Path, concurrency: int
+) -> list[Verification | None]:
     out: list[Verification | None] = [None] * len(cases)
-    try:
-        make_target = target_factory(suite)
-        make_simulator = simulator_factory(suite)
+    try:  # the suite's folder: its files and its own module:attr target are found from there
+        make_target = target_factory(suite, suite_dir)
+        make_simulator = simulator_factory(suite, suite_dir)
     except (TargetLoadError, LLMError, SpecError) as e:  # the target cannot be rebuilt here
         # Diagnose anyway; say why nothing could be replayed.
         for i, c in enumerate(cases):
@@ -197,7 +199,7 @@ async def diagnose_run_async(
     jobs = {j.key: j for j in plan.jobs}
     records = plan.done
     cases = _classify_all(records, jobs, late_turn)
-    verifications = await _verify(cases, plan.suite, concurrency)
+    verifications = await _verify(cases, plan.suite, plan.suite_path.parent, concurrency)
     truth = any(records_truth(c.record) for c in cases)
     sessions = [_session(c, v, truth) for c, v in zip(cases, verifications, strict=True)]
     verified = sum(1 for s in sessions if s.verification is not None and s.verification.verified)
