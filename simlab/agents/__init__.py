@@ -6,7 +6,6 @@ from simlab.agents._agent_spec import (
     Outcome,
     ToolSpec,
     load_agent_spec,
-    validate_args,
 )
 from simlab.agents._callable import (
     CallableTarget,
@@ -26,6 +25,7 @@ from simlab.agents._http import (
 )
 from simlab.agents._llm_agent import LLMAgent, ParsedReply, llm_target_factory, parse_reply
 from simlab.agents._protocol import AgentCapabilities, Knobs, SessionContext, TargetAgent
+from simlab.agents._tool_schema import validate_args
 
 __all__ = [
     "AgentCapabilities",
