@@ -13,6 +13,7 @@ from pathlib import Path
 
 from simlab.engine import derive_seed
 from simlab.perturb._models import Perturbation
+from simlab.shipped import shipped_dir
 from simlab.spec import Problem, SpecError, load_library
 
 PERTURBATION_DIR = "perturbations"
@@ -32,10 +33,13 @@ def load_perturbations(dirs: Iterable[Path]) -> dict[str, Perturbation]:
 
 
 def shipped_dirs() -> list[Path]:
-    """Where the shipped library is looked for: ``./perturbations``, then the checkout's."""
+    """Where the shipped library is looked for: ``./perturbations``, then simlab's own.
+
+    simlab's own is the installed package's copy, or the checkout's folder
+    (``simlab.shipped``), so a wheel install resolves shipped ids from any folder.
+    """
     here = Path.cwd() / PERTURBATION_DIR
-    checkout = Path(__file__).resolve().parents[2] / PERTURBATION_DIR
-    found = [p for p in (here, checkout) if p.is_dir()]
+    found = [p for p in (here, shipped_dir("perturbations")) if p.is_dir()]
     return found[:1]
 
 
