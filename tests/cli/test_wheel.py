@@ -104,7 +104,8 @@ def test_validate_and_perturbations_use_the_wheels_library(
 ) -> None:
     _, venv = installed
     env = _env(venv)
-    proc = _run(["simlab", "validate"], tmp_path, env)
+    proc = _run(["python", "-m", "simlab", "validate"], tmp_path, env)
+    assert "no simlab.yaml here: validating the shipped default suite" in proc.stderr
     assert "27 files valid: 6 goals, 12 personas, 8 perturbations, 1 suite" in proc.stderr
     code = "from simlab.perturb import resolve, shipped_dirs; print(shipped_dirs()[0])"
     found = _run(["python", "-c", code + "; resolve(['typos'])"], tmp_path, env)
