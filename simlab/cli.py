@@ -499,7 +499,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     paths = args.paths or _specs_here_or_shipped()
     result = validate_specs(paths, args.kind)
     if not result.files and not result.problems:
-        where = ", ".join(map(str, args.paths)) or f"{Path.cwd()} (looked for {_DEFAULT_SPECS})"
+        where = ", ".join(map(str, paths))
         _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")
         return EXIT_USAGE
     for f in result.files:
