@@ -1,7 +1,8 @@
 """Build step: copy the shipped library into the wheel (metadata is in pyproject.toml).
 
 The default suite and its library live at the top level of the repository
-(``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``),
+(``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, and
+``schemas/``, which their ``$schema`` lines point to),
 where users and docs find them. A wheel must carry them too, so an installed
 simlab runs its default suite from any folder: this build step copies them into
 the built package as ``simlab/_shipped/`` (real files, same layout), and
@@ -18,7 +19,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-LIBRARY_DIRS = ("personas", "goals", "perturbations")
+LIBRARY_DIRS = ("personas", "goals", "perturbations", "schemas")
 LIBRARY_FILES = ("simlab.yaml",)
 PACKAGED_DIR = Path("simlab") / "_shipped"  # simlab.shipped.PACKAGED_DIR
 

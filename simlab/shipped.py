@@ -1,7 +1,8 @@
 """Where simlab's shipped library is: the default suite, its personas, goals and perturbations.
 
 The files live at the top level of the repository (``simlab.yaml``,
-``personas/``, ``goals/``, ``perturbations/``). A wheel carries
+``personas/``, ``goals/``, ``perturbations/``, and ``schemas/`` that their
+``$schema`` lines point to). A wheel carries
 copies of them in ``simlab/_shipped/`` (``setup.py``'s build step puts them
 there, so git holds them once), laid out the same way: the default suite's
 library folders are next to it wherever simlab is installed, and an installed

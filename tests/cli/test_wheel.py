@@ -10,6 +10,7 @@ inactive, and the test checks that ``simlab`` is imported from the venv.
 
 import json
 import os
+import posixpath
 import shutil
 import site
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBRARY = ("personas", "goals", "perturbations")
+LIBRARY = ("personas", "goals", "perturbations", "schemas")
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "results", "*.egg-info", "__pycache__", ".*_cache"
 )
@@ -72,11 +73,17 @@ def test_the_wheel_holds_the_library_as_real_files(installed: tuple[Path, Path])
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         for folder in LIBRARY:
-            for f in sorted((ROOT / folder).glob("*.yaml")):
+            for f in sorted((ROOT / folder).glob("*.*")):
                 name = f"simlab/_shipped/{folder}/{f.name}"
                 assert name in names
                 assert z.read(name) == f.read_bytes()  # a copy, not a link
         assert z.read("simlab/_shipped/simlab.yaml") == (ROOT / "simlab.yaml").read_bytes()
+        for name in sorted(n for n in names if n.startswith("simlab/_shipped/")):
+            if name.endswith(".yaml"):  # its editor $schema line resolves inside the wheel too
+                first = z.read(name).decode("utf-8").splitlines()[0]
+                relative = first.removeprefix("# yaml-language-server: $schema=")
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(name), relative))
+                assert target in names, (name, first)
 
 
 def test_simlab_run_in_an_empty_folder_runs_the_shipped_default_suite(
