@@ -5,7 +5,6 @@ from simlab.api._progress import RunProgress
 from simlab.api._read import Run, read_run
 from simlab.api._run import (
     DEFAULT_OUT,
-    DEFAULT_SUITE,
     RunInterrupted,
     RunPaths,
     RunResult,
@@ -17,7 +16,6 @@ from simlab.api._run import (
 
 __all__ = [
     "DEFAULT_OUT",
-    "DEFAULT_SUITE",
     "PartError",
     "Run",
     "RunInterrupted",

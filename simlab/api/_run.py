@@ -17,7 +17,7 @@ from simlab.engine import RunPlan, SuiteSource, execute, plan_new_run, plan_resu
 from simlab.perturb import brittleness_from_run
 from simlab.replay import PrefixResult, run_suite_prefix_cases
 from simlab.report import render_run_junit, write_run_reports
-from simlab.spec import Goal, Persona, Suite
+from simlab.spec import DEFAULT_SUITE, Goal, Persona, Suite, default_suite
 from simlab.store import (
     HTML_REPORT_FILE,
     REPORT_FILE,
@@ -29,9 +29,6 @@ from simlab.store import (
     read_sessions,
     write_atomic,
 )
-
-DEFAULT_SUITE = Path("simlab.yaml")
-"""The suite ``simlab.run`` reads when given none."""
 
 DEFAULT_OUT = Path("results")
 """Where runs go when ``out`` is not given."""
@@ -160,7 +157,10 @@ def _source(
     by_id_g = None if goals is None else {g.id: g for g in goals}
     if isinstance(suite, Suite):
         return SuiteSource(suite, Path.cwd(), None, by_id_p, by_id_g)
-    found = SuiteSource.from_file(Path(suite or DEFAULT_SUITE))
+    if suite is None:  # ./simlab.yaml, else the shipped default suite
+        here = Path(DEFAULT_SUITE)
+        suite = here if here.exists() else default_suite()
+    found = SuiteSource.from_file(Path(suite))
     return replace(found, personas=by_id_p, goals=by_id_g)
 
 

@@ -56,6 +56,7 @@ from simlab.spec._perturbation_library import (
     shipped_dirs,
 )
 from simlab.spec._select import select
+from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
 from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
     SPEC_KINDS,
@@ -72,6 +73,7 @@ from simlab.spec._validate import (
 
 __all__ = [
     "BUILTIN_GRADERS",
+    "DEFAULT_SUITE",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
@@ -110,6 +112,7 @@ __all__ = [
     "Trigger",
     "Validation",
     "ValueChange",
+    "default_suite",
     "kind_for",
     "load_agent_spec",
     "load_goals",
@@ -123,7 +126,9 @@ __all__ = [
     "resolve_perturbations",
     "schema_problems",
     "select",
+    "shipped_dir",
     "shipped_dirs",
+    "shipped_root",
     "spec_files",
     "spec_models",
     "validate_args",

@@ -317,6 +317,23 @@ def _parse_target(value: Any) -> Any:
     return value
 
 
+def _target_schema(schema: dict[str, Any]) -> None:
+    """The ``target`` field's JSON schema also takes the short string form `_parse_target` reads."""
+    short = {
+        "type": "string",
+        "description": "reference:VERSION, module:attr (a Python callable) or an http(s):// URL",
+    }
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    schema["anyOf"] = [short, full]
+
+
+def _buckets_schema(schema: dict[str, Any]) -> None:
+    """The ``buckets`` items' JSON schema also takes the short forms `_parse_bucket` reads."""
+    # the string's own whitespace is stripped when read: editors may allow it too
+    short = {"type": "string", "pattern": r"^\s*\d+(-\d+|\+)\s*$", "examples": ["2-4", "10+"]}
+    schema["items"] = {"anyOf": [short, schema["items"]]}
+
+
 class Suite(_Spec):
     """A run's whole configuration: who talks to what, how often, how it is cut."""
 
@@ -327,7 +344,7 @@ class Suite(_Spec):
     goals: list[str] = Field(default_factory=lambda: ["*"])
     modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
-    target: TargetSpec = ReferenceTarget()
+    target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTarget()
     simulator: SimulatorSpec = ScriptedSimulator()
     judge: LLMJudge | None = None
     """An optional LLM judge; code graders always run."""
@@ -344,7 +361,7 @@ class Suite(_Spec):
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
     max_turns: Annotated[int, Field(ge=1, le=500)] = 20
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
-    buckets: Annotated[list[Bucket], Field(min_length=1)] = [
+    buckets: Annotated[list[Bucket], Field(min_length=1, json_schema_extra=_buckets_schema)] = [
         Bucket(name="2-4", min=2, max=4),
         Bucket(name="5-9", min=5, max=9),
         Bucket(name="10+", min=10),
