@@ -16,8 +16,9 @@ from simlab.engine._expand import SessionJob
 from simlab.engine._seeds import derive_seed
 from simlab.graders import grade
 from simlab.llm import LLMError, SessionMeter
+from simlab.simulators import planned_turns
 from simlab.simulators._protocol import SimState, UserSimulator
-from simlab.spec import Goal, Mode, Persona
+from simlab.spec import Goal, Mode, Persona, SpecError
 from simlab.store import Check, SessionKey, SessionRecord, StopReason, Usage
 from simlab.transcript import AgentReply, Message, StopSignal, Transcript, Turn, UserTurn
 
@@ -88,6 +89,7 @@ async def run_session(
     """
     started = time.perf_counter()
     setup = session_setup(job)
+    planned = _planned_turns(setup)
     transcript = Transcript()
     parts: dict[str, Any] = {}
     try:
@@ -96,7 +98,7 @@ async def run_session(
         )
     except _Stop as stop:
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
@@ -105,7 +107,7 @@ async def run_session(
         graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=f"grading failed: {_describe(e)}",
@@ -117,7 +119,7 @@ async def run_session(
             checks = {**checks, "judge": await judge(setup, transcript, checks)}
         except Exception as e:  # a judge that fails is a grader error, not a target failure
             meta["grader_error"] = _describe(e)
-    base = _base(job, setup, transcript, parts, started)
+    base = _base(job, setup, transcript, parts, started, planned)
     base["meta"].update(meta)
     return SessionRecord(
         **base,
@@ -136,6 +138,7 @@ def _base(
     transcript: Transcript,
     parts: dict[str, Any],
     started: float,
+    planned: int | None,
 ) -> dict[str, Any]:
     meter = setup.meter
     meta: dict[str, Any] = {}
@@ -150,6 +153,7 @@ def _base(
         "key": job.key,
         "seed": job.seed,
         "n_user_turns": transcript.n_user_turns,
+        "planned_turns": planned,
         "transcript": transcript,
         "usage": Usage(
             input_tokens=usage.input_tokens,
@@ -214,6 +218,22 @@ async def _converse(
         StopReason.AGENT_ERROR,
         f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",
     )
+
+
+def _planned_turns(setup: SessionSetup) -> int | None:
+    """The user turns the session's plan needs: from its key, persona, goal and user
+    seed only, so the same key has the same planned length whatever the agent does.
+
+    None when the key's perturbations cannot be resolved: the simulator then fails
+    to start and the session is recorded as a simulator error.
+    """
+    from simlab.perturb import resolve  # lazy: perturb imports the engine
+
+    try:
+        perturbations = resolve(setup.key.perturbations) if setup.key.perturbations else ()
+    except SpecError:
+        return None
+    return planned_turns(setup.persona, setup.goal, setup.mode, setup.user_seed, perturbations)
 
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:

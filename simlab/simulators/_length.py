@@ -1,0 +1,213 @@
+"""A session's planned length: the user turns its plan needs, fixed before it runs.
+
+A session's realised number of user turns depends on the outcome: a user whose
+booking is wrong keeps talking until it is fixed or they give up. Bucketing by
+it makes "long conversations fail" true by construction. The planned length
+depends only on what the user will say: the disclosure plan (drawn from the
+persona's traits, the goal, the mode and the user seed) and the session's
+perturbations (their seeded landing turns). The same session key and seed give
+the same planned length whatever the agent does, with the scripted or the LLM
+user (both follow the same plan).
+
+It counts the user turns of an agent that asks nothing and acts as soon as it
+has heard everything: the turn of the last thing the plan has to say (its last
+fact, mind change, fact-changing perturbation or injection), plus one turn for
+each perturbation that takes a turn of its own (a digression, a pushback on
+the proposal, the precise value after a vague statement), plus the closing turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from simlab.simulators._plan import DisclosurePlan
+from simlab.spec import Goal, Language, Mode, Persona
+
+if TYPE_CHECKING:  # perturb imports the engine, which imports this package
+    from simlab.perturb import Perturbation
+
+_HORIZON = 10_000
+
+
+def planned_turns(
+    persona: Persona,
+    goal: Goal,
+    mode: Mode,
+    seed: int,
+    perturbations: Sequence[Perturbation] = (),
+) -> int:
+    """The user turns the session's plan needs, the closing turn included.
+
+    A pure function of its arguments: no agent, no transcript.
+
+    Args:
+        persona: who speaks (its traits draw the plan).
+        goal: what they want (facts, mind changes).
+        mode: ``full`` or ``sharded``.
+        seed: the session's user seed (``SessionSetup.user_seed``), as the
+            simulated user is given it.
+        perturbations: the session key's perturbations, in stacking order.
+
+    Returns:
+        At least 2: one turn that says something and the closing turn.
+    """
+    plan = DisclosurePlan.draw(persona.traits, goal, mode, seed)
+    return plan_length(plan, goal, persona.language, seed, perturbations)
+
+
+def plan_length(
+    plan: DisclosurePlan,
+    goal: Goal,
+    language: Language,
+    seed: int,
+    perturbations: Sequence[Perturbation] = (),
+) -> int:
+    """``planned_turns`` for a plan already drawn (the simulator's own ``plan``).
+
+    Args:
+        plan: the session's disclosure plan.
+        goal: the goal the plan was drawn for.
+        language: the persona's language (which slots an ambiguity can blur).
+        seed: the session's user seed (the perturbations' landing turns derive from it).
+        perturbations: the session's perturbations, in stacking order.
+    """
+    kinds: dict[str, list[Perturbation]] = {}
+    for p in perturbations:
+        kinds.setdefault(p.kind, []).append(p)
+    at: dict[str, int] = {}
+    targets: dict[str, str | None] = {}
+    if perturbations:
+        from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
+
+        stack = PerturbationStack(perturbations, language, goal, seed)
+        at, targets = stack.landing_turns(), stack.change_targets()
+    timeline = _Listener(plan, goal, language, kinds, at, targets)
+    last = timeline.last_word()
+    pushback = any(at[p.id] <= last + 1 for p in kinds.get("pushback", ()))
+    return last + pushback + 1
+
+
+class _Listener:
+    """The plan played turn by turn to an agent that asks nothing but the precise value
+    of a vague statement, as ``ScriptedSimulator`` plays it; ``last_word`` is the turn of
+    the user's last planned statement."""
+
+    def __init__(
+        self,
+        plan: DisclosurePlan,
+        goal: Goal,
+        language: Language,
+        kinds: dict[str, list[Perturbation]],
+        at: dict[str, int],
+        targets: dict[str, str | None],
+    ) -> None:
+        self.plan = plan
+        self.required = {f.id for f in goal.facts if f.required}
+        self.slot_of = {f.id: f.slot for f in goal.facts}
+        self.pending = list(plan.order)
+        self.stated: dict[str, int] = {}
+        self.changes = [(c.fact, c.delay) for c in plan.changes]
+        self.fact_changes = [
+            (at[p.id], fact)
+            for p in perturbations_of(kinds, "goal_change", "contradiction")
+            if (fact := targets.get(p.id)) is not None
+        ]
+        self.digressions = [at[p.id] for p in kinds.get("digression", ())]
+        self.injections = [at[p.id] for p in kinds.get("injection", ())]
+        self.vague = [
+            (at[p.id], set(p.vague.get(language, {}))) for p in kinds.get("ambiguity", ())
+        ]
+        self.asked: str | None = None
+
+    def last_word(self) -> int:
+        last, turn = 1, 0
+        while self.pending or self.changes or self.fact_changes or self.injections or self.asked:
+            turn += 1
+            if turn > _HORIZON:  # every planned statement comes in time; a guard, not a rule
+                raise ValueError(f"the plan still has something to say after {_HORIZON} turns")
+            if self._say(turn):
+                last = turn
+        return last
+
+    def _say(self, turn: int) -> bool:
+        if turn == 1:
+            said = self._volunteer(turn, self.plan.first_turn)
+        else:
+            whole = [t for t in self.digressions if turn >= t]
+            if whole:  # a digression is all this turn says
+                self.digressions.remove(whole[0])
+                return True
+            due = self._due(turn)
+            moved = self._moved(turn, {f for f, _ in due})
+            said = bool(due or moved)
+            if self.asked is not None:
+                said |= self._answer(turn)
+                said |= self._volunteer(turn, self.plan.per_turn, optional_only=True)
+            else:
+                said |= self._volunteer(turn, self.plan.per_turn)
+            for fact, delay in due:
+                self.changes.remove((fact, delay))
+                self.stated[fact] = turn
+            for landing, fact in moved:
+                self.fact_changes.remove((landing, fact))
+                self.stated[fact] = turn
+        injected = [t for t in self.injections if turn >= t]
+        if injected:
+            self.injections.remove(injected[0])
+        return said or bool(injected)
+
+    def _due(self, turn: int) -> list[tuple[str, int]]:
+        due, seen = [], set()
+        for fact, delay in self.changes:
+            if fact in seen:
+                continue  # a chained change waits for the one before it
+            seen.add(fact)
+            if fact in self.stated and turn >= self.stated[fact] + delay:
+                due.append((fact, delay))
+        return due
+
+    def _moved(self, turn: int, busy: set[str]) -> list[tuple[int, str]]:
+        out: list[tuple[int, str]] = []
+        for landing, fact in self.fact_changes:
+            if fact in busy or fact not in self.stated or turn < landing:
+                continue
+            if all(f != fact for _, f in out):
+                out.append((landing, fact))
+        return out
+
+    def _answer(self, turn: int) -> bool:
+        slot = self.slot_of[self.asked] if self.asked else None
+        self.asked = None
+        said = False
+        for fid in [f for f in self.plan.order if self.slot_of[f] == slot]:
+            if fid in self.stated or self.plan.earliest[fid] <= turn:
+                self._state(fid, turn)
+                said = True
+        return said
+
+    def _volunteer(self, turn: int, quota: int, *, optional_only: bool = False) -> bool:
+        ready = [
+            fid
+            for fid in self.pending
+            if self.plan.earliest[fid] <= turn and not (optional_only and fid in self.required)
+        ][:quota]
+        for fid in ready:
+            blur = [v for v in self.vague if turn >= v[0] and self.slot_of[fid] in v[1]]
+            if blur:  # said vaguely: the agent asks for it next
+                self.vague.remove(blur[0])
+                self.pending.remove(fid)
+                self.asked = fid
+            else:
+                self._state(fid, turn)
+        return bool(ready)
+
+    def _state(self, fid: str, turn: int) -> None:
+        if fid in self.pending:
+            self.pending.remove(fid)
+        self.stated.setdefault(fid, turn)
+
+
+def perturbations_of(kinds: dict[str, list[Perturbation]], *names: str) -> list[Perturbation]:
+    """The session's perturbations of these kinds, in stacking order within each kind."""
+    return [p for name in names for p in kinds.get(name, ())]
