@@ -189,3 +189,37 @@ def test_a_bucket_whose_keys_partly_move_has_a_partly_paired_interval(tmp_path: 
     # the Simpson check still reads the per-run counts
     shifts = {s.name: (s.passed_a, s.n_a, s.passed_b, s.n_b) for s in c.simpson.buckets}
     assert shifts["5-9"] == (60, 100, 40, 90) and shifts["10+"] == (0, 0, 0, 10)
+
+
+def test_strata_are_planned_lengths_not_how_long_the_talk_went(tmp_path: Path) -> None:
+    # Same keys, same plans (planned 3 or 7 turns); in B the failing users talk on
+    # to 14 turns. Bucketing by realised length would move every failure to 10+.
+    planned = [3 if i % 2 else 7 for i in range(40)]
+    a = write_run(tmp_path / "A", [rec(rep=i, turns=planned[i]) for i in range(40)])
+    b = write_run(
+        tmp_path / "B",
+        [
+            rec(rep=i, turns=14 if i < 10 else planned[i], planned=planned[i], passed=i >= 10)
+            for i in range(40)
+        ],
+    )
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    assert list(rows) == ["2-4", "5-9", "10+"]
+    assert (rows["2-4"].a.n, rows["2-4"].b.n, rows["2-4"].b.passed) == (20, 20, 15)
+    assert (rows["5-9"].a.n, rows["5-9"].b.n, rows["5-9"].b.passed) == (20, 20, 15)
+    assert (rows["10+"].a.n, rows["10+"].b.n) == (0, 0)
+    assert c.bucket_moves == 0
+    assert rows["2-4"].interval == "paired" and rows["2-4"].shared.regressed == 5
+
+
+def test_records_without_a_plan_are_their_own_stratum(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "A", [rec(rep=i, turns=3, planned=None) for i in range(4)])
+    b = write_run(tmp_path / "B", [rec(rep=i, turns=12, planned=3) for i in range(4)])
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    assert list(rows) == ["2-4", "5-9", "10+", "unplanned"]
+    assert (rows["unplanned"].a.n, rows["unplanned"].b.n) == (4, 0)
+    assert (rows["2-4"].a.n, rows["2-4"].b.n) == (0, 4)
+    # a pair goes in the bucket of the side that has a plan
+    assert rows["2-4"].paired.n == 4 and rows["unplanned"].paired.n == 0
