@@ -71,8 +71,10 @@ def bucket_order(buckets: Sequence[Bucket], used: Iterable[str]) -> list[str]:
 
 
 def lengths_section(records: Sequence[SessionRecord]) -> dict[str, Any]:
-    """What the length rows mean, and how many sessions had no plan (and why)."""
+    """What the length rows mean, how many sessions each planned length holds (errors
+    included), and how many sessions had no plan (and why)."""
     unplanned = [r for r in records if r.planned_turns is None]
+    planned = sorted(r.planned_turns for r in records if r.planned_turns is not None)
     imported = sum(1 for r in unplanned if r.meta.get("imported"))
     notes = []
     if imported:
@@ -83,6 +85,7 @@ def lengths_section(records: Sequence[SessionRecord]) -> dict[str, Any]:
         "bucket_by": "planned_turns",
         "planned": PLANNED_NOTE,
         "realised": REALISED_NOTE,
+        "sessions_by_planned_turns": {str(t): planned.count(t) for t in sorted(set(planned))},
         "unplanned": len(unplanned),
         "unplanned_imported": imported,
         "notes": notes,

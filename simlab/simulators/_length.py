@@ -9,11 +9,15 @@ perturbations (their seeded landing turns). The same session key and seed give
 the same planned length whatever the agent does, with the scripted or the LLM
 user (both follow the same plan).
 
-It counts the user turns of an agent that asks nothing and acts as soon as it
-has heard everything: the turn of the last thing the plan has to say (its last
-fact, mind change, fact-changing perturbation or injection), plus one turn for
-each perturbation that takes a turn of its own (a digression, a pushback on
-the proposal, the precise value after a vague statement), plus the closing turn.
+It is the length of the session with a *listening* agent: one that asks
+nothing (but the precise value of a vague statement), proposes once the user
+has said everything and books what it heard. The plan is played turn by turn
+as ``ScriptedSimulator`` plays it (facts volunteered as the plan allows, mind
+changes and fact-changing perturbations firing once their fact was said,
+digressions taking whole turns, injections riding on a message); then come a
+pushback on the proposal, when one lands by then, and the closing turn.
+``tests/simulators/test_planned_length.py`` plays the scripted user against
+such an agent and gets exactly this length, for every perturbation kind.
 """
 
 from __future__ import annotations
@@ -72,9 +76,6 @@ def plan_length(
         seed: the session's user seed (the perturbations' landing turns derive from it).
         perturbations: the session's perturbations, in stacking order.
     """
-    kinds: dict[str, list[Perturbation]] = {}
-    for p in perturbations:
-        kinds.setdefault(p.kind, []).append(p)
     at: dict[str, int] = {}
     targets: dict[str, str | None] = {}
     if perturbations:
@@ -82,9 +83,9 @@ def plan_length(
 
         stack = PerturbationStack(perturbations, language, goal, seed)
         at, targets = stack.landing_turns(), stack.change_targets()
-    timeline = _Listener(plan, goal, language, kinds, at, targets)
-    last = timeline.last_word()
-    pushback = any(at[p.id] <= last + 1 for p in kinds.get("pushback", ()))
+    last = _Listener(plan, goal, language, perturbations, at, targets).last_word()
+    # a pushback lands on the proposal that follows the user's last word, if it is due
+    pushback = any(at[p.id] <= last + 1 for p in perturbations if p.kind == "pushback")
     return last + pushback + 1
 
 
@@ -98,7 +99,7 @@ class _Listener:
         plan: DisclosurePlan,
         goal: Goal,
         language: Language,
-        kinds: dict[str, list[Perturbation]],
+        perturbations: Sequence[Perturbation],
         at: dict[str, int],
         targets: dict[str, str | None],
     ) -> None:
@@ -108,17 +109,21 @@ class _Listener:
         self.pending = list(plan.order)
         self.stated: dict[str, int] = {}
         self.changes = [(c.fact, c.delay) for c in plan.changes]
+        # each kind in stacking order, as PerturbationStack tries them
         self.fact_changes = [
             (at[p.id], fact)
-            for p in perturbations_of(kinds, "goal_change", "contradiction")
-            if (fact := targets.get(p.id)) is not None
+            for p in perturbations
+            if p.kind in ("goal_change", "contradiction")
+            and (fact := targets.get(p.id)) is not None
         ]
-        self.digressions = [at[p.id] for p in kinds.get("digression", ())]
-        self.injections = [at[p.id] for p in kinds.get("injection", ())]
+        self.digressions = [at[p.id] for p in perturbations if p.kind == "digression"]
+        self.injections = [at[p.id] for p in perturbations if p.kind == "injection"]
         self.vague = [
-            (at[p.id], set(p.vague.get(language, {}))) for p in kinds.get("ambiguity", ())
+            (at[p.id], set(p.vague.get(language, {})))
+            for p in perturbations
+            if p.kind == "ambiguity"
         ]
-        self.asked: str | None = None
+        self.asked: list[str] = []  # facts said vaguely: the agent asks for one a turn
 
     def last_word(self) -> int:
         last, turn = 1, 0
@@ -141,7 +146,7 @@ class _Listener:
             due = self._due(turn)
             moved = self._moved(turn, {f for f, _ in due})
             said = bool(due or moved)
-            if self.asked is not None:
+            if self.asked:
                 said |= self._answer(turn)
                 said |= self._volunteer(turn, self.plan.per_turn, optional_only=True)
             else:
@@ -177,8 +182,7 @@ class _Listener:
         return out
 
     def _answer(self, turn: int) -> bool:
-        slot = self.slot_of[self.asked] if self.asked else None
-        self.asked = None
+        slot = self.slot_of[self.asked.pop(0)]
         said = False
         for fid in [f for f in self.plan.order if self.slot_of[f] == slot]:
             if fid in self.stated or self.plan.earliest[fid] <= turn:
@@ -197,7 +201,7 @@ class _Listener:
             if blur:  # said vaguely: the agent asks for it next
                 self.vague.remove(blur[0])
                 self.pending.remove(fid)
-                self.asked = fid
+                self.asked.append(fid)
             else:
                 self._state(fid, turn)
         return bool(ready)
@@ -206,8 +210,3 @@ class _Listener:
         if fid in self.pending:
             self.pending.remove(fid)
         self.stated.setdefault(fid, turn)
-
-
-def perturbations_of(kinds: dict[str, list[Perturbation]], *names: str) -> list[Perturbation]:
-    """The session's perturbations of these kinds, in stacking order within each kind."""
-    return [p for name in names for p in kinds.get(name, ())]

@@ -34,6 +34,7 @@ def test_sessions_count_in_the_bucket_of_their_planned_length() -> None:
     assert s["by_persona_bucket"]["a"]["10+"]["passes"] == 1
     assert s["lengths"]["bucket_by"] == "planned_turns"
     assert s["lengths"]["unplanned"] == 0 and s["lengths"]["notes"] == []
+    assert s["lengths"]["sessions_by_planned_turns"] == {"2": 1, "3": 1, "6": 2, "11": 3}
 
 
 def test_realised_length_is_descriptive_and_shows_the_outcome_bias() -> None:
