@@ -18,9 +18,10 @@ What each figure means (every change is B - A):
   correlation scaled by their share (``IntervalKind``). So a run compared
   with itself has a narrow interval: it passes a 5-point drop gate from 82
   sessions in a bucket, a 3-point one from 139.
-* **Paired figures** use the pairs, each in the bucket of its planned length
-  in A; ``bucket_moves`` counts pairs planned in another bucket in B (zero
-  for runs of one suite and seed). The
+* **Paired figures** use the pairs, each in the bucket it is planned in in
+  both runs; ``bucket_moves`` counts the pairs planned in two buckets (none
+  for runs of one suite and seed: other seeds draw other plans), which count
+  in the overall row only. The
   change is (fixed - regressed) / pairs with Newcombe's paired interval
   (1998b, method 10); McNemar's exact test on regressed vs fixed.
 * **Aptitude and unreliability** per cell (persona, goal, mode,

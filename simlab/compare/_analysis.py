@@ -9,11 +9,13 @@ Two views of the same sessions, each used where it is sound:
   gets Newcombe's hybrid-score interval, paired over the keys the group holds
   in both runs (``IntervalKind``); these are the figures the gates judge and
   the Simpson check reads.
-* **Paired figures** count the keys graded in both runs. A pair is placed in
-  the bucket of its planned length in A (in B when A's record has no plan).
-  Runs of one suite and seed give a key the same plan, so the same bucket in
-  both; ``bucket_moves`` counts the pairs whose buckets differ (runs with
-  other seeds draw other plans). Their change gets Newcombe's paired interval
+* **Paired figures** count the keys graded in both runs. A pair counts in the
+  bucket it is planned in, in both runs (a record without a plan takes the
+  other run's bucket). Runs of one suite and seed give a key the same plan,
+  so every pair has one bucket; runs with other seeds draw other plans, and
+  the pairs planned in two buckets (``bucket_moves``) count in the overall
+  row only: placed by A, a key planned short in A but long in B would show as
+  a change within A's bucket. Their change gets Newcombe's paired interval
   and the exact McNemar test.
 """
 
@@ -88,8 +90,9 @@ class GroupComparison:
             ``shared`` (see ``interval``); None unless both runs have sessions here.
         shared: Paired outcomes of the keys graded in both runs that are in
             this group in both (a bucket's keys planned in it in both runs).
-        paired: Paired outcomes of the keys graded in both runs, placed by A
-            (a bucket's pairs by their planned length in A).
+        paired: Paired outcomes of the keys graded in both runs in this group
+            (a bucket's pairs planned in it in both runs, or in the one run
+            whose record has a plan).
         paired_ci: Newcombe's paired interval of ``paired.delta``; None without pairs.
         mcnemar: Exact McNemar test on ``paired``.
     """
@@ -403,9 +406,13 @@ def compare_runs(
     graded_a, graded_b = _graded(a), _graded(b)
     bucket = _bucket_fn(a.buckets)
 
-    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str:
-        first = bucket(p[0].record)
-        return bucket(p[1].record) if first == UNPLANNED else first
+    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str | None:
+        in_a, in_b = bucket(p[0].record), bucket(p[1].record)
+        if in_a == UNPLANNED:
+            return in_b
+        # planned in two buckets (other seeds draw other plans): in no bucket's pairs,
+        # or a key planned short in A but long in B would read as a change within a bucket
+        return in_a if in_b in (in_a, UNPLANNED) else None
 
     def in_bucket(name: str) -> Callable[[SessionRecord], bool]:
         return lambda r: bucket(r) == name
@@ -413,7 +420,9 @@ def compare_runs(
     in_a, in_b = _by(graded_a, bucket), _by(graded_b, bucket)
     pairs_by_bucket: dict[str, list[tuple[LocatedRecord, LocatedRecord]]] = {}
     for p in pairing.pairs:
-        pairs_by_bucket.setdefault(pair_bucket(p), []).append(p)
+        name = pair_bucket(p)
+        if name is not None:
+            pairs_by_bucket.setdefault(name, []).append(p)
     names = bucket_order(a.buckets, [*in_a, *in_b, *pairs_by_bucket])
     by_bucket = [
         _group(

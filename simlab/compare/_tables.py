@@ -180,11 +180,11 @@ def paired_section(c: Comparison) -> Section:
         ],
         rows,
         set(range(1, 8)),
-        f"Keys graded in both runs, in the bucket of their planned length in A; "
-        f"{c.bucket_moves} pair(s) are planned in another bucket in B (runs with other "
-        "seeds draw other plans). The change is (fixed - regressed) / pairs with "
-        f"Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test on regressed "
-        "vs fixed.",
+        "Keys graded in both runs, in the bucket they are planned in in both runs; "
+        f"{c.bucket_moves} pair(s) are planned in two buckets (runs with other seeds draw "
+        "other plans) and count in the overall row only. The change is (fixed - regressed) "
+        f"/ pairs with Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test "
+        "on regressed vs fixed.",
     )
 
 
