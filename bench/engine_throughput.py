@@ -21,17 +21,10 @@ from typing import Any
 import anyio
 
 import simlab.engine._session as session_module
-from simlab.agents import SessionContext, TargetAgent
-from simlab.engine import (
-    SessionSetup,
-    execute,
-    plan_new_run,
-    simulator_factory,
-    target_factory,
-)
-from simlab.simulators import SimState, UserSimulator
+from simlab.contracts import SessionSetup, SimState, TargetAgent, UserSimulator
+from simlab.core import AgentReply, Message, SessionContext, UserTurn
+from simlab.engine import execute, plan_new_run, simulator_factory, target_factory
 from simlab.spec import Goal
-from simlab.transcript import AgentReply, Message, UserTurn
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,8 +16,8 @@ from typing import Any, cast
 
 import anyio
 
-from simlab.agents._protocol import AgentCapabilities, SessionContext, TargetAgent
-from simlab.transcript import AgentReply, Message
+from simlab.contracts import TargetAgent
+from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext
 
 
 class TargetLoadError(Exception):
@@ -82,13 +82,27 @@ class CallableTarget:
 
 def callable_target_factory(ref: str, concurrency: int) -> Callable[[int], TargetAgent]:
     """A per-session target factory for ``module:attr``."""
-    obj = import_ref(ref)
+    return object_target_factory(import_ref(ref), concurrency, ref)
+
+
+def object_target_factory(
+    obj: Any, concurrency: int, name: str | None = None
+) -> Callable[[int], TargetAgent]:
+    """A per-session target factory for a function (sync or async) or a class.
+
+    A class is instantiated once per session with no arguments and must define
+    ``async def reply(history, ctx)``; a function is adapted (``CallableTarget``).
+
+    Raises:
+        TargetLoadError: ``obj`` is neither.
+    """
+    name = name or repr(obj)
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
-            raise TargetLoadError(f"class {ref!r} must define `async def reply(history, ctx)`")
+            raise TargetLoadError(f"class {name!r} must define `async def reply(history, ctx)`")
         cls = cast("type[TargetAgent]", obj)
         return lambda seed: cls()
     if not callable(obj):
-        raise TargetLoadError(f"target {ref!r} is a {type(obj).__name__}, not a callable")
+        raise TargetLoadError(f"target {name!r} is a {type(obj).__name__}, not a callable")
     limiter = anyio.CapacityLimiter(concurrency)
     return lambda seed: CallableTarget(obj, limiter)

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
-from simlab.llm import LLMSpec
-from simlab.llm._spec import Backend
+from simlab.llm import Backend, LLMSpec
 from simlab.spec import LLMJudge, LLMSimulator, LLMTarget, Problem, SpecError, Suite
 
 ROLES = ("user", "agent", "judge")

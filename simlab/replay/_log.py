@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from simlab.transcript import AgentReply, ToolCall, Transcript, Turn, UserTurn
+from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 
 Role = Literal["system", "user", "assistant", "tool"]
 

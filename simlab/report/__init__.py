@@ -14,6 +14,7 @@ from simlab.report._charts import (
 )
 from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
+from simlab.report._junit import render_run_junit
 from simlab.report._lengths import (
     REALISED_NOTE,
     UNPLANNED,
@@ -58,6 +59,7 @@ __all__ = [
     "realised_bucket",
     "render_html",
     "render_markdown",
+    "render_run_junit",
     "render_runs",
     "render_terminal",
     "run_rows",

@@ -39,13 +39,7 @@ from simlab.report._tables import (
     spread,
 )
 from simlab.spec import Bucket, Suite
-from simlab.store import (
-    HTML_REPORT_FILE,
-    SessionRecord,
-    read_run_info,
-    read_sessions,
-    write_atomic,
-)
+from simlab.store import HTML_REPORT_FILE, SessionRecord, read_run_info, read_sessions, write_atomic
 
 EXTRA_CHARTS = ("survival", "confusion", "transitions", "comparison")
 """The keys ``extras`` may hold; each draws one more chart when present."""

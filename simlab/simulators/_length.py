@@ -23,13 +23,10 @@ such an agent and gets exactly this length, for every perturbation kind.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from simlab.simulators._perturbation_stack import PerturbationStack
 from simlab.simulators._plan import DisclosurePlan
-from simlab.spec import Goal, Language, Mode, Persona
-
-if TYPE_CHECKING:  # perturb imports the engine, which imports this package
-    from simlab.perturb import Perturbation
+from simlab.spec import Goal, Language, Mode, Persona, Perturbation
 
 _HORIZON = 10_000
 
@@ -79,8 +76,6 @@ def plan_length(
     at: dict[str, int] = {}
     targets: dict[str, str | None] = {}
     if perturbations:
-        from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
-
         stack = PerturbationStack(perturbations, language, goal, seed)
         at, targets = stack.landing_turns(), stack.change_targets()
     last = _Listener(plan, goal, language, perturbations, at, targets).last_word()

@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 
+from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, Turn, derive_seed
 from simlab.domain.travel import ASK_CUES
-from simlab.engine import derive_seed
 from simlab.llm import LLM, LLMRequest, LLMResponse, SessionMeter
-from simlab.perturb import Perturbation, load_perturbations
 from simlab.simulators import (
     DisclosurePlan,
     LLMSimulator,
@@ -30,8 +29,15 @@ from simlab.simulators import (
     plan_length,
     planned_turns,
 )
-from simlab.spec import Goal, Mode, Persona, load_goals, load_personas
-from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, Turn
+from simlab.spec import (
+    Goal,
+    Mode,
+    Persona,
+    Perturbation,
+    load_goals,
+    load_personas,
+    load_perturbations,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PERSONAS = load_personas([ROOT / "personas"])

@@ -28,9 +28,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from simlab.core import ToolCall
 from simlab.llm import LLMSpec
-from simlab.spec import Problem, SpecError, parse_model
-from simlab.transcript import ToolCall
+from simlab.spec._loader import Problem, SpecError, parse_model
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -47,21 +47,21 @@ class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Outcome(_Spec):
+class ToolOutcome(_Spec):
     """What a tool returns: a ``result`` or an ``error`` message (exactly one)."""
 
     result: Any = None
     error: str | None = None
 
     @model_validator(mode="after")
-    def _one_of(self) -> Outcome:
+    def _one_of(self) -> ToolOutcome:
         has_result = "result" in self.model_fields_set
         if has_result == (self.error is not None):
             raise ValueError("give exactly one of `result` or `error`")
         return self
 
 
-class Fixture(Outcome):
+class Fixture(ToolOutcome):
     """A canned outcome used when the call's arguments match ``when``.
 
     Every key of ``when`` must equal the argument of that name; strings compare
@@ -93,7 +93,7 @@ class ToolSpec(_Spec):
     """A JSON schema of type object; ``required``, ``enum``, basic ``type``s,
     ``items`` and ``additionalProperties: false`` are enforced."""
     fixtures: list[Fixture] = Field(default_factory=list)
-    default: Outcome | None = None
+    default: ToolOutcome | None = None
     """The outcome when no fixture matches; an error naming the tool otherwise."""
 
     @model_validator(mode="after")
@@ -124,7 +124,7 @@ class ToolSpec(_Spec):
             return ToolCall(
                 name=self.name, args=args, error="invalid arguments: " + "; ".join(problems)
             )
-        outcome: Outcome | None = next((f for f in self.fixtures if f.matches(args)), None)
+        outcome: ToolOutcome | None = next((f for f in self.fixtures if f.matches(args)), None)
         outcome = outcome or self.default
         if outcome is None:
             return ToolCall(
