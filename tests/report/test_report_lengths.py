@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simlab.report import render_markdown, summarize
-from simlab.store import StopReason
+from simlab.store import RunSummary, StopReason
 
 from .conftest import BUCKETS, record
 
@@ -47,6 +47,9 @@ def test_realised_length_is_descriptive_and_shows_the_outcome_bias() -> None:
         ("10+", 3, 0),
     ]
     assert r["10+"]["stop_reasons"] == {"user_gave_up": 2, "max_turns": 1}
+    typed = RunSummary.model_validate(s)  # what simlab.read_run gives
+    assert typed.by_realised_length["10+"].n == 3 and typed.by_bucket["10+"].n == 2
+    assert typed.lengths["bucket_by"] == "planned_turns"
     assert r["2-4"]["n_errors"] == 1
     md = render_markdown(s, "run").lower()
     label = "realised length — depends on the outcome (failing users talk longer); not a cause"
