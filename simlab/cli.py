@@ -261,12 +261,14 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.api import RunInterrupted, execute_plan
+    from simlab.engine import target_label
     from simlab.report import render_terminal, stdout_console
 
     run_plan = _plan_run(args)
     if run_plan is None:
         return EXIT_USAGE
-    _eprint(f"target: {run_plan.overrides.target_name or _target_label(run_plan.suite)}")
+    # never a surprise which agent runs
+    _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
     work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint)
     try:
@@ -294,15 +296,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _eprint(ungraded)
         return EXIT_FAIL
     return EXIT_OK
-
-
-def _target_label(suite: Any) -> str:
-    """The suite's target as the user would write it."""
-    t = suite.target
-    labels = {"reference": f"reference:{getattr(t, 'version', '')}", "http": getattr(t, "url", "")}
-    labels["callable"] = getattr(t, "ref", "")
-    labels["llm"] = f"llm agent {getattr(t, 'agent', '')}"
-    return str(labels.get(t.kind, t.kind))
 
 
 def _discard_if_empty(run_plan: Any) -> None:

@@ -1,6 +1,7 @@
 """The engine: suite expansion, the session loop, the orchestrator, runs."""
 
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles, scripted_simulator_factory
 from simlab.engine._run import (
@@ -38,4 +39,5 @@ __all__ = [
     "simulator_factory",
     "source_of_run",
     "target_factory",
+    "target_label",
 ]

@@ -138,7 +138,9 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = _reference_target(target.version)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
-        by_seed = callable_target_factory(target.ref, suite.concurrency)
+        # the user's module beside their suite, or where they stand, needs no PYTHONPATH
+        search = (suite_dir, Path.cwd())
+        by_seed = callable_target_factory(target.ref, suite.concurrency, search)
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":

@@ -69,7 +69,7 @@ def resolve_graders(names: Sequence[str] | None, search: Sequence[Path] = ()) ->
             )  # fmt: skip
             continue
         try:
-            found.append(as_grader(import_ref(name), name.rpartition(".")[2]))
+            found.append(as_grader(import_ref(name, search), name.rpartition(".")[2]))
         except (TargetLoadError, TypeError) as e:
             problems.append(Problem("suite", None, "grading.graders", f"{name}: {e}"))
     if problems:

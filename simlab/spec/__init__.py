@@ -6,7 +6,6 @@ from simlab.spec._agent import (
     ToolOutcome,
     ToolSpec,
     load_agent_spec,
-    validate_args,
 )
 from simlab.spec._loader import (
     Problem,
@@ -57,6 +56,7 @@ from simlab.spec._perturbation_library import (
     shipped_dirs,
 )
 from simlab.spec._select import select
+from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
     SPEC_KINDS,
     CheckedFile,
@@ -121,6 +121,7 @@ __all__ = [
     "parse_model",
     "register_perturbations",
     "resolve_perturbations",
+    "schema_problems",
     "select",
     "shipped_dirs",
     "spec_files",
