@@ -27,7 +27,8 @@ from simlab.report._charts import (
 )
 from simlab.report._html_assets import SCRIPT, STYLE
 from simlab.report._html_viewer import render_viewer
-from simlab.report._summary import UNBUCKETED, summarize
+from simlab.report._lengths import UNBUCKETED, UNPLANNED
+from simlab.report._summary import summarize
 from simlab.report._tables import (
     ReportTable,
     build_sections,
@@ -86,7 +87,12 @@ def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
 def _overview(summary: Mapping[str, Any]) -> str:
     cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
     cards += [
-        _card(f"length: {b}" if b == UNBUCKETED else f"length: {b} user turns", r)
+        _card(
+            f"planned length: {b}"
+            if b in (UNBUCKETED, UNPLANNED)
+            else f"planned length: {b} user turns",
+            r,
+        )
         for b, r in summary["by_bucket"].items()
     ]
     cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
@@ -172,8 +178,11 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
     if bars:
         out.append(
             _figure(
-                pass_rate_chart(bars),
-                "Pass rate per length bucket (user turns) with its n and 95% Wilson interval.",
+                pass_rate_chart(
+                    bars, "Pass rate by planned conversation length", "user turns the plan needs"
+                ),
+                "Pass rate per planned-length bucket (the user turns the plan needs, fixed "
+                "before the session runs) with its n and 95% Wilson interval.",
             )
         )
     return out

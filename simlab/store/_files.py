@@ -77,7 +77,12 @@ class RunSummary(_File):
     by_goal: dict[str, GroupStats] = Field(default_factory=dict)
     by_mode: dict[str, GroupStats] = Field(default_factory=dict)
     by_bucket: dict[str, GroupStats] = Field(default_factory=dict)
+    """By planned length: the user turns a session's plan needs, fixed before it ran."""
     by_persona_bucket: dict[str, dict[str, GroupStats]] = Field(default_factory=dict)
+    by_realised_length: dict[str, GroupStats] = Field(default_factory=dict)
+    """Descriptive only: realised length depends on the outcome (failing users talk longer)."""
+    lengths: dict[str, Any] = Field(default_factory=dict)
+    """What the length rows mean, sessions per planned length, sessions without a plan."""
     errors: dict[str, Any] = Field(default_factory=dict)
     cost: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from simlab.cli import main
-from simlab.store import read_sessions
+from simlab.store import SCHEMA_VERSION, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,7 +146,7 @@ def test_runs_lists_unreadable_run_folders_with_why(
     info = (
         (finished_run / "run.json")
         .read_text()
-        .replace('"schema_version": 1', '"schema_version": 99')
+        .replace(f'"schema_version": {SCHEMA_VERSION}', '"schema_version": 99')
     )
     (results / "d_future" / "run.json").write_text(info)
     (results / "e_folder" / "run.json").mkdir(parents=True)
