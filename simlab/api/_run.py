@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 
-from simlab.api._parts import SimulatorLike, TargetLike, with_parts
+from simlab.api._parts import GraderLike, SimulatorLike, TargetLike, with_parts
 from simlab.api._progress import RunProgress
 from simlab.diagnose import diagnose_run_async
 from simlab.engine import RunPlan, SuiteSource, execute, plan_new_run, plan_resume
@@ -111,6 +111,7 @@ def plan(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     seed: int | None = None,
     reps: int | None = None,
@@ -130,7 +131,7 @@ def plan(
     given = suite is not None or personas is not None or goals is not None
     source = _source(suite, personas, goals) if given or resume is None else None
     overrides_suite = source.suite if source is not None else Suite()
-    new_suite, overrides = with_parts(overrides_suite, target, simulator)
+    new_suite, overrides = with_parts(overrides_suite, target, simulator, graders)
     if resume is not None:
         if seed is not None or reps is not None or llm:
             raise ValueError(
@@ -265,7 +266,7 @@ async def run_async(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
-    graders: Sequence[object] | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     progress: bool = True,
     seed: int | None = None,
@@ -278,12 +279,11 @@ async def run_async(
     junit: str | Path | None = None,
 ) -> RunResult:
     """``simlab.run`` inside a running event loop (anyio: asyncio or trio)."""
-    if graders is not None:
-        raise NotImplementedError("graders= arrives with the grader contract")
     run_plan = plan(
         suite,
         target=target,
         simulator=simulator,
+        graders=graders,
         out=out,
         seed=seed,
         reps=reps,
@@ -308,7 +308,7 @@ def run(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
-    graders: Sequence[object] | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     progress: bool = True,
     seed: int | None = None,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from simlab.report._checks import check_rows
 from simlab.report._lengths import (
     UNBUCKETED,
     bucket_order,
@@ -342,6 +343,7 @@ def summarize(
         "cells": _cells(recs, settings, whole),
         "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
         "pass_hat_k": _pass_hat_k(ok),
+        "by_check": check_rows(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
         "cost": _cost(recs, replaced),

@@ -386,6 +386,25 @@ def overall_line(s: dict[str, Any]) -> str:
     )
 
 
+def _by_check(s: dict[str, Any]) -> ReportTable | None:
+    checks = s.get("by_check")
+    if not checks:  # a summary written before checks were tallied
+        return None
+    rows = [
+        [name, count_rate(r["passes"], r["n"], r["pass_rate"]), rate_ci(r["pass_ci"], r["n"]),
+         f"{r['mean_credit']:.2f}"]
+        for name, r in checks.items()
+    ]  # fmt: skip
+    return ReportTable(
+        "Checks",
+        ["Check", "Passed", "95% CI", "Mean credit"],
+        rows,
+        "Every check of the graded sessions that have it (built-in and your own graders), "
+        "with Wilson intervals; credit is a check's partial score (0-1).",
+        numeric={1, 3},
+    )
+
+
 def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
     sections: list[Section | None] = [
@@ -397,6 +416,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _by_realised_length(summary),
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
+        _by_check(summary),
         _errors(summary),
         _faults(summary),
         _cost(summary),

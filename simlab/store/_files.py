@@ -87,6 +87,8 @@ class RunSummary(_File):
     cost: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
+    by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Each check's pass rate with its n and Wilson interval, and mean credit."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property
