@@ -99,3 +99,21 @@ def test_headline_figures_recomputed_independently(run_dir: Path) -> None:
     assert summary["full_vs_sharded"]["full"]["aptitude"] == pytest.approx(
         float(np.mean(full_cells)), abs=1e-6
     )
+
+
+def test_by_check_recomputed_from_the_lines(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    tally: dict[str, list[tuple[bool, float]]] = {}
+    for d in lines(run_dir):
+        if d["status"] != "ok":
+            continue
+        for name, c in d["checks"].items():
+            credit = c["score"] if c.get("score") is not None else float(c["passed"])
+            tally.setdefault(name, []).append((c["passed"], credit))
+    assert set(summary["by_check"]) == set(tally)
+    for name, seen in tally.items():
+        row = summary["by_check"][name]
+        k, n = sum(1 for p, _ in seen if p), len(seen)
+        assert (row["passes"], row["n"]) == (k, n)
+        assert row["pass_ci"] == pytest.approx(list(wilson(k, n)), abs=1e-9)
+        assert row["mean_credit"] == pytest.approx(sum(c for _, c in seen) / n, abs=1e-4)
