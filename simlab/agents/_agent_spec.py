@@ -133,15 +133,29 @@ class ToolSpec(_Spec):
         return ToolCall(name=self.name, args=args, result=outcome.result, error=outcome.error)
 
 
+_SHAPES: tuple[tuple[str, type, str], ...] = (
+    ("properties", dict, "a mapping"),
+    ("required", list, "a list of names"),
+    ("enum", list, "a list of values"),
+)
+
+
 def _schema_problem(schema: Any, where: str) -> str | None:
     """Why ``schema`` is not a JSON schema simlab can enforce, or None."""
     if not isinstance(schema, dict):
-        return f"{where} must be a mapping"
+        return f"{where} must be a mapping (a JSON schema), got {_json_type(schema)}"
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
     for k in kinds:
-        if k not in _JSON_TYPES:
+        if not isinstance(k, str) or k not in _JSON_TYPES:
             return f"{where}.type {k!r} is not one of {', '.join(_JSON_TYPES)}"
+    if isinstance(kind, list) and not kind:
+        return f"{where}.type is an empty list; name at least one type"
+    for key, shape, said in _SHAPES:
+        if schema.get(key) is not None and not isinstance(schema[key], shape):
+            return f"{where}.{key} must be {said}, got {_json_type(schema[key])}"
+    if not all(isinstance(name, str) for name in schema.get("required") or []):
+        return f"{where}.required must be a list of names (strings)"
     for name, sub in (schema.get("properties") or {}).items():
         problem = _schema_problem(sub, f"{where}.properties.{name}")
         if problem:

@@ -1,0 +1,228 @@
+"""YAML from untrusted files, read within limits: size, nodes (aliases expanded), depth.
+
+A few hundred bytes of nested aliases ("billion laughs") expand to billions of
+nodes, and a few thousand ``[`` overflow the recursive composer. So the event
+stream is checked before anything is built: every alias counts as the nodes it
+repeats, nesting is counted as it opens, and a recursive alias is refused.
+Values a tag cannot build (``!!float abc``, ``!!timestamp x``, a 5,000-digit
+integer) are YAML errors at their node's line, never a Python exception.
+
+The limits are generous for hand-written specs; each can be raised with an
+environment variable (``SIMLAB_YAML_MAX_BYTES``, ``SIMLAB_YAML_MAX_NODES``,
+``SIMLAB_YAML_MAX_DEPTH``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError
+
+_FAST_LOADER: type[Any] | None = getattr(yaml, "CSafeLoader", None)
+"""libyaml's loader checks the event stream 20x faster; PyYAML's says where errors are."""
+
+
+@dataclass(frozen=True, slots=True)
+class YamlLimits:
+    """How much YAML one file may hold.
+
+    Attributes:
+        max_bytes: The file's size in bytes (characters, for text given directly).
+        max_nodes: Scalars, sequences and mappings, each alias counted as every
+            node it repeats.
+        max_depth: Sequences and mappings nested in one another, aliases expanded.
+    """
+
+    max_bytes: int = 4_000_000
+    max_nodes: int = 100_000
+    max_depth: int = 100
+
+    @classmethod
+    def from_env(cls) -> YamlLimits:
+        """The defaults, each overridden by its ``SIMLAB_YAML_MAX_*`` variable.
+
+        Raises:
+            YamlInputError: A variable is set to something other than a whole number >= 1.
+        """
+        values: dict[str, int] = {}
+        for name in ("max_bytes", "max_nodes", "max_depth"):
+            var = env_var(name)
+            raw = os.environ.get(var)
+            if raw is None or not raw.strip():
+                continue
+            try:
+                values[name] = int(raw.replace("_", ""))
+            except ValueError:
+                values[name] = 0
+            if values[name] < 1:
+                raise YamlInputError(None, f"{var} must be a whole number >= 1, got {raw!r}")
+        return cls(**values)
+
+
+def env_var(limit: str) -> str:
+    """The environment variable raising ``limit`` (``max_nodes`` -> ``SIMLAB_YAML_MAX_NODES``)."""
+    return f"SIMLAB_YAML_{limit.upper()}"
+
+
+class YamlInputError(ValueError):
+    """YAML that cannot be read safely or at all; ``line`` is 1-based when known."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        self.line = line
+        self.message = message
+        super().__init__(message)
+
+
+def _over(limit: str, value: int, what: str, line: int | None) -> YamlInputError:
+    var = env_var(limit)
+    return YamlInputError(
+        line,
+        f"YAML too large: {what} (limit {value:,}, {var}); a spec this size is usually "
+        f"a mistake or an alias bomb; if it is meant, raise the limit, e.g. "
+        f"{var}={value * 10} simlab ...",
+    )
+
+
+def check_size(n_bytes: int, limits: YamlLimits) -> None:
+    """Refuse a file of more than ``limits.max_bytes`` before reading it."""
+    if n_bytes > limits.max_bytes:
+        raise _over("max_bytes", limits.max_bytes, f"{n_bytes:,} bytes", None)
+
+
+class _Shape:
+    """One open sequence or mapping while the event stream is checked."""
+
+    __slots__ = ("anchor", "height", "nodes")
+
+    def __init__(self, anchor: str | None) -> None:
+        self.anchor = anchor
+        self.nodes = 1
+        self.height = 0
+
+
+def _check_events(events: Any, limits: YamlLimits) -> None:
+    """Walk the event stream counting nodes (aliases expanded) and depth."""
+    done: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) of its finished node
+    open_anchors: set[str] = set()
+    stack: list[_Shape] = []
+    total = 0
+    for event in events:
+        line = event.start_mark.line + 1 if event.start_mark else None
+        if isinstance(event, yaml.DocumentStartEvent):
+            done.clear()
+            continue
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(stack) + 1 > limits.max_depth:
+                raise _over("max_depth", limits.max_depth, "nesting too deep", line)
+            stack.append(_Shape(event.anchor))
+            if event.anchor is not None:
+                open_anchors.add(event.anchor)
+            total += 1
+        elif isinstance(event, yaml.CollectionEndEvent):
+            shape = stack.pop()
+            size = (shape.nodes, shape.height + 1)
+            if shape.anchor is not None:
+                open_anchors.discard(shape.anchor)
+                done[shape.anchor] = size
+            _add(stack, size)
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor is not None:
+                done[event.anchor] = (1, 0)
+            _add(stack, (1, 0))
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor in open_anchors:
+                raise YamlInputError(
+                    line,
+                    f"invalid YAML: alias *{event.anchor} is inside its own anchor "
+                    f"&{event.anchor} (a recursive alias); repeat the value instead",
+                )
+            nodes, height = done.get(str(event.anchor), (1, 0))  # undefined: the composer says so
+            if len(stack) + height > limits.max_depth:
+                what = f"alias *{event.anchor} nests too deep"
+                raise _over("max_depth", limits.max_depth, what, line)
+            total += nodes
+            _add(stack, (nodes, height))
+        if total > limits.max_nodes:
+            what = "too many nodes, counting what each alias repeats"
+            raise _over("max_nodes", limits.max_nodes, what, line)
+
+
+def _add(stack: list[_Shape], size: tuple[int, int]) -> None:
+    if stack:
+        stack[-1].nodes += size[0]
+        stack[-1].height = max(stack[-1].height, size[1])
+
+
+class _Constructor(yaml.SafeLoader):
+    """PyYAML's safe constructor, with values a tag cannot build as YAML errors."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as e:
+            value = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            why = _EXPECTED.get(tag) or str(e).split("\n")[0][:120] or type(e).__name__
+            raise ConstructorError(
+                None, None, f"cannot read {shown} as {tag}: {why}", node.start_mark
+            ) from None
+
+
+_EXPECTED = {
+    "!!float": "expected a number such as 0.5, 1e3 or .inf",
+    "!!int": "expected a whole number of at most 4,300 digits",
+    "!!bool": "expected true or false",
+    "!!timestamp": "expected a date such as 2026-05-01 or 2026-05-01T10:00:00Z",
+}
+"""What each tag takes, for values it cannot build (PyYAML's own words name Python internals)."""
+
+
+def compose_bounded(text: str, limits: YamlLimits) -> tuple[yaml.Node | None, Any]:
+    """The YAML node graph of ``text`` and the data it holds, within ``limits``.
+
+    Raises:
+        YamlInputError: Over a limit, a recursive alias, or characters YAML forbids.
+        yaml.MarkedYAMLError: Any other YAML error, with its mark.
+    """
+    if len(text) > limits.max_bytes:
+        raise _over("max_bytes", limits.max_bytes, f"{len(text):,} characters", None)
+    try:
+        _checked_events(text, limits)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None:
+            return None, None
+        return node, _Constructor("").construct_document(node)
+    except yaml.reader.ReaderError as e:
+        raise _reader_error(text, e) from None
+    except RecursionError:  # the limits should prevent it; never a traceback if not
+        raise _over("max_depth", limits.max_depth, "nesting too deep", None) from None
+
+
+def _checked_events(text: str, limits: YamlLimits) -> None:
+    if _FAST_LOADER is not None:
+        try:
+            _check_events(yaml.parse(text, Loader=_FAST_LOADER), limits)
+            return
+        except (yaml.YAMLError, UnicodeError):
+            pass  # PyYAML's parser says where, in the words the rest of simlab uses
+    _check_events(yaml.parse(text, Loader=yaml.SafeLoader), limits)
+
+
+def _reader_error(text: str, e: yaml.reader.ReaderError) -> YamlInputError:
+    position = min(max(e.position, 0), len(text))
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    char = e.character if isinstance(e.character, int) else 0
+    return YamlInputError(
+        line,
+        f"invalid YAML: character U+{char:04X} at column {column} is not allowed in YAML "
+        "(a control character or lone surrogate); delete it, or write it as an escape "
+        f'such as "\\u{char:04x}" inside double quotes',
+    )
