@@ -186,19 +186,33 @@ def _short(value: Any) -> str:
 _UNION_TAGS = {"reference", "callable", "llm", "http", "scripted", "str", "int", "list[str]"}
 
 
+MAX_PROBLEMS = 100
+"""Problems listed per file: past that, one line says how many more there are."""
+
+
 def parse_model(model: type[M], path: Path, text: str | None = None) -> M:
     """Read ``path`` as one ``model``; raise ``SpecError`` listing every problem."""
-    shown = str(path)
     data, lines = _mapping(path, _read(path) if text is None else text)
+    return _validated(model, path, data, lines)
+
+
+def _validated(model: type[M], path: Path, data: dict[str, Any], lines: dict[Loc, int]) -> M:
+    """``data`` read from ``path`` as one ``model``; raise ``SpecError`` listing every problem."""
+    shown = str(path)
     try:
         return model.model_validate(data)
     except ValidationError as e:
         problems = []
-        for err in e.errors():
+        errors = e.errors()
+        for err in errors[:MAX_PROBLEMS]:
             field, message = _describe(model, err)
             line = _line_for(_clean_loc(model, tuple(err["loc"])), lines)
             problems.append(Problem(shown, line, field, message))
-        raise SpecError(sorted(problems, key=lambda p: p.line or 0)) from None
+        problems.sort(key=lambda p: p.line or 0)
+        if len(errors) > MAX_PROBLEMS:
+            more = f"and {len(errors) - MAX_PROBLEMS} more problems; fix these and validate again"
+            problems.append(Problem(shown, None, "", more))
+        raise SpecError(problems) from None
 
 
 def _read(path: Path) -> str:
@@ -421,7 +435,7 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             told = (kind, "--kind") if kind is not None else kind_for(path, data)
             guessed = kind is None and _kind_from_folder(path) is None
             checked.append(CheckedFile(path, *told, guessed=guessed))
-            spec = parse_model(spec_models()[told[0]], path, text)
+            spec = _validated(spec_models()[told[0]], path, data, lines)
             if isinstance(spec, Suite):
                 problems.extend(_suite_selection(path, spec, lines))
         except SpecError as e:
