@@ -179,6 +179,8 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     shown = repr(value)
     return shown if len(shown) <= 80 else shown[:77] + "..."
 

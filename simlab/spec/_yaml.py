@@ -162,7 +162,10 @@ class _Constructor(yaml.SafeLoader):
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
-            return super().construct_object(node, deep)
+            value = super().construct_object(node, deep)
+            if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+                raise ValueError("too many digits")  # 0x + 5,000 digits: no text can show it
+            return value
         except yaml.YAMLError:
             raise
         except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as e:
@@ -174,6 +177,9 @@ class _Constructor(yaml.SafeLoader):
                 None, None, f"cannot read {shown} as {tag}: {why}", node.start_mark
             ) from None
 
+
+_MAX_INT_BITS = 14_000
+"""About 4,200 decimal digits: Python refuses to turn longer integers into text."""
 
 _EXPECTED = {
     "!!float": "expected a number such as 0.5, 1e3 or .inf",

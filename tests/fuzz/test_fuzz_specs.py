@@ -60,6 +60,8 @@ def fuzz(
     @given(documents)
     def case(doc: str | bytes) -> None:
         trouble = tally.add(run_one(doc), repr(doc)[:300])
+        if trouble is not None:  # shown as found: shrinking a slow case takes a while
+            print(f"\n{tally.name}: {trouble[:3000]}\ndocument: {repr(doc)[:1000]}", flush=True)
         assert trouble is None, trouble
 
     case()

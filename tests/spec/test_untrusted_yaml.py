@@ -65,6 +65,7 @@ def write(tmp_path: Path, text: str, name: str = "case.yaml") -> Path:
         pytest.param("id: x\nname: 2026-13-45\n", 2, "as !!timestamp", id="month-13"),
         pytest.param("id: x\nname: !!bool maybe\n", 2, "true or false", id="bool-maybe"),
         pytest.param("id: x\nname: 1" + "0" * 5000 + "\n", 2, "4,300 digits", id="huge-int"),
+        pytest.param("id: x\nname: 0x" + "f" * 5000 + "\n", 2, "4,300 digits", id="huge-hex"),
         pytest.param("id: x\nname: !!python/object:os.system x\n", 2, "constructor", id="pytag"),
     ],
 )
