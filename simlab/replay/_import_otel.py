@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simlab.replay._log import ImportRecordError, kind_of
+from simlab.replay._record_shape import decode_embedded
 from simlab.replay._source import ImportProblem, SourceRecord
 
 CONVERSATION_ID = "gen_ai.conversation.id"
@@ -207,9 +208,11 @@ def span_messages(attrs: dict[str, Any], events: list[Any]) -> list[dict[str, An
 def _json(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return decode_embedded(value)
         except json.JSONDecodeError:
             return value
+        except ValueError as e:
+            raise ImportRecordError(f"an attribute's JSON {e}") from None
     return value
 
 

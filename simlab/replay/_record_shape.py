@@ -8,6 +8,7 @@ them). Such a record is skipped with the reason and where in it the problem is.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 MAX_DEPTH = 100
@@ -49,3 +50,25 @@ def _surrogate(where: str) -> str:
         f"{where} holds a lone surrogate (an escape such as \\ud800 without its pair), "
         "which is not Unicode text; fix the encoding of the log where it was written"
     )
+
+
+def decode_embedded(text: str) -> Any:
+    """JSON held as text inside a record (tool arguments, results, OTLP attributes).
+
+    Raises:
+        json.JSONDecodeError: ``text`` is not JSON.
+        ValueError: It is JSON simlab cannot keep: too deep, a lone surrogate,
+            an integer of more than 4,300 digits (the message says which).
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # Python's limit on integer digits
+        raise ValueError("holds a number of more than 4,300 digits") from None
+    problem = shape_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value

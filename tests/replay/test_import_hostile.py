@@ -235,3 +235,49 @@ def test_a_malformed_otel_shape_is_skipped_with_its_reason(
     assert code in (0, 1), err  # the good conversation imports unless the bad one merged into it
     assert "Traceback" not in err
     assert said in err, err
+
+
+DEEP_JSON_TEXT = "[" * 5000 + "]" * 5000
+
+
+def test_json_inside_a_record_is_held_to_the_same_limits(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    call = {"id": "c", "function": {"name": "f", "arguments": DEEP_JSON_TEXT}}
+    deep_arguments = [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]
+    code, err = simlab_import(capsys, tmp_path, with_fields(messages=deep_arguments))
+    assert code == 0, err
+    assert "arguments' JSON nested too deeply to read" in err
+
+
+@pytest.mark.parametrize("content", [DEEP_JSON_TEXT, '["\\ud800"]'])
+def test_a_tool_result_whose_json_cannot_be_kept_stays_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
+) -> None:
+    record = {
+        "task_id": "t2",
+        "reward": 1,
+        "messages": [
+            {"role": "user", "content": "x"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "u", "name": "f"}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "u", "content": content}],
+            },
+        ],
+    }
+    code, err = simlab_import(capsys, tmp_path, json.dumps(record), fmt="anthropic")
+    assert code == 0, err
+    (run_dir,) = (tmp_path / "res").iterdir()
+    (imported,) = read_sessions(run_dir).records
+    agent = imported.transcript.turns[0].agent
+    assert agent is not None and agent.tool_calls[0].result == content
+
+
+def test_an_otel_attribute_whose_json_is_too_deep_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    attrs = [{"key": "gen_ai.input.messages", "value": {"stringValue": DEEP_JSON_TEXT}}]
+    code, err = simlab_import(capsys, tmp_path, otlp(span(attrs)), fmt="otel")
+    assert code == 1, err
+    assert "an attribute's JSON nested too deeply to read" in err
