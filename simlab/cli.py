@@ -19,7 +19,7 @@ from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError
-from simlab.store import RunDirError, SessionRecord
+from simlab.store import RunDirError
 
 if TYPE_CHECKING:
     from simlab.engine import RunPlan
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     try:
         if argv and argv[0] in _DELEGATED:  # these parse their own options
-            return _delegate(_DELEGATED[argv[0]], argv[1:])
+            return _DELEGATED[argv[0]](argv[1:])
         parser = _parser()
         args = parser.parse_args(argv)
         if not hasattr(args, "handler"):
@@ -144,6 +144,13 @@ def _parser() -> argparse.ArgumentParser:
         "sessions are never re-run. The new record is appended and supersedes the error",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    run.add_argument(
+        "--junit",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the sessions as JUnit XML",
+    )
     run.set_defaults(handler=_cmd_run)
 
     report = sub.add_parser("report", help="re-render a run's reports from its files alone")
@@ -181,74 +188,124 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_DELEGATED = {
-    "fake-provider": "simlab.testing:cli_main",
-    "memory-test": "simlab.memory:cli_main",
-    "brittleness": "simlab.perturb:cli_main",
-    "calibrate": "simlab.graders:calibrate_cli",
-    "compare": "simlab.compare:cli_main",
-    "diagnose": "simlab.diagnose:cli_main",
-    "import": "simlab.replay:import_cli",
-    "replay": "simlab.replay:replay_cli",
-    "runs": "simlab.report:runs_cli",
+def _fake_provider(argv: list[str]) -> int:
+    from simlab.testing import cli_main
+
+    return cli_main(argv)
+
+
+def _memory_test(argv: list[str]) -> int:
+    from simlab.memory import cli_main
+
+    return cli_main(argv)
+
+
+def _brittleness(argv: list[str]) -> int:
+    from simlab.perturb import cli_main
+
+    return cli_main(argv)
+
+
+def _calibrate(argv: list[str]) -> int:
+    from simlab.graders import calibrate_cli
+
+    return calibrate_cli(argv)
+
+
+def _compare(argv: list[str]) -> int:
+    from simlab.compare import cli_main
+
+    return cli_main(argv)
+
+
+def _diagnose(argv: list[str]) -> int:
+    from simlab.diagnose import cli_main
+
+    return cli_main(argv)
+
+
+def _import(argv: list[str]) -> int:
+    from simlab.replay import import_cli
+
+    return import_cli(argv)
+
+
+def _replay(argv: list[str]) -> int:
+    from simlab.replay import replay_cli
+
+    return replay_cli(argv)
+
+
+def _runs(argv: list[str]) -> int:
+    from simlab.report import runs_cli
+
+    return runs_cli(argv)
+
+
+_DELEGATED: dict[str, Callable[[list[str]], int]] = {
+    "fake-provider": _fake_provider,
+    "memory-test": _memory_test,
+    "brittleness": _brittleness,
+    "calibrate": _calibrate,
+    "compare": _compare,
+    "diagnose": _diagnose,
+    "import": _import,
+    "replay": _replay,
+    "runs": _runs,
 }
-
-
-def _delegate(ref: str, argv: list[str]) -> int:
-    from simlab.agents import import_ref
-
-    command: Callable[[list[str]], int] = import_ref(ref)
-    return command(argv)
+"""Commands that parse their own options (each imports its package when used)."""
 
 
 # ------------------------------------------------------------------ run
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from simlab.engine import execute
-    from simlab.report import stdout_console
+    from simlab.api import RunInterrupted, execute_plan
+    from simlab.engine import target_label
+    from simlab.report import render_terminal, stdout_console
 
-    plan = _plan_run(args)
-    if plan is None:
+    run_plan = _plan_run(args)
+    if run_plan is None:
         return EXIT_USAGE
-    progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
+    # never a surprise which agent runs
+    _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
+    work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint)
     try:
-        with progress:
-            records = anyio.run(_until_signalled, execute(plan, progress.advance))
-    except KeyboardInterrupt:
-        records = None
+        result = anyio.run(_until_signalled, work)
+    except (KeyboardInterrupt, RunInterrupted):
+        result = None
     except Exception:
-        _discard_if_empty(plan)  # a run that could not start leaves no folder behind
+        _discard_if_empty(run_plan)  # a run that could not start leaves no folder behind
         raise
     finally:
-        # the loop's signal receiver left SIGTERM at its default on exit: experiments
-        # and reports that follow must still end like Ctrl-C
+        # the loop's signal receiver left SIGTERM at its default on exit: what follows
+        # must still end like Ctrl-C
         _on_sigterm(sigterm)
-    # errors still waiting for their retry are only retried when asked again
-    resume = f"  simlab run --resume {plan.run_dir}" + (" --retry-errors" if plan.retried else "")
-    if records is None:
+    if result is None:
+        resume = f"  simlab run --resume {run_plan.run_dir}"
+        resume += " --retry-errors" if run_plan.retried else ""
         _eprint(f"\ninterrupted; every finished session is saved. Continue with:\n{resume}")
         return EXIT_INTERRUPTED
-    not_started = len(plan.pending) - progress.finished
-    if not_started:
-        _eprint(
-            f"budget of ${plan.suite.budget_usd:g} spent: {not_started} of "
-            f"{len(plan.jobs)} sessions not started. Raise `budget_usd` and continue with:\n"
-            + resume
-        )
-    if plan.retried:
-        _eprint(_retried_outcome(plan.retried, records))
-    _run_experiments(plan)
-    # a resumed run re-reads its file: error records a retry replaced count in its cost
-    given = None if plan.done or plan.retried else records
-    summary = _write_reports(plan.run_dir, given, console=None if args.quiet else stdout_console())
-    _eprint(f"results: {plan.run_dir}")
-    ungraded = _nothing_graded(summary, plan.run_dir)
+    summary = result.summary.model_dump(mode="json")
+    if not args.quiet:
+        render_terminal(summary, stdout_console())
+    _eprint(f"results: {run_plan.run_dir}")
+    ungraded = _nothing_graded(summary, run_plan.run_dir)
     if ungraded is not None:
         _eprint(ungraded)
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _discard_if_empty(run_plan: Any) -> None:
+    import shutil
+
+    from simlab.store import SESSIONS_FILE
+
+    sessions = run_plan.run_dir / SESSIONS_FILE
+    if not run_plan.done and (not sessions.exists() or sessions.stat().st_size == 0):
+        shutil.rmtree(run_plan.run_dir, ignore_errors=True)
 
 
 def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
@@ -279,7 +336,7 @@ def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
 
 def _plan_run(args: argparse.Namespace) -> RunPlan | None:
     """The run to execute (new or resumed), or None when the options clash (said on stderr)."""
-    from simlab.engine import plan_new_run, plan_resume
+    from simlab.api import plan
 
     if args.resume is None:
         if args.retry_errors:
@@ -291,9 +348,7 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         if problem is not None:
             _eprint(problem)
             return None
-        return plan_new_run(
-            args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
-        )
+        return plan(args.suite, out=args.out, seed=args.seed, reps=args.reps, llm=args.llm)
     clashing = [
         flag
         for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
@@ -305,24 +360,14 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
             "options it started with); start a new run to use them"
         )
         return None
-    plan = plan_resume(args.resume, args.suite, retry_errors=args.retry_errors)
-    line = f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done"
-    if args.retry_errors:
-        line += f"; retrying {len(plan.retried)} error session{_s(len(plan.retried))}"
-    _eprint(line)
-    return plan
-
-
-def _retried_outcome(retried: Sequence[SessionRecord], records: Sequence[SessionRecord]) -> str:
-    """One line: how the retried error sessions ended this time."""
-    before = {r.key: r for r in retried}
-    # execute hands back the very error record of a key whose retry never started
-    again = [r for r in records if r.key in before and r is not before[r.key]]
-    graded = sum(1 for r in again if r.status == "ok")
-    return (
-        f"retried {len(again)} of {len(before)} error session{_s(len(before))}: "
-        f"{graded} graded, {len(again) - graded} error{_s(len(again) - graded)} again"
+    run_plan = plan(args.suite, resume=args.resume, retry_errors=args.retry_errors)
+    line = (
+        f"resuming {run_plan.run_dir}: {len(run_plan.done)} of {len(run_plan.jobs)} sessions done"
     )
+    if args.retry_errors:
+        line += f"; retrying {len(run_plan.retried)} error session{_s(len(run_plan.retried))}"
+    _eprint(line)
+    return run_plan
 
 
 def _s(n: int) -> str:
@@ -356,91 +401,6 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
             raise group.exceptions[0] from None
         raise
     return result[0] if result else None
-
-
-def _discard_if_empty(plan: Any) -> None:
-    import shutil
-
-    from simlab.store import SESSIONS_FILE
-
-    sessions = plan.run_dir / SESSIONS_FILE
-    if not plan.done and (not sessions.exists() or sessions.stat().st_size == 0):
-        shutil.rmtree(plan.run_dir, ignore_errors=True)
-
-
-def _run_experiments(plan: Any) -> None:
-    """The suite's experiments, on the finished run; their files feed the reports."""
-    experiments, run_dir = plan.suite.experiments, plan.run_dir
-    if plan.suite.prefix_cases:
-        from simlab.engine import run_suite_prefix_cases
-
-        results = anyio.run(run_suite_prefix_cases, plan.suite, plan.suite_path.parent, run_dir)
-        for r in results:
-            lo, hi = r.ci
-            rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
-            _eprint(f"prefix case {r.case_id}: kept {r.kept}/{r.n} = {rate} [{lo:.0%}, {hi:.0%}]")
-    if "diagnosis" in experiments:
-        from simlab.diagnose import diagnose_run
-
-        _eprint("experiment: coherence diagnosis")
-        diagnose_run(run_dir)
-    if "brittleness" in experiments:
-        from functools import partial
-
-        from simlab.perturb import brittleness_from_run
-
-        base = plan.suite_path.parent
-        found = [base / d for d in plan.suite.perturbation_dirs if (base / d).is_dir()]
-        library = found[0] if found else None
-        _eprint("experiment: brittleness (cumulative perturbations)")
-        anyio.run(partial(brittleness_from_run, run_dir, perturbations=library))
-
-
-class _Progress:
-    """Sessions done, rate, ETA and errors, on stderr."""
-
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.errors = 0
-        self.finished = 0  # sessions finished by this invocation, resumed ones not counted
-        self._progress = Progress(
-            TextColumn("sessions"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}/s"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("errors {task.fields[errors]}"),
-            console=err_console,
-            disable=not enabled,
-        )
-        self._task = self._progress.add_task("run", total=total, completed=done, rate="-", errors=0)
-
-    def advance(self, record: Any) -> None:
-        self.finished += 1
-        if record.status == "error":
-            self.errors += 1
-        task = self._progress.tasks[0]
-        speed = task.speed
-        self._progress.update(
-            self._task, advance=1, errors=self.errors, rate=f"{speed:.0f}" if speed else "-"
-        )
-
-    def __enter__(self) -> _Progress:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
 
 # ------------------------------------------------------------------ reports
@@ -505,9 +465,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from simlab.agents import AgentSpec
-    from simlab.perturb import Perturbation
-    from simlab.spec import Goal, Persona, Suite
+    from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:

@@ -21,14 +21,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from simlab.agents._protocol import AgentCapabilities, SessionContext
-from simlab.transcript import AgentReply, Message, ToolCall
+from simlab.contracts import SessionSetup
+from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
+from simlab.spec import HttpTarget
 
-if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
+if TYPE_CHECKING:  # aiohttp is imported when a session opens (start-up time)
     import aiohttp
-
-    from simlab.engine import SessionSetup
-    from simlab.spec import HttpTarget
 
 _EXCERPT_CHARS = 200
 _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',}]+")

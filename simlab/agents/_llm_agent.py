@@ -11,21 +11,25 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from simlab.agents._agent_spec import AgentSpec
 from simlab.agents._llm_context import (
     assistant_json,
     build_messages,
     system_prompt,
     tool_results,
 )
-from simlab.agents._protocol import AgentCapabilities, SessionContext, TargetAgent
+from simlab.contracts import SessionSetup, TargetAgent
+from simlab.core import (
+    AgentCapabilities,
+    AgentReply,
+    ContextInfo,
+    Message,
+    SessionContext,
+    ToolCall,
+)
 from simlab.llm import LLM, LLMMessage, LLMRequest, SessionMeter, metered_complete
-from simlab.transcript import AgentReply, ContextInfo, Message, ToolCall
-
-if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
-    from simlab.engine import SessionSetup
+from simlab.spec import AgentSpec
 
 _CORRECTION = (
     "Your last answer could not be read ({problem}). Answer again with only the JSON "

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from simlab.agents._agent_spec import AgentSpec
+from simlab.core import Message, ToolCall
 from simlab.llm import LLMMessage
-from simlab.transcript import Message, ToolCall
+from simlab.spec import AgentSpec
 
 REPLY_FORMAT = (
     "Answer every time with one JSON object and nothing else, for example\n"

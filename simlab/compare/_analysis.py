@@ -38,6 +38,7 @@ from simlab.compare._pairing import (
     pair_sessions,
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
+from simlab.core import SessionKey
 from simlab.report import UNBUCKETED, session_anchor
 from simlab.spec import Bucket
 from simlab.stats import (
@@ -48,7 +49,7 @@ from simlab.stats import (
     unreliability,
     wilson_interval,
 )
-from simlab.store import SessionKey, SessionRecord
+from simlab.store import SessionRecord
 
 SAFETY_PREFIXES = ("safety:", "canary")
 """A check whose name starts with one of these is a safety check."""

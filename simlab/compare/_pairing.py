@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from simlab.core import SessionKey
 from simlab.spec import Bucket, Suite
-from simlab.store import RunDirError, SessionKey, SessionRecord, read_run_info, read_sessions
+from simlab.store import RunDirError, SessionRecord, read_run_info, read_sessions
 
 _BUCKETS = TypeAdapter(list[Bucket])
 

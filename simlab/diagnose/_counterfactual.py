@@ -28,16 +28,10 @@ from typing import Literal, TypeVar
 
 import anyio
 
-from simlab.agents import AgentCapabilities, Knobs
+from simlab.contracts import SimulatorFactory, TargetFactory
+from simlab.core import AgentCapabilities, Knobs
 from simlab.diagnose._causes import Cause
-from simlab.engine import (
-    SessionJob,
-    SessionLimits,
-    SimulatorFactory,
-    TargetFactory,
-    run_session,
-    session_setup,
-)
+from simlab.engine import SessionJob, SessionLimits, run_session, session_setup
 from simlab.spec import Goal, Mode
 from simlab.store import SessionRecord
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from simlab.core import Transcript, stated_facts
 from simlab.graders import (
     CONFIRMATION,
     CONSTRAINT_PREFIX,
@@ -26,11 +27,9 @@ from simlab.graders import (
     confirmation_check,
     constraint_checks,
     final_action,
-    stated_facts,
 )
 from simlab.spec import Goal
 from simlab.store import SessionRecord
-from simlab.transcript import Transcript
 
 FailureKind = Literal["constraint", "confirmation", "completion", "judge"]
 """What broke first: a constraint, the confirmation rule, no final action, or only the judge."""

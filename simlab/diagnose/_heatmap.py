@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from simlab.transcript import AgentReply, Transcript
+from simlab.core import AgentReply, Transcript
 
 START = "start"
 """The from-state of a failure in the first turn."""

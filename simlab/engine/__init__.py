@@ -1,8 +1,9 @@
-"""The engine: seeds, suite expansion, the session loop, the orchestrator, runs."""
+"""The engine: suite expansion, the session loop, the orchestrator, runs."""
 
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
-from simlab.engine._prefix_cases import run_suite_prefix_cases
+from simlab.engine._roles import RunRoles, build_roles, scripted_simulator_factory
 from simlab.engine._run import (
     RunPlan,
     config_hash,
@@ -10,40 +11,33 @@ from simlab.engine._run import (
     plan_new_run,
     plan_resume,
     simulator_factory,
+    source_of_run,
     target_factory,
 )
-from simlab.engine._seeds import derive_seed
-from simlab.engine._session import (
-    Judge,
-    SessionLimits,
-    SessionSetup,
-    SimulatorFactory,
-    TargetFactory,
-    run_session,
-    session_setup,
-)
-from simlab.store import PREFIX_CASES_FILE
+from simlab.engine._session import SessionLimits, run_session, session_setup
+from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
-    "PREFIX_CASES_FILE",
-    "Judge",
+    "NO_OVERRIDES",
+    "RoleOverrides",
     "RunPlan",
+    "RunRoles",
     "SessionJob",
     "SessionLimits",
-    "SessionSetup",
-    "SimulatorFactory",
-    "TargetFactory",
+    "SuiteSource",
+    "build_roles",
     "config_hash",
-    "derive_seed",
     "execute",
     "expand",
     "plan_new_run",
     "plan_resume",
     "run_jobs",
     "run_session",
-    "run_suite_prefix_cases",
+    "scripted_simulator_factory",
     "session_seed",
     "session_setup",
     "simulator_factory",
+    "source_of_run",
     "target_factory",
+    "target_label",
 ]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from simlab.engine._seeds import derive_seed
-from simlab.spec import Goal, Mode, Persona, Problem, SpecError, Suite
-from simlab.store import SessionKey
+from simlab.core import SessionKey, derive_seed
+from simlab.spec import Goal, Mode, Persona, Suite, select
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,23 +23,6 @@ class SessionJob:
 def session_seed(run_seed: int, key: SessionKey) -> int:
     """The seed of one session, from the run seed and the session's key."""
     return derive_seed(run_seed, key.persona, key.goal, key.mode, key.rep, list(key.perturbations))
-
-
-def select(patterns: list[str], available: Mapping[str, object], what: str) -> list[str]:
-    """Ids matching ``patterns`` (exact ids or globs like ``*_vi``), in sorted order."""
-    chosen: set[str] = set()
-    problems = []
-    for pattern in patterns:
-        hits = fnmatch.filter(available, pattern)
-        if not hits:
-            valid = ", ".join(sorted(available)) or "(none found)"
-            problems.append(
-                Problem("suite", None, what, f"{pattern!r} matches no {what[:-1]}; valid: {valid}")
-            )
-        chosen.update(hits)
-    if problems:
-        raise SpecError(problems)
-    return sorted(chosen)
 
 
 def expand(

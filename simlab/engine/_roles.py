@@ -12,16 +12,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simlab.agents import TargetAgent, callable_target_factory
-from simlab.engine._session import Judge, SessionSetup, SimulatorFactory, TargetFactory
+from simlab.agents import callable_target_factory, http_target_factory, llm_target_factory
+from simlab.agents.reference import reference_agent
+from simlab.contracts import (
+    Grader,
+    Judge,
+    SessionSetup,
+    SimulatorFactory,
+    TargetAgent,
+    TargetFactory,
+    UserSimulator,
+)
+from simlab.graders import LLMJudge, resolve_graders
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
 from simlab.simulators import (
     PerturbationLookup,
     ScriptedSimulator,
-    UserSimulator,
+    llm_simulator_factory,
     session_perturbations,
 )
-from simlab.spec import Problem, SpecError, Suite
+from simlab.spec import Problem, SpecError, Suite, load_agent_spec
 
 
 @dataclass
@@ -36,6 +46,8 @@ class RunRoles:
     prices: PriceTable
     models: dict[str, str]
     closers: list[Any] = field(default_factory=list)
+    graders: list[Grader] = field(default_factory=list)
+    """The code graders the suite lists (``grading.graders``), built-ins by default."""
     max_sessions: int | None = None
     """The most sessions worth running at once: an LLM role serves at most its
     connections in parallel, so more sessions would only queue inside simlab and
@@ -58,14 +70,16 @@ def build_roles(
     the others keep offline defaults and open no client).
 
     The simulated user, scripted or LLM, plays the perturbations a session's key
-    carries, looked up with ``perturbations`` (default: ``simlab.perturb.resolve``).
+    carries, looked up with ``perturbations`` (default: ``simlab.spec.resolve_perturbations``).
 
     Raises:
         SpecError: a role asks for an LLM and neither it nor the suite names one.
         LLMConfigError: a missing key or optional dependency.
     """
     prices = PriceTable.from_mapping(suite.pricing)
+    graders = resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
     roles = RunRoles(
+        graders=graders,
         simulator=scripted_simulator_factory(),
         target=_reference_target("v1"),
         judge=None,
@@ -93,8 +107,6 @@ def build_roles(
     if "agent" in parts:
         _target(suite, suite_dir, roles, client)
     if suite.judge is not None and "judge" in parts:
-        from simlab.graders import LLMJudge
-
         rubric = _path(suite_dir, suite.judge.rubric)
         roles.judge = LLMJudge(client("judge", suite.judge.llm), rubric, suite.judge.max_attempts)
     else:
@@ -114,8 +126,6 @@ def _simulator(
         roles.simulator = scripted_simulator_factory(perturbations)
         roles.models["user"] = "scripted"
         return
-    from simlab.simulators import llm_simulator_factory
-
     prompt = _path(suite_dir, spec.prompt)
     roles.simulator = llm_simulator_factory(
         client("user", spec.llm), prompt, spec.max_attempts, perturbations=perturbations
@@ -128,19 +138,17 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = _reference_target(target.version)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
-        by_seed = callable_target_factory(target.ref, suite.concurrency)
+        # the user's module beside their suite, or where they stand, needs no PYTHONPATH
+        search = (suite_dir, Path.cwd())
+        by_seed = callable_target_factory(target.ref, suite.concurrency, search)
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":
-        from simlab.agents import http_target_factory
-
         factory = http_target_factory(target)
         roles.target = factory
         roles.closers.append(factory)
         roles.models["agent"] = f"http:{target.url}"
     else:
-        from simlab.agents import llm_target_factory, load_agent_spec
-
         agent = load_agent_spec(_resolve(suite_dir, target.agent))
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
 
@@ -150,7 +158,7 @@ def scripted_simulator_factory(perturbations: PerturbationLookup | None = None) 
 
     Args:
         perturbations: looks up the ids a session's key carries; default
-            ``simlab.perturb.resolve`` (the registered and shipped libraries).
+            ``simlab.spec.resolve_perturbations`` (the registered and shipped libraries).
     """
 
     def make(setup: SessionSetup) -> UserSimulator:
@@ -161,8 +169,6 @@ def scripted_simulator_factory(perturbations: PerturbationLookup | None = None) 
 
 
 def _reference_target(version: str) -> TargetFactory:
-    from simlab.agents.reference import reference_agent
-
     def make(setup: SessionSetup) -> TargetAgent:
         return reference_agent(version, setup.agent_seed)
 

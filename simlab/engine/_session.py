@@ -5,46 +5,40 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from simlab.agents._protocol import Knobs, SessionContext, TargetAgent
+from simlab.contracts import (
+    Grader,
+    GradingContext,
+    Judge,
+    SessionSetup,
+    SimState,
+    SimulatorFactory,
+    TargetAgent,
+    TargetFactory,
+    UserSimulator,
+)
+from simlab.core import (
+    AgentReply,
+    Knobs,
+    Message,
+    SessionContext,
+    StopSignal,
+    Transcript,
+    Turn,
+    UserTurn,
+    derive_seed,
+)
 from simlab.engine._expand import SessionJob
-from simlab.engine._seeds import derive_seed
-from simlab.graders import grade
-from simlab.llm import LLMError, SessionMeter
-from simlab.simulators._protocol import SimState, UserSimulator
-from simlab.spec import Goal, Mode, Persona
-from simlab.store import Check, SessionKey, SessionRecord, StopReason, Usage
-from simlab.transcript import AgentReply, Message, StopSignal, Transcript, Turn, UserTurn
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSetup:
-    """What the factories of one session's parts are given.
-
-    Every LLM-backed part reports each call to ``meter``, so the session's
-    usage and cost cover every role, retries included.
-    """
-
-    key: SessionKey
-    persona: Persona
-    goal: Goal
-    mode: Mode
-    user_seed: int
-    agent_seed: int
-    meter: SessionMeter = field(default_factory=SessionMeter)
-
-
-TargetFactory = Callable[[SessionSetup], TargetAgent]
-"""Makes a fresh target for one session."""
-SimulatorFactory = Callable[[SessionSetup], UserSimulator]
-"""Makes a fresh simulated user for one session."""
-Judge = Callable[[SessionSetup, Transcript, dict[str, Check]], Awaitable[Check]]
-"""An extra grader run after the code graders (an LLM judge): returns its check."""
+from simlab.graders import grade_session
+from simlab.llm import LLMError
+from simlab.simulators import session_canaries
+from simlab.spec import Grading, resolve_perturbations
+from simlab.store import SessionRecord, StopReason, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +74,8 @@ async def run_session(
     limits: SessionLimits,
     knobs: Knobs | None = None,
     judge: Judge | None = None,
+    graders: Sequence[Grader] | None = None,
+    grading: Grading | None = None,
 ) -> SessionRecord:
     """Play one session to its end and grade it.
 
@@ -102,7 +98,18 @@ async def run_session(
             error=stop.message,
         )
     try:
-        graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
+        ctx = GradingContext(
+            key=job.key,
+            persona=job.persona,
+            goal=job.goal,
+            mode=job.mode,
+            transcript=transcript,
+            canaries=tuple(parts.get("canaries", ())),
+        )
+        rules = grading or Grading()
+        graded = grade_session(
+            ctx, graders, job.goal.grading.over(rules) if job.goal.grading else rules
+        )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
             **_base(job, setup, transcript, parts, started),
@@ -218,9 +225,7 @@ async def _converse(
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:
     """The canaries the session's injections plant, for the grader to look for."""
-    from simlab.perturb import resolve, session_canaries  # lazy: perturb imports the engine
-
-    return session_canaries(resolve(setup.key.perturbations), setup.user_seed)
+    return session_canaries(resolve_perturbations(setup.key.perturbations), setup.user_seed)
 
 
 async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) -> UserTurn:

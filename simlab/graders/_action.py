@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from simlab.core import ToolCall, Transcript
 from simlab.spec import Constraint, FactValue, Goal
-from simlab.transcript import ToolCall, Transcript
 
 
 def action_view(call: ToolCall) -> dict[str, Any]:

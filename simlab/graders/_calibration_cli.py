@@ -23,9 +23,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from simlab.core import SessionKey
 from simlab.graders._calibration import DEFAULT_BOOTSTRAP, CalibrationReport, Rate, calibrate
 from simlab.graders._judge import JUDGE
-from simlab.store import SESSIONS_FILE, RunDirError, SessionKey, SessionRecord, read_sessions
+from simlab.store import SESSIONS_FILE, RunDirError, SessionRecord, read_sessions
 
 EXIT_OK = 0
 EXIT_USAGE = 2

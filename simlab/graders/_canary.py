@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from simlab.store import Check
-from simlab.transcript import Transcript
+from simlab.core import Check, Transcript
 
 CANARY = "safety:canary"
 

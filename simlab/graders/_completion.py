@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._action import action_view, final_action
 from simlab.graders._constraints import NO_FINAL_ACTION
 from simlab.graders._written import written_forms
 from simlab.spec import Goal
-from simlab.store import Check
-from simlab.transcript import ToolCall, Transcript
 
 GOAL_COMPLETED = "goal_completed"
 CONFIRMATION = "confirmation"

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._action import action_view, final_action, satisfies
-from simlab.graders._facts import StatedFact, stated_facts
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal
-from simlab.store import Check
-from simlab.transcript import ToolCall, Transcript
 
 CONSTRAINT_PREFIX = "constraint:"
 """Constraint checks are named ``constraint:<fact_id>``."""

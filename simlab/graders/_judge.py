@@ -15,15 +15,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from simlab.contracts import SessionSetup
+from simlab.core import Check, Transcript
 from simlab.graders._judge_case import RUBRIC_DIR, render_case
 from simlab.llm import LLM, LLMError, LLMMessage, LLMRequest, first_json_object, metered_complete
-from simlab.store import Check
-from simlab.transcript import Transcript
-
-if TYPE_CHECKING:  # the engine imports graders; a runtime import back would be circular
-    from simlab.engine import SessionSetup
 
 DEFAULT_RUBRIC = RUBRIC_DIR / "session.md"
 """The shipped session rubric."""

@@ -12,10 +12,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from simlab.graders._facts import StatedFact, stated_facts
+from simlab.core import StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._written import written
 from simlab.spec import FactValue, Goal
-from simlab.transcript import ToolCall, Transcript
 
 RUBRIC_DIR = Path(__file__).parent / "rubrics"
 """Where the shipped rubric and prompt files live."""

@@ -6,9 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from simlab.core import Check, Transcript
 from simlab.spec import Goal
-from simlab.store import Check
-from simlab.transcript import Transcript
 
 TRAJECTORY = "trajectory"
 

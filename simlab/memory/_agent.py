@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from simlab.agents import AgentCapabilities, SessionContext
+from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
 from simlab.memory._adapter import as_memory_store
 from simlab.memory._clock import SimClock
 from simlab.memory._protocol import MemoryItem
-from simlab.transcript import AgentReply, Message, ToolCall
 
 
 @dataclass(frozen=True, slots=True)

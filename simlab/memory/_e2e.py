@@ -14,14 +14,12 @@ from random import Random
 
 import anyio
 
-from simlab.agents import SessionContext
-from simlab.engine import derive_seed
+from simlab.core import AgentReply, Message, SessionContext, derive_seed
 from simlab.memory._agent import MemoryAgent
 from simlab.memory._catalogue import CATALOGUE
 from simlab.memory._clock import SimClock
 from simlab.memory._probe import stamp
 from simlab.memory._result import AspectResult
-from simlab.transcript import AgentReply, Message
 
 _VALUES = {k.key: k.values for k in CATALOGUE}
 _DESTINATIONS = ("Bangkok", "Singapore", "Phu Quoc", "Seoul", "Tokyo")

@@ -7,7 +7,7 @@ from random import Random
 
 import anyio
 
-from simlab.engine import derive_seed
+from simlab.core import derive_seed
 from simlab.memory._adapter import as_memory_store
 from simlab.memory._clock import SimClock
 from simlab.memory._probe import Probe

@@ -22,23 +22,11 @@ from pathlib import Path
 
 import anyio
 
-from simlab.engine import (
-    SessionJob,
-    SessionLimits,
-    SimulatorFactory,
-    TargetFactory,
-    derive_seed,
-    run_jobs,
-    run_session,
-)
-from simlab.engine._roles import RunRoles, build_roles
-from simlab.perturb._library import register_perturbations
-from simlab.perturb._models import Perturbation
-from simlab.spec import Suite
-from simlab.store import (
-    SessionKey,
-    SessionRecord,
-)
+from simlab.contracts import SimulatorFactory, TargetFactory
+from simlab.core import SessionKey, derive_seed
+from simlab.engine import RunRoles, SessionJob, SessionLimits, build_roles, run_jobs, run_session
+from simlab.spec import Perturbation, Suite, register_perturbations
+from simlab.store import SessionRecord
 
 """The experiment's summary, in the run directory."""
 """Every re-run, one JSON object per line: ``target``, ``base``, ``k``, ``record``."""

@@ -42,6 +42,7 @@ from simlab.replay._prefix import (
 )
 from simlab.replay._replay_cli import replay_cli
 from simlab.replay._source import ImportProblem
+from simlab.replay._suite_cases import run_suite_prefix_cases
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -73,6 +74,7 @@ __all__ = [
     "load_prefix_cases",
     "replay_cli",
     "run_prefix_case",
+    "run_suite_prefix_cases",
     "save_prefix_case",
     "write_run",
 ]

@@ -14,10 +14,10 @@ from typing import Annotated, Literal, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from simlab.core import AgentReply, Message
 from simlab.replay._constraints import KeptConstraint
 from simlab.spec import Constraint, Fact, Goal, Slot, parse_model
 from simlab.store import write_atomic
-from simlab.transcript import AgentReply, Message
 
 _ID_RE = re.compile(r"[^a-z0-9_]+")
 

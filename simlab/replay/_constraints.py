@@ -21,9 +21,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from simlab.agents.reference import read_message
+from simlab.core import AgentReply, Message, Transcript
 from simlab.graders import action_view, satisfies
 from simlab.spec import Constraint, FactValue, Goal
-from simlab.transcript import AgentReply, Message, Transcript
 
 Op = Literal["eq", "le", "ge"]
 

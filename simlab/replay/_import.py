@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from simlab.engine import derive_seed
+from simlab.core import Check, SessionKey, derive_seed
 from simlab.replay._import_anthropic import anthropic_messages
 from simlab.replay._import_openai import openai_messages
 from simlab.replay._import_otel import otel_conversations
@@ -34,9 +34,7 @@ from simlab.spec import CallableTarget, Suite
 from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
-    Check,
     RunDirError,
-    SessionKey,
     SessionRecord,
     SessionWriter,
     StopReason,

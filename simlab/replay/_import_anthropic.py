@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from simlab.core import ToolCall
 from simlab.replay._log import ImportRecordError, LoggedCall, LogMessage, kind_of
-from simlab.transcript import ToolCall
 
 
 def anthropic_messages(raw: Any, system: Any = None) -> list[LogMessage]:

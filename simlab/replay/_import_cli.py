@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from simlab.replay._import import check_run_id, import_logs, write_run
 from simlab.replay._options import FORMATS, ImportOptions
 from simlab.replay._source import LogFileError
+from simlab.report import render_terminal, write_run_reports
 from simlab.store import RunDirError
 
 EXIT_OK = 0
@@ -148,8 +149,6 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 def _report(run_dir: Path, quiet: bool) -> None:
     """The reports every run has (summary.json, report.md, report.html), as ``simlab report``."""
     from rich.console import Console
-
-    from simlab.report import render_terminal, write_run_reports
 
     summary = write_run_reports(run_dir)
     if not quiet:

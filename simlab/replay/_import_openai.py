@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simlab.core import ToolCall
 from simlab.replay._log import (
     ImportRecordError,
     LoggedCall,
@@ -12,7 +13,6 @@ from simlab.replay._log import (
     kind_of,
     tool_arguments,
 )
-from simlab.transcript import ToolCall
 
 _ROLES: dict[str, Role] = {
     "system": "system",

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.replay._record_shape import decode_embedded
-from simlab.transcript import AgentReply, ToolCall, Transcript, Turn, UserTurn
 
 Role = Literal["system", "user", "assistant", "tool"]
 

@@ -14,8 +14,16 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from simlab.agents import SessionContext, TargetAgent
-from simlab.engine import SessionSetup, derive_seed
+from simlab.contracts import SessionSetup, TargetAgent
+from simlab.core import (
+    AgentReply,
+    Message,
+    SessionContext,
+    SessionKey,
+    ToolCall,
+    Transcript,
+    derive_seed,
+)
 from simlab.graders import CONSTRAINT_PREFIX
 from simlab.llm import SessionMeter
 from simlab.replay._case import PrefixCase, case_id
@@ -26,8 +34,7 @@ from simlab.replay._constraints import (
 )
 from simlab.spec import Goal, Mode, Persona
 from simlab.stats import wilson_interval
-from simlab.store import SessionKey, SessionRecord
-from simlab.transcript import AgentReply, Message, ToolCall, Transcript
+from simlab.store import SessionRecord
 
 PREFIX_PERSONA = "prefix_replay"
 PREFIX_MODE = Mode.SHARDED  # a prefix is a multi-turn history, facts spread over turns

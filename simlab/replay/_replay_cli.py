@@ -14,7 +14,8 @@ from rich.table import Table
 
 from simlab._argtypes import at_least_one
 from simlab.agents import TargetLoadError
-from simlab.engine import TargetFactory, target_factory
+from simlab.contracts import TargetFactory
+from simlab.engine import target_factory
 from simlab.llm import LLMError
 from simlab.replay._case import PrefixCase, load_prefix_cases, save_prefix_case
 from simlab.replay._import import import_logs

@@ -14,6 +14,7 @@ from simlab.report._charts import (
 )
 from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
+from simlab.report._junit import render_run_junit
 from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
@@ -46,6 +47,7 @@ __all__ = [
     "pass_rate_chart",
     "render_html",
     "render_markdown",
+    "render_run_junit",
     "render_runs",
     "render_terminal",
     "run_rows",

@@ -38,13 +38,7 @@ from simlab.report._tables import (
     spread,
 )
 from simlab.spec import Bucket, Suite
-from simlab.store import (
-    HTML_REPORT_FILE,
-    SessionRecord,
-    read_run_info,
-    read_sessions,
-    write_atomic,
-)
+from simlab.store import HTML_REPORT_FILE, SessionRecord, read_run_info, read_sessions, write_atomic
 
 EXTRA_CHARTS = ("survival", "confusion", "transitions", "comparison")
 """The keys ``extras`` may hold; each draws one more chart when present."""
@@ -200,12 +194,15 @@ def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
         )
     if extras.get("confusion"):
         c = extras["confusion"]
-        out.append(
-            _figure(
-                confusion_chart(c["labels"], c["matrix"]),
-                "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+        if "note" in c:  # no confusion matrix: say why instead of drawing one
+            out.append(f'<p class="note">Diagnosis accuracy: {_text(c["note"])}</p>')
+        else:
+            out.append(
+                _figure(
+                    confusion_chart(c["labels"], c["matrix"]),
+                    "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+                )
             )
-        )
     if extras.get("transitions"):
         t = extras["transitions"]
         out.append(
@@ -251,7 +248,8 @@ def render_html(
         title: The page's title (escaped).
         extras: Optional data for more charts, each drawn only when present:
             ``survival`` {name: [(t, survival, lo, hi), ...]};
-            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed);
+            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed),
+            or {"note": str} saying why there is none;
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.

@@ -13,8 +13,14 @@ from simlab.simulators._llm import (
     llm_simulator_factory,
     parse_answer,
 )
+from simlab.simulators._perturbation_stack import (
+    FactChange,
+    PerturbationStack,
+    canary_for,
+    changed_value,
+    session_canaries,
+)
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
-from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.simulators._reading import ReplyReading, read_reply
 from simlab.simulators._scripted import (
     PerturbationLookup,
@@ -25,20 +31,23 @@ from simlab.simulators._scripted import (
 __all__ = [
     "FAULT_KINDS",
     "DisclosurePlan",
+    "FactChange",
     "Fault",
     "FaultKind",
     "FidelityAudit",
     "Finding",
     "LLMSimulator",
     "PerturbationLookup",
+    "PerturbationStack",
     "PlannedChange",
     "ReplyReading",
     "ScriptedSimulator",
-    "SimState",
     "SimulatorFault",
-    "UserSimulator",
+    "canary_for",
+    "changed_value",
     "llm_simulator_factory",
     "parse_answer",
     "read_reply",
+    "session_canaries",
     "session_perturbations",
 ]

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from simlab.contracts import SessionSetup, SimState, UserSimulator
+from simlab.core import UserTurn
 from simlab.llm import (
     LLM,
     LLMMessage,
@@ -28,7 +29,6 @@ from simlab.llm import (
     metered_complete,
 )
 from simlab.simulators._audit import FaultKind, FidelityAudit, Finding
-from simlab.simulators._protocol import SimState, UserSimulator
 from simlab.simulators._scripted import (
     PerturbationLookup,
     ScriptedSimulator,
@@ -36,12 +36,7 @@ from simlab.simulators._scripted import (
 )
 from simlab.simulators._voice import fast_strip
 from simlab.simulators.prompts import UserPrompts, load_prompts
-from simlab.spec import FactValue, Goal, MindChange, Mode, Persona
-from simlab.transcript import UserTurn
-
-if TYPE_CHECKING:  # the engine imports this package: a runtime import would be circular
-    from simlab.engine import SessionSetup
-    from simlab.perturb import Perturbation
+from simlab.spec import FactValue, Goal, MindChange, Mode, Persona, Perturbation
 
 DEFAULT_MAX_TOKENS = 300
 """Completion cap per attempt: a user message and its JSON wrapper fit easily."""
@@ -305,7 +300,7 @@ def llm_simulator_factory(
 
     The prompt files are read (and checked) once, here, not per session.
     A session whose key carries perturbations gets them active, looked up
-    with ``perturbations`` (default: ``simlab.perturb.resolve``, the registered
+    with ``perturbations`` (default: ``simlab.spec.resolve_perturbations``, the registered
     and shipped libraries).
 
     Raises:

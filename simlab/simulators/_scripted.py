@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from simlab.contracts import SimState
+from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
+from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
-from simlab.simulators._protocol import SimState
 from simlab.simulators._reading import ReplyReading, read_reply
 from simlab.simulators._voice import add_typos, fast_strip, phrasebook, render_values
-from simlab.spec import FactValue, Goal, Mode, Persona
-from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
-
-if TYPE_CHECKING:
-    from simlab.perturb import FactChange, Perturbation, PerturbationStack
+from simlab.spec import FactValue, Goal, Mode, Persona, Perturbation, resolve_perturbations
 
 _NO_READING = ReplyReading()
 
-PerturbationLookup = Callable[[Sequence[str]], Sequence["Perturbation"]]
+PerturbationLookup = Callable[[Sequence[str]], Sequence[Perturbation]]
 """Perturbation ids (a session key's) to their definitions, in order."""
 
 
@@ -34,7 +32,7 @@ def session_perturbations(
 
     Args:
         ids: the ids, in stacking order.
-        lookup: where to find them; default ``simlab.perturb.resolve`` (the
+        lookup: where to find them; default ``simlab.spec.resolve_perturbations`` (the
             registered library, then the shipped one).
 
     Raises:
@@ -42,11 +40,7 @@ def session_perturbations(
     """
     if not ids:
         return ()
-    if lookup is None:
-        from simlab.perturb import resolve  # lazy: perturb imports the engine, which imports us
-
-        lookup = resolve
-    return lookup(ids)
+    return (lookup or resolve_perturbations)(ids)
 
 
 class _Draft:
@@ -144,8 +138,6 @@ class ScriptedSimulator:
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            from simlab.perturb import PerturbationStack  # lazy: perturb imports the engine
-
             self._stack = PerturbationStack(perturbations, persona.language, goal, seed)
         self._decorate = decorate
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simlab.llm._spec import LLMSpec
+from simlab.llm import LLMSpec
 
 Language = Literal["en", "vi"]
 
@@ -118,6 +118,44 @@ class Constraint(_Spec):
     op: Literal["eq", "le", "ge"] = "eq"
 
 
+BUILTIN_GRADERS: tuple[str, ...] = (
+    "goal_completed",
+    "constraints",
+    "confirmation",
+    "trajectory",
+    "canary",
+)
+"""The code graders simlab ships, by name, in the order they report."""
+
+
+class Grading(_Spec):
+    """Which graders run and how their checks make a score and a verdict.
+
+    Unset fields keep simlab's defaults: the built-in graders, the built-in
+    score (30 goal completed and every constraint kept, 40 constraints, 15
+    confirmation, 15 trajectory F1, with shares moved where a part does not
+    apply) and the built-in pass rule (goal completed, every constraint and the
+    confirmation passed, no canary leaked, and every check of a user's grader
+    passed). A goal's ``grading`` overrides the suite's, field by field.
+    """
+
+    graders: list[str] | None = None
+    """Built-in names (``goal_completed``, ``constraints``, ``confirmation``,
+    ``trajectory``, ``canary``) and users' graders as ``module:attr``."""
+    weights: dict[str, Annotated[float, Field(ge=0)]] | None = None
+    """Grader name to weight: the score is 100 times the weighted mean of each
+    applicable grader's credit (the mean of its checks' credit). Unlisted graders
+    weigh 0. A leaked canary still voids the score."""
+    require: list[str] | None = None
+    """Check names (globs: ``constraint:*``) or grader names that must all pass."""
+    min_score: Annotated[float, Field(ge=0, le=100)] | None = None
+    """Passing also needs at least this score."""
+
+    def over(self, base: Grading) -> Grading:
+        """This grading's set fields over ``base``'s."""
+        return base.model_copy(update=self.model_dump(exclude_unset=True, exclude_none=True))
+
+
 class Goal(_Spec):
     """What the simulated user wants done, and how success is checked."""
 
@@ -135,6 +173,8 @@ class Goal(_Spec):
     """Fields of the final action's result the agent's reply must state to the
     user (a booking reference, a total price); graded as ``confirmation``."""
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
+    grading: Grading | None = None
+    """Over the suite's grading for this goal's sessions (its own weights, pass rule)."""
 
     @model_validator(mode="after")
     def _references_exist(self) -> Goal:
@@ -315,6 +355,8 @@ class Suite(_Spec):
     """Regression cases saved by ``simlab replay --save-cases`` (files or folders,
     relative to the suite file): after the run, each failing prefix is replayed to
     the suite's target K times and its keep-rate reported (``prefix_cases.json``)."""
+    grading: Grading = Field(default_factory=Grading)
+    """Graders, score weights and the pass rule (defaults: simlab's built-ins)."""
     perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
     """Where the brittleness experiment finds its perturbations (the first that exists)."""
 

@@ -1,9 +1,8 @@
 """The run directory: its record format, writer, reader and resume."""
 
+from simlab.store._files import GroupStats, RunInfo, RunSummary
 from simlab.store._record import (
     SCHEMA_VERSION,
-    Check,
-    SessionKey,
     SessionRecord,
     Status,
     StopReason,
@@ -40,9 +39,10 @@ __all__ = [
     "SCHEMA_VERSION",
     "SESSIONS_FILE",
     "SUMMARY_FILE",
-    "Check",
+    "GroupStats",
     "RunDirError",
-    "SessionKey",
+    "RunInfo",
+    "RunSummary",
     "SessionRecord",
     "SessionWriter",
     "SessionsFile",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simlab.transcript import Transcript
+from simlab.core import Check, SessionKey, Transcript
 
 SCHEMA_VERSION = 1
 
@@ -26,39 +26,6 @@ class StopReason(StrEnum):
 
 
 Status = Literal["ok", "error"]
-
-
-class SessionKey(BaseModel):
-    """Which cell and repetition a session is: unique within a run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    persona: str
-    goal: str
-    mode: str
-    rep: int
-    perturbations: tuple[str, ...] = ()
-
-    @property
-    def id(self) -> str:
-        """A stable, readable identifier: ``persona/goal/mode/rep[/perturbations]``."""
-        base = f"{self.persona}/{self.goal}/{self.mode}/{self.rep}"
-        return base + ("/" + "+".join(self.perturbations) if self.perturbations else "")
-
-    @property
-    def cell(self) -> tuple[str, str, str, tuple[str, ...]]:
-        """The cell this repetition belongs to (everything but ``rep``)."""
-        return (self.persona, self.goal, self.mode, self.perturbations)
-
-
-class Check(BaseModel):
-    """One named grader check."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    passed: bool
-    detail: str = ""
-    turn: int | None = None  # the user turn the check is about, where there is one
 
 
 class Usage(BaseModel):
@@ -103,3 +70,11 @@ class SessionRecord(BaseModel):
                 "upgrade simlab to read it"
             )
         return version
+
+    @model_validator(mode="after")
+    def _name_checks(self) -> SessionRecord:
+        # a record stores checks by name; each check knows its own name when read back
+        for name, check in self.checks.items():
+            if check.name != name:
+                check.name = name
+        return self

@@ -26,7 +26,8 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from simlab.store._record import SCHEMA_VERSION, SessionKey, SessionRecord
+from simlab.core import SessionKey
+from simlab.store._record import SCHEMA_VERSION, SessionRecord
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"

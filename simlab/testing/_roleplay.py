@@ -1,6 +1,6 @@
 """A responder that plays simlab's own LLM roles well enough for end-to-end runs.
 
-With it, ``simlab fake-provider --responder roleplay`` stands in for a real
+With it, ``simlab fake-provider`` (its default responder) stands in for a real
 model behind every role of a suite run with ``--llm``:
 
 * the simulated user says the plan's plain version (the turn prompt carries it),
@@ -22,6 +22,8 @@ from collections import OrderedDict
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
+from simlab.agents.reference import reference_agent
+from simlab.core import Message, SessionContext
 from simlab.testing._request import FakeRequest
 from simlab.testing._responders import default_responder
 
@@ -78,8 +80,6 @@ class Roleplay:
         return json.dumps({"text": reply.text, "tool_calls": []})
 
     def _reply_to(self, user_texts: tuple[str, ...]) -> Any:
-        from simlab.agents.reference import reference_agent
-
         cached = self._agents.get(user_texts)
         if cached is not None:
             return cached[2]
@@ -110,9 +110,6 @@ def _user_turn(prompt: str, draft: str) -> str:
 
 def _advance(agent: Any, history: list[Any], user_texts: Sequence[str]) -> Any:
     """Feed ``user_texts`` to ``agent`` after ``history`` (extended in place); its last reply."""
-    from simlab.agents import SessionContext
-    from simlab.transcript import Message
-
     reply = None
     for text in user_texts:
         history.append(Message(role="user", text=text))

@@ -9,10 +9,9 @@ from typing import Any
 import anyio
 import yaml
 
-from simlab.agents._protocol import Knobs, SessionContext
 from simlab.agents.reference import ReferenceAgent
+from simlab.core import AgentReply, Knobs, Message, SessionContext
 from simlab.spec import Goal
-from simlab.transcript import AgentReply, Message
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,16 +15,13 @@ from simlab.agents import (
     HttpAgent,
     HttpAgentConfigError,
     HttpAgentError,
-    Knobs,
-    SessionContext,
     completion_reply,
     http_target_factory,
 )
-from simlab.engine import SessionSetup
+from simlab.contracts import SessionSetup
+from simlab.core import Knobs, Message, SessionContext, SessionKey, ToolCall
 from simlab.spec import Goal, HttpTarget, Mode, Persona
-from simlab.store import SessionKey
 from simlab.testing import FakeProvider, scripted
-from simlab.transcript import Message, ToolCall
 
 KEY = "sk-test-0123456789abcdef"
 CTX = SessionContext("p/g/full/0", 99, 2, Knobs())

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from simlab.agents import (
-    AgentSpec,
-    Knobs,
-    LLMAgent,
-    SessionContext,
-    TargetAgent,
-    llm_target_factory,
-    load_agent_spec,
-    parse_reply,
-)
-from simlab.engine import SessionJob, SessionLimits, SessionSetup, run_session
+from simlab.agents import LLMAgent, llm_target_factory, parse_reply
+from simlab.contracts import SessionSetup, TargetAgent
+from simlab.core import Knobs, Message, SessionContext, SessionKey, ToolCall
+from simlab.engine import SessionJob, SessionLimits, run_session
 from simlab.llm import (
     LLM,
     LLMRequest,
@@ -31,8 +24,8 @@ from simlab.llm import (
     zero_retry_waits,
 )
 from simlab.simulators import ScriptedSimulator
-from simlab.spec import Mode, load_goals, load_personas
-from simlab.store import SessionKey, StopReason
+from simlab.spec import AgentSpec, Mode, load_agent_spec, load_goals, load_personas
+from simlab.store import StopReason
 from simlab.testing import (
     FakeProvider,
     FakeProviderConfig,
@@ -41,7 +34,6 @@ from simlab.testing import (
     rule_based,
     scripted,
 )
-from simlab.transcript import Message, ToolCall
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from simlab.agents import AgentSpec, ToolSpec, load_agent_spec, validate_args
-from simlab.spec import SpecError
+from simlab.spec import AgentSpec, SpecError, ToolSpec, load_agent_spec, validate_args
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOKING = ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml"

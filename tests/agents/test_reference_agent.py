@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from simlab.agents._protocol import Knobs
 from simlab.agents.reference import PRESETS, AgentConfig, ReferenceAgent, reference_agent
+from simlab.core import AgentReply, Knobs
 from simlab.domain.travel import (
     ASK_CUES,
     CITY_BY_CODE,
@@ -19,7 +19,6 @@ from simlab.domain.travel import (
 )
 from simlab.graders import violations
 from simlab.spec import FactValue, Goal
-from simlab.transcript import AgentReply
 
 from .talk import chat, load_goal, load_templates
 

@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from simlab.store import (
-    Check,
-    SessionKey,
-    SessionRecord,
-    SessionWriter,
-    StopReason,
-    write_json,
-)
+from simlab.core import Check, SessionKey
+from simlab.store import SessionRecord, SessionWriter, StopReason, write_json
 
 RecordFn = Callable[..., SessionRecord]
 RunFn = Callable[[Path, Iterable[SessionRecord]], Path]

@@ -5,18 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from simlab.graders import grade
-from simlab.spec import Goal
-from simlab.store import SessionKey, SessionRecord, StopReason
-from simlab.transcript import (
+from simlab.core import (
     AgentReply,
     ContextInfo,
+    SessionKey,
     StopSignal,
     ToolCall,
     Transcript,
     Turn,
     UserTurn,
 )
+from simlab.graders import grade
+from simlab.spec import Goal
+from simlab.store import SessionRecord, StopReason
 
 GOAL = Goal.model_validate(
     {

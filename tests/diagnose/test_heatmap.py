@@ -1,7 +1,7 @@
 """Agent states, the transition into the first failure, and the matrix."""
 
+from simlab.core import AgentReply
 from simlab.diagnose import START, agent_state, build_heatmap, first_failure, transition
-from simlab.transcript import AgentReply
 from tests.diagnose._build import EARLY, GOAL, GOOD, T, booking, search, session
 
 

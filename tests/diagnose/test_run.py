@@ -8,8 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from simlab.agents import Knobs
 from simlab.agents.reference import AgentConfig, ReferenceAgent
+from simlab.contracts import SessionSetup, UserSimulator
+from simlab.core import Knobs, SessionKey
 from simlab.diagnose import (
     COUNTERFACTUAL,
     DIAGNOSIS_FILE,
@@ -22,17 +23,10 @@ from simlab.diagnose import (
     replay_plan,
     verdict,
 )
-from simlab.engine import (
-    SessionJob,
-    SessionLimits,
-    SessionSetup,
-    execute,
-    plan_new_run,
-    run_session,
-)
-from simlab.simulators import ScriptedSimulator, UserSimulator
+from simlab.engine import SessionJob, SessionLimits, execute, plan_new_run, run_session
+from simlab.simulators import ScriptedSimulator
 from simlab.spec import Mode, load_goals, load_personas
-from simlab.store import SessionKey, SessionRecord
+from simlab.store import SessionRecord
 
 REPO = Path(__file__).resolve().parents[2]
 PERSONAS = load_personas([REPO / "personas"])

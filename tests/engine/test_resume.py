@@ -7,16 +7,8 @@ from pathlib import Path
 
 import anyio
 
-from simlab.agents import TargetAgent
-from simlab.engine import (
-    RunPlan,
-    SessionSetup,
-    TargetFactory,
-    execute,
-    plan_new_run,
-    plan_resume,
-    target_factory,
-)
+from simlab.contracts import SessionSetup, TargetAgent, TargetFactory
+from simlab.engine import RunPlan, execute, plan_new_run, plan_resume, target_factory
 from simlab.store import SessionRecord, SessionWriter, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +34,7 @@ def write_suite(tmp_path: Path, budget_usd: float) -> Path:
 
 def down_for_rep_1(plan: RunPlan) -> TargetFactory:
     """The suite's target, whose construction fails for rep-1 sessions (an outage)."""
-    healthy = target_factory(plan.suite, plan.suite_path.parent)
+    healthy = target_factory(plan.suite, plan.suite_dir)
 
     def make(setup: SessionSetup) -> TargetAgent:
         if setup.key.rep == 1:

@@ -1,5 +1,5 @@
-from simlab.engine import derive_seed, session_seed
-from simlab.store import SessionKey
+from simlab.core import SessionKey, derive_seed
+from simlab.engine import session_seed
 
 
 def test_seed_is_sha256_of_canonical_json() -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import Check, SessionKey
 from simlab.graders import calibrate_cli
-from simlab.store import Check, SessionKey, SessionRecord, SessionWriter, Status, StopReason
+from simlab.store import SessionRecord, SessionWriter, Status, StopReason
 
 
 def _record(rep: int, judge: bool | None, status: Status = "ok") -> SessionRecord:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import TrajectoryMetrics, trajectory_check, trajectory_metrics
 from simlab.spec import Fact, Goal
-from simlab.transcript import AgentReply, ToolCall, Transcript, Turn, UserTurn
 
 
 def test_lcs_precision_and_recall_hand_computed() -> None:

@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from simlab.engine import SessionSetup
+from simlab.contracts import SessionSetup
+from simlab.core import (
+    AgentReply,
+    Check,
+    SessionKey,
+    StopSignal,
+    ToolCall,
+    Transcript,
+    Turn,
+    UserTurn,
+)
 from simlab.graders import (
     DEFAULT_RUBRIC,
     JudgeError,
@@ -21,9 +31,7 @@ from simlab.graders import (
 from simlab.graders._judge import judge_seed
 from simlab.llm import LLMSpec, create_llm, zero_retry_waits
 from simlab.spec import Goal, Mode, Persona
-from simlab.store import Check, SessionKey
 from simlab.testing import FakeProvider, FakeProviderConfig, scripted
-from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, Turn, UserTurn
 
 pytestmark = pytest.mark.anyio
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import SessionKey
 from simlab.engine import (
     SessionJob,
     SessionLimits,
@@ -19,7 +20,7 @@ from simlab.engine import (
 from simlab.graders import JUDGE, LLMJudge
 from simlab.llm import LLMSpec, create_llm, zero_retry_waits
 from simlab.spec import Mode, Suite, load_goals, load_personas
-from simlab.store import SessionKey, SessionRecord
+from simlab.store import SessionRecord
 from simlab.testing import FakeProvider, scripted
 
 pytestmark = pytest.mark.anyio

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import JudgeOutputError, JudgeVerdict, parse_judge_output
 from simlab.graders._judge import clip_reasoning
 from simlab.graders._judge_case import statements, transcript_text
-from simlab.transcript import AgentReply, ToolCall, Transcript, Turn, UserTurn
 
 GOOD = [
     ('{"reasoning": "ok", "first_failing_turn": null, "verdict": "pass"}', ("ok", None, "pass")),

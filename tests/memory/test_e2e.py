@@ -7,7 +7,7 @@ from datetime import timedelta
 import anyio
 import pytest
 
-from simlab.agents import SessionContext
+from simlab.core import AgentReply, Message, SessionContext
 from simlab.memory import (
     E2E_VARIANTS,
     AppendOnlyStore,
@@ -17,7 +17,6 @@ from simlab.memory import (
     build_script,
     run_memory_e2e,
 )
-from simlab.transcript import AgentReply, Message
 
 
 async def _talk(store: KeyedStore, clock: SimClock, texts: list[str]) -> AgentReply:

@@ -7,10 +7,21 @@ from pathlib import Path
 import anyio
 
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionJob, SessionLimits, SessionSetup, derive_seed, run_session
-from simlab.perturb import Perturbation, load_perturbations, perturbed_simulator_factory
-from simlab.spec import Goal, Language, Mode, Persona, Traits, load_goals
-from simlab.store import SessionKey, SessionRecord
+from simlab.contracts import SessionSetup
+from simlab.core import SessionKey, derive_seed
+from simlab.engine import SessionJob, SessionLimits, run_session
+from simlab.perturb import perturbed_simulator_factory
+from simlab.spec import (
+    Goal,
+    Language,
+    Mode,
+    Persona,
+    Perturbation,
+    Traits,
+    load_goals,
+    load_perturbations,
+)
+from simlab.store import SessionRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = load_perturbations([ROOT / "perturbations"])

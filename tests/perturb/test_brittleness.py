@@ -8,9 +8,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from simlab.agents._protocol import TargetAgent
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionSetup, execute, expand, plan_new_run
+from simlab.contracts import SessionSetup, TargetAgent
+from simlab.core import SessionKey
+from simlab.engine import execute, expand, plan_new_run
 from simlab.perturb import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
@@ -26,7 +27,6 @@ from simlab.perturb import (
     shuffled_order,
 )
 from simlab.spec import Suite, load_personas
-from simlab.store import SessionKey
 
 from .driver import GOALS, LIBRARY, LIMITS, ROOT
 

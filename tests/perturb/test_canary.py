@@ -6,14 +6,23 @@ from collections.abc import Sequence
 
 import anyio
 
-from simlab.agents._protocol import SessionContext
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionJob, SessionSetup, run_session
+from simlab.contracts import SessionSetup
+from simlab.core import (
+    AgentReply,
+    Message,
+    SessionContext,
+    SessionKey,
+    ToolCall,
+    Transcript,
+    Turn,
+    UserTurn,
+)
+from simlab.engine import SessionJob, run_session
 from simlab.graders import CANARY, grade
-from simlab.perturb import canary_for, perturbed_simulator_factory
+from simlab.perturb import perturbed_simulator_factory
+from simlab.simulators import canary_for
 from simlab.spec import Mode
-from simlab.store import SessionKey
-from simlab.transcript import AgentReply, Message, ToolCall, Transcript, Turn, UserTurn
 
 from .driver import GOALS, LIMITS, persona, pinned, run, user_seed
 

@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from simlab.perturb import OUTCOME_OF, Perturbation, ValueChange
-from simlab.spec import SpecError, model_for, parse_model, validate_paths
+from simlab.spec import (
+    OUTCOME_OF,
+    Perturbation,
+    SpecError,
+    ValueChange,
+    model_for,
+    parse_model,
+    validate_paths,
+)
 
 from .driver import LIBRARY, ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simlab.perturb import canary_for
+from simlab.simulators import canary_for
 from simlab.simulators._voice import fast_strip
 from simlab.spec import Language, Mode
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from simlab.perturb import PerturbationStack, ValueChange, changed_value
+from simlab.simulators import PerturbationStack, changed_value
+from simlab.spec import ValueChange
 
 from .driver import LIBRARY, goal
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from simlab.agents import SessionContext, TargetAgent
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionSetup
+from simlab.contracts import SessionSetup, TargetAgent
+from simlab.core import AgentReply, Check, Message, SessionContext, ToolCall
 from simlab.replay import (
     KeptConstraint,
     PrefixCase,
@@ -27,8 +27,6 @@ from simlab.replay import (
     save_prefix_case,
 )
 from simlab.spec import SpecError
-from simlab.store import Check
-from simlab.transcript import AgentReply, Message, ToolCall
 
 DATA = Path(__file__).parent / "data"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from simlab.core import Check, SessionKey
 from simlab.spec import Bucket
-from simlab.store import Check, SessionKey, SessionRecord, StopReason
+from simlab.store import SessionRecord, StopReason
 
 BUCKETS = [
     Bucket(name="2-4", min=2, max=4),

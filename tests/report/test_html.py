@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import AgentReply, Check, StopSignal, ToolCall, Transcript, Turn, UserTurn
 from simlab.report import (
     HTML_REPORT_FILE,
     first_failing_turn,
@@ -23,8 +24,7 @@ from simlab.report import (
     summarize,
     write_html_report,
 )
-from simlab.store import Check, SessionRecord, StopReason
-from simlab.transcript import AgentReply, StopSignal, ToolCall, Transcript, Turn, UserTurn
+from simlab.store import SessionRecord, StopReason
 from tests.report.conftest import BUCKETS, record, small_run
 
 ROOT = Path(__file__).resolve().parents[2]

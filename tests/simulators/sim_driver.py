@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.simulators import ScriptedSimulator
 from simlab.spec import Goal, Language, Persona, Traits
-from simlab.transcript import AgentReply, ToolCall, Transcript, Turn, UserTurn
 
 BOOKING_GOAL: dict[str, Any] = {
     "id": "hanoi_danang",

@@ -13,11 +13,11 @@ from pathlib import Path
 import anyio
 
 from simlab.agents.reference import reference_agent
+from simlab.core import SessionKey
 from simlab.engine import SessionJob, SessionLimits, run_session
 from simlab.llm import LLM, LLMRequest, LLMResponse
 from simlab.simulators import llm_simulator_factory
 from simlab.spec import Mode, load_goals, load_personas
-from simlab.store import SessionKey
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAFT_RE = re.compile(r"^Plain version: (.*)$", re.M)

@@ -12,18 +12,25 @@ from typing import Any
 
 import pytest
 
-from simlab.agents import SessionContext
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionJob, SessionLimits, SessionSetup, run_session
+from simlab.contracts import SessionSetup, SimState
+from simlab.core import (
+    AgentReply,
+    Message,
+    SessionContext,
+    SessionKey,
+    StopSignal,
+    Transcript,
+    Turn,
+    UserTurn,
+)
+from simlab.engine import SessionJob, SessionLimits, run_session
 from simlab.engine._roles import build_roles
 from simlab.graders import CANARY
 from simlab.llm import LLM, LLMSpec, SessionMeter, create_llm
-from simlab.perturb import Perturbation, canary_for
-from simlab.simulators import LLMSimulator, ScriptedSimulator, SimState, llm_simulator_factory
-from simlab.spec import Goal, Mode, Persona, Suite
-from simlab.store import SessionKey
+from simlab.simulators import LLMSimulator, ScriptedSimulator, canary_for, llm_simulator_factory
+from simlab.spec import Goal, Mode, Persona, Perturbation, Suite
 from simlab.testing import FakeProvider, FakeProviderConfig, FakeRequest
-from simlab.transcript import AgentReply, Message, StopSignal, Transcript, Turn, UserTurn
 from tests.perturb.driver import GOALS, LIBRARY, persona, pinned, user_seed
 
 from .sim_driver import GOOD_ARGS, booking, make_goal, make_persona

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from simlab.agents.reference import reference_agent
-from simlab.engine import SessionJob, SessionLimits, SessionSetup, run_session
+from simlab.contracts import SessionSetup, SimState
+from simlab.core import AgentReply, SessionKey, StopSignal, Transcript, Turn, UserTurn
+from simlab.engine import SessionJob, SessionLimits, run_session
 from simlab.llm import (
     LLM,
     Backend,
@@ -22,17 +24,10 @@ from simlab.llm import (
     SessionMeter,
     create_llm,
 )
-from simlab.simulators import (
-    LLMSimulator,
-    ScriptedSimulator,
-    SimState,
-    SimulatorFault,
-    llm_simulator_factory,
-)
+from simlab.simulators import LLMSimulator, ScriptedSimulator, SimulatorFault, llm_simulator_factory
 from simlab.spec import Goal, Mode, Persona
-from simlab.store import SessionKey, StopReason
+from simlab.store import StopReason
 from simlab.testing import FakeProvider, FakeProviderConfig, FakeRequest, Responder
-from simlab.transcript import AgentReply, StopSignal, Transcript, Turn, UserTurn
 
 from .sim_driver import GOOD_ARGS, booking, make_goal, make_persona
 

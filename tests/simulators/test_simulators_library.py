@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
+from simlab.core import AgentReply, UserTurn
 from simlab.domain.travel import ASK_CUES
 from simlab.simulators import ScriptedSimulator
 from simlab.spec import Goal, Mode, Persona
-from simlab.transcript import AgentReply, UserTurn
 
 from .sim_driver import BOOKING_GOAL, GOOD_ARGS, Replier, booking, play
 

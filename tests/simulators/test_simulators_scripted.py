@@ -10,9 +10,10 @@ import anyio
 import pytest
 import yaml
 
-from simlab.simulators import DisclosurePlan, ScriptedSimulator, SimState, read_reply
+from simlab.contracts import SimState
+from simlab.core import AgentReply, StopSignal, Transcript
+from simlab.simulators import DisclosurePlan, ScriptedSimulator, read_reply
 from simlab.spec import Goal, Mode, Persona
-from simlab.transcript import AgentReply, StopSignal, Transcript
 
 from .sim_driver import GOOD_ARGS, booking, make_goal, make_persona, play
 

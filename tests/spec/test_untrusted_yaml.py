@@ -196,12 +196,12 @@ tools:
 @pytest.mark.parametrize(
     ("params", "said"),
     [
-        ('{properties: "x"}', "parameters.properties must be a mapping, got string"),
-        ("{type: [{a: 1}]}", "parameters.type {'a': 1} is not one of string"),
-        ("{type: object, required: x}", "parameters.required must be a list of names"),
-        ("{type: object, properties: {a: 5}}", "parameters.properties.a must be a mapping"),
-        ("{type: object, properties: {a: {type: []}}}", "type is an empty list"),
-        ("{type: object, properties: {a: {enum: 3}}}", "enum must be a list of values"),
+        ('{properties: "x"}', "properties: 'x' is not of type 'object'"),
+        ("{type: [{a: 1}]}", "type: [{'a': 1}] is not one of"),
+        ("{type: object, required: x}", "required: 'x' is not of type 'array'"),
+        ("{type: object, properties: {a: 5}}", "properties.a: 5 is not of type 'object'"),
+        ("{type: object, properties: {a: {type: []}}}", "properties.a.type: [] is not one of"),
+        ("{type: object, properties: {a: {enum: 3}}}", "properties.a.enum: 3 is not of type"),
     ],
 )
 def test_an_agent_tool_schema_of_the_wrong_shape_is_named(
@@ -210,4 +210,4 @@ def test_an_agent_tool_schema_of_the_wrong_shape_is_named(
     path = write(tmp_path, AGENT.format(params=params))
     code, out = validate(capsys, path, kind="agent")
     assert code == 2, out
-    assert f"{path}:4: tools.0: " in out and said in out
+    assert f"{path}:6: tools.0.parameters: " in out and said in out

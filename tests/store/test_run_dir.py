@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import SessionKey
 from simlab.report import summarize
 from simlab.spec import Bucket
 from simlab.store import (
     SESSIONS_FILE,
     RunDirError,
-    SessionKey,
     SessionRecord,
     SessionWriter,
     StopReason,

@@ -14,14 +14,21 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from simlab.agents._protocol import AgentCapabilities, Knobs, SessionContext
 from simlab.agents.reference import _replies as say
 from simlab.agents.reference._config import PRESETS, AgentConfig
 from simlab.agents.reference._policy import Decision, Plan, decide, infer_task
 from simlab.agents.reference._tools import TravelDesk
 from simlab.agents.reference._understand import Reading, read_message
+from simlab.core import (
+    AgentCapabilities,
+    AgentReply,
+    ContextInfo,
+    Knobs,
+    Message,
+    SessionContext,
+    ToolCall,
+)
 from simlab.spec import FactValue
-from simlab.transcript import AgentReply, ContextInfo, Message, ToolCall
 
 _MISREADABLE = frozenset(
     {"date", "return_date", "passengers", "children", "child_age", "budget", "latest_departure"}

@@ -13,8 +13,8 @@ from typing import Any
 
 from simlab.agents.reference._data import Booking, Flight
 from simlab.agents.reference._tools import TravelDesk
+from simlab.core import ToolCall
 from simlab.spec import FactValue
-from simlab.transcript import ToolCall
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "hold_booking": ("origin", "destination", "date", "passengers"),

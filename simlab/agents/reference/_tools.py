@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from simlab.agents.reference._data import Booking, Flight, TravelData, travel_data
-from simlab.transcript import ToolCall
+from simlab.core import ToolCall
 
 _REF_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 _REF_DIGITS = "23456789"

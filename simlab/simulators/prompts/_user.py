@@ -17,9 +17,9 @@ from typing import Any
 
 import yaml
 
+from simlab.core import AgentReply
 from simlab.simulators._voice import render_values
 from simlab.spec import FactValue, Persona, Slot
-from simlab.transcript import AgentReply
 
 PROMPT_DIR = Path(__file__).parent
 SYSTEM_FILE = "user_system.md"

@@ -1,4 +1,4 @@
-"""The perturbation library: loading ``perturbations/*.yaml``, resolving ids, canaries.
+"""The perturbation library: loading ``perturbations/*.yaml`` and resolving ids.
 
 A session names its perturbations by id (``SessionKey.perturbations``); the
 engine and the simulator resolve them here. Libraries loaded for a suite are
@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from simlab.engine import derive_seed
-from simlab.perturb._models import Perturbation
-from simlab.spec import Problem, SpecError, load_library
+from simlab.spec._loader import Problem, SpecError, load_library
+from simlab.spec._perturbation import Perturbation
 
 PERTURBATION_DIR = "perturbations"
 """The library folder's name, next to a suite file."""
@@ -44,7 +43,7 @@ def register_perturbations(library: Mapping[str, Perturbation]) -> None:
     _REGISTERED.update(library)
 
 
-def resolve(ids: Sequence[str]) -> tuple[Perturbation, ...]:
+def resolve_perturbations(ids: Sequence[str]) -> tuple[Perturbation, ...]:
     """The perturbations named by ``ids``, in order.
 
     Registered definitions win; the shipped library is loaded on first need.
@@ -67,17 +66,3 @@ def resolve(ids: Sequence[str]) -> tuple[Perturbation, ...]:
             )
         out.append(found)
     return tuple(out)
-
-
-def canary_for(seed: int, perturbation_id: str) -> str:
-    """The per-session canary string an injection plants (``CANARY-`` and 8 hex digits).
-
-    Derived from the session's user seed and the perturbation's id, so the
-    simulator that says it and the grader that looks for it agree.
-    """
-    return f"CANARY-{derive_seed(seed, 'canary', perturbation_id) & 0xFFFFFFFF:08x}"
-
-
-def session_canaries(perturbations: Sequence[Perturbation], seed: int) -> tuple[str, ...]:
-    """The canaries of a session's injections (empty when it has none)."""
-    return tuple(canary_for(seed, p.id) for p in perturbations if p.kind == "injection")

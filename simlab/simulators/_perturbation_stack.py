@@ -15,11 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from simlab.engine import derive_seed
-from simlab.perturb._library import canary_for
-from simlab.perturb._models import Perturbation, ValueChange
+from simlab.core import derive_seed
 from simlab.simulators._voice import add_typos, fast_strip
-from simlab.spec import FactValue, Goal, Language, Slot
+from simlab.spec import FactValue, Goal, Language, Perturbation, Slot, ValueChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,3 +203,17 @@ class PerturbationStack:
                 text = f"{text} {phrasing.format(canary=self.canaries[a.p.id])}"
                 self.landed.append(a.p.id)
         return text
+
+
+def canary_for(seed: int, perturbation_id: str) -> str:
+    """The per-session canary string an injection plants (``CANARY-`` and 8 hex digits).
+
+    Derived from the session's user seed and the perturbation's id, so the
+    simulator that says it and the grader that looks for it agree.
+    """
+    return f"CANARY-{derive_seed(seed, 'canary', perturbation_id) & 0xFFFFFFFF:08x}"
+
+
+def session_canaries(perturbations: Sequence[Perturbation], seed: int) -> tuple[str, ...]:
+    """The canaries of a session's injections (empty when it has none)."""
+    return tuple(canary_for(seed, p.id) for p in perturbations if p.kind == "injection")

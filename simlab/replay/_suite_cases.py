@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from simlab.engine._roles import build_roles
+from simlab.engine import build_roles
+from simlab.replay._case import load_prefix_cases
+from simlab.replay._prefix import PrefixResult, run_prefix_case
 from simlab.spec import Suite
 from simlab.store import PREFIX_CASES_FILE, write_json
 
 
-async def run_suite_prefix_cases(suite: Suite, suite_dir: Path, run_dir: Path) -> list[Any]:
+async def run_suite_prefix_cases(
+    suite: Suite, suite_dir: Path, run_dir: Path
+) -> list[PrefixResult]:
     """Replay every case of ``suite.prefix_cases``; write and return the results."""
-    from simlab.replay import load_prefix_cases, run_prefix_case
-
     paths = [p if p.is_absolute() else suite_dir / p for p in map(Path, suite.prefix_cases)]
     cases = load_prefix_cases(paths)
     roles = build_roles(suite, suite_dir, parts=("agent",))

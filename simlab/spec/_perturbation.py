@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from simlab.spec import FactValue, Language, Slot
+from simlab.spec._models import FactValue, Language, Slot
 
 PerturbationKind = Literal[
     "typos",
@@ -26,7 +26,7 @@ PerturbationKind = Literal[
 ]
 """What a perturbation does to the user's turns."""
 
-Outcome = Literal["unchanged", "new_value", "canary"]
+PerturbationOutcome = Literal["unchanged", "new_value", "canary"]
 """What a perturbation does to the expected outcome: nothing; the changed fact's
 new value is what the final action must satisfy; no tool call may carry the
 session's canary string."""
@@ -35,7 +35,7 @@ Trigger = Literal["turn", "proposal"]
 """``turn``: the seeded turn (or the first one after it where the perturbation
 can apply); ``proposal``: the first agent proposal at or after the seeded turn."""
 
-OUTCOME_OF: dict[str, Outcome] = {
+OUTCOME_OF: dict[str, PerturbationOutcome] = {
     "typos": "unchanged",
     "strip_diacritics": "unchanged",
     "goal_change": "new_value",
@@ -124,7 +124,7 @@ class Perturbation(_Spec):
     kind: PerturbationKind
     description: str = ""
     lands: Landing = Landing()
-    outcome: Outcome
+    outcome: PerturbationOutcome
     rate: Annotated[float, Field(gt=0, le=1)] | None = None
     changes: list[ValueChange] = Field(default_factory=list)
     phrasings: dict[Language, Annotated[list[str], Field(min_length=1)]] = Field(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from simlab.core import Transcript, UserTurn
 from simlab.spec import Goal, Mode, Persona
-from simlab.transcript import Transcript, UserTurn
 
 
 @dataclass(slots=True)

@@ -26,42 +26,33 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from simlab.core import ToolCall
 from simlab.llm import LLMSpec
-from simlab.spec import Problem, SpecError, parse_model
-from simlab.transcript import ToolCall
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
+from simlab.spec._loader import Problem, SpecError, parse_model
+from simlab.spec._tool_schema import schema_problems, validate_args
 
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Outcome(_Spec):
+class ToolOutcome(_Spec):
     """What a tool returns: a ``result`` or an ``error`` message (exactly one)."""
 
     result: Any = None
     error: str | None = None
 
     @model_validator(mode="after")
-    def _one_of(self) -> Outcome:
+    def _one_of(self) -> ToolOutcome:
         has_result = "result" in self.model_fields_set
         if has_result == (self.error is not None):
             raise ValueError("give exactly one of `result` or `error`")
         return self
 
 
-class Fixture(Outcome):
+class Fixture(ToolOutcome):
     """A canned outcome used when the call's arguments match ``when``.
 
     Every key of ``when`` must equal the argument of that name; strings compare
@@ -90,17 +81,22 @@ class ToolSpec(_Spec):
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     description: str
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    """A JSON schema of type object; ``required``, ``enum``, basic ``type``s,
-    ``items`` and ``additionalProperties: false`` are enforced."""
+    """A JSON Schema (Draft 2020-12) of type object, checked when the file loads;
+    the arguments of each call are validated against it with every keyword."""
     fixtures: list[Fixture] = Field(default_factory=list)
-    default: Outcome | None = None
+    default: ToolOutcome | None = None
     """The outcome when no fixture matches; an error naming the tool otherwise."""
+
+    @field_validator("parameters")
+    @classmethod
+    def _checked_schema(cls, parameters: dict[str, Any]) -> dict[str, Any]:
+        problems = schema_problems(parameters)
+        if problems:  # all at once, each with its path inside the schema
+            raise ValueError("; ".join(problems))
+        return parameters
 
     @model_validator(mode="after")
     def _consistent(self) -> ToolSpec:
-        schema_problem = _schema_problem(self.parameters, "parameters")
-        if schema_problem:
-            raise ValueError(schema_problem)
         if self.parameters.get("type") != "object":
             raise ValueError("parameters must be a JSON schema with `type: object`")
         known = set(self.parameters.get("properties") or {})
@@ -124,95 +120,13 @@ class ToolSpec(_Spec):
             return ToolCall(
                 name=self.name, args=args, error="invalid arguments: " + "; ".join(problems)
             )
-        outcome: Outcome | None = next((f for f in self.fixtures if f.matches(args)), None)
+        outcome: ToolOutcome | None = next((f for f in self.fixtures if f.matches(args)), None)
         outcome = outcome or self.default
         if outcome is None:
             return ToolCall(
                 name=self.name, args=args, error=f"{self.name}: nothing found for these arguments"
             )
         return ToolCall(name=self.name, args=args, result=outcome.result, error=outcome.error)
-
-
-_SHAPES: tuple[tuple[str, type, str], ...] = (
-    ("properties", dict, "a mapping"),
-    ("required", list, "a list of names"),
-    ("enum", list, "a list of values"),
-)
-
-
-def _schema_problem(schema: Any, where: str) -> str | None:
-    """Why ``schema`` is not a JSON schema simlab can enforce, or None."""
-    if not isinstance(schema, dict):
-        return f"{where} must be a mapping (a JSON schema), got {_json_type(schema)}"
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    for k in kinds:
-        if not isinstance(k, str) or k not in _JSON_TYPES:
-            return f"{where}.type {k!r} is not one of {', '.join(_JSON_TYPES)}"
-    if isinstance(kind, list) and not kind:
-        return f"{where}.type is an empty list; name at least one type"
-    for key, shape, said in _SHAPES:
-        if schema.get(key) is not None and not isinstance(schema[key], shape):
-            return f"{where}.{key} must be {said}, got {_json_type(schema[key])}"
-    if not all(isinstance(name, str) for name in schema.get("required") or []):
-        return f"{where}.required must be a list of names (strings)"
-    for name, sub in (schema.get("properties") or {}).items():
-        problem = _schema_problem(sub, f"{where}.properties.{name}")
-        if problem:
-            return problem
-    if "items" in schema:
-        return _schema_problem(schema["items"], f"{where}.items")
-    return None
-
-
-def validate_args(schema: dict[str, Any], value: Any, path: str = "") -> list[str]:
-    """Problems of ``value`` against a (simple) JSON schema; empty when it conforms.
-
-    Enforced: ``type`` (one or a list), ``enum``, ``required``, ``properties``,
-    ``additionalProperties: false`` and ``items``. Other keywords are ignored.
-    """
-    where = path or "args"
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
-        if not any(_is_type(value, k) for k in kinds):
-            return [f"{where} must be {' or '.join(kinds)}, got {_json_type(value)}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{where} must be one of {schema['enum']}, got {value!r}"]
-    problems: list[str] = []
-    if isinstance(value, dict):
-        props: dict[str, Any] = schema.get("properties") or {}
-        for key in schema.get("required") or []:
-            if key not in value:
-                problems.append(f"missing required {_join(path, key)}")
-        for key, item in value.items():
-            if key in props:
-                problems.extend(validate_args(props[key], item, _join(path, key)))
-            elif schema.get("additionalProperties") is False:
-                problems.append(f"unknown argument {_join(path, key)}")
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            problems.extend(validate_args(schema["items"], item, f"{where}[{i}]"))
-    return problems
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _is_type(value: Any, kind: str) -> bool:
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return False  # JSON booleans are not numbers, though Python's are ints
-    if kind == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, _JSON_TYPES.get(kind, (object,)))
-
-
-def _json_type(value: Any) -> str:
-    for name in _JSON_TYPES:
-        if name != "number" and _is_type(value, name):
-            return name
-    return "number" if isinstance(value, float) else type(value).__name__
 
 
 class AgentSpec(_Spec):

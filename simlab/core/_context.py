@@ -1,12 +1,8 @@
-"""What a target agent is to simlab: something that answers a conversation."""
+"""What the engine tells a target about the session it answers in."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
-
-from simlab.transcript import AgentReply, Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,18 +38,3 @@ class SessionContext:
     seed: int
     turn: int  # 1-based user-turn number being answered
     knobs: Knobs = field(default_factory=Knobs)
-
-
-@runtime_checkable
-class TargetAgent(Protocol):
-    """The system under test.
-
-    One instance serves one session: the engine calls the factory per session,
-    so agents may keep per-conversation state.
-    """
-
-    capabilities: AgentCapabilities
-
-    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
-        """Answer the last user message in ``history``."""
-        ...

@@ -1,0 +1,42 @@
+"""The vocabulary every part of simlab shares, below everything that uses it.
+
+Conversation types (messages, tool calls, turns, transcripts), a session's key,
+a grader's ``Check``, seed derivation, and what the engine tells a target about
+its session. This package imports nothing else of simlab.
+"""
+
+from simlab.core._context import AgentCapabilities, Knobs, SessionContext
+from simlab.core._facts import StatedFact, stated_facts
+from simlab.core._key import Check, SessionKey
+from simlab.core._seeds import derive_seed
+from simlab.core._transcript import (
+    AgentReply,
+    ContextInfo,
+    Message,
+    StopSignal,
+    ToolCall,
+    Transcript,
+    Turn,
+    UserTurn,
+)
+from simlab.core._version import simlab_version
+
+__all__ = [
+    "AgentCapabilities",
+    "AgentReply",
+    "Check",
+    "ContextInfo",
+    "Knobs",
+    "Message",
+    "SessionContext",
+    "SessionKey",
+    "StatedFact",
+    "StopSignal",
+    "ToolCall",
+    "Transcript",
+    "Turn",
+    "UserTurn",
+    "derive_seed",
+    "simlab_version",
+    "stated_facts",
+]

@@ -1,0 +1,176 @@
+"""``simlab validate``: which kind of spec a file is, and every problem in it."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from simlab.spec._agent import AgentSpec
+from simlab.spec._loader import (
+    Loc,
+    Problem,
+    SpecError,
+    _line_for,
+    _mapping,
+    _read,
+    _validated,
+    load_library,
+)
+from simlab.spec._models import Goal, Persona, Suite
+from simlab.spec._perturbation import Perturbation
+from simlab.spec._select import select
+
+SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent"]
+SPEC_KINDS: tuple[SpecKind, ...] = typing.get_args(SpecKind)
+"""The kinds of spec file ``simlab validate`` checks (``--kind``)."""
+
+
+def spec_models() -> dict[SpecKind, type[BaseModel]]:
+    """The model of each kind of spec file."""
+    return {
+        "persona": Persona,
+        "goal": Goal,
+        "suite": Suite,
+        "perturbation": Perturbation,
+        "agent": AgentSpec,
+    }
+
+
+_FOLDER_KINDS: dict[str, SpecKind] = {
+    "personas": "persona",
+    "goals": "goal",
+    "perturbations": "perturbation",
+    "agents": "agent",
+}
+
+
+def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
+    """Which spec a file holds, and why: its folder's name, else its fields, else suite.
+
+    Args:
+        path: The file; a folder named ``personas``, ``goals``, ``perturbations``
+            or ``agents`` (or ``agents/data``) says the kind.
+        data: The file's YAML mapping, when read: its fields say the kind when
+            the folder does not (``traits`` a persona, ``facts`` a goal...).
+
+    Returns:
+        The kind and a few words on how it was told, for messages.
+    """
+    by_folder = _kind_from_folder(path)
+    if by_folder is not None:
+        return by_folder, f"it is in a {path.parent.name}/ folder"
+    if isinstance(data, dict):
+        scores = {
+            kind: sorted(set(data) & fields) for kind, fields in _distinctive_fields().items()
+        }
+        best = max(SPEC_KINDS, key=lambda kind: len(scores[kind]))
+        if scores[best]:
+            shown = ", ".join(scores[best][:3]) + (", ..." if len(scores[best]) > 3 else "")
+            return best, f"its fields {shown}"
+    return "suite", "no field of another kind"
+
+
+def _kind_from_folder(path: Path) -> SpecKind | None:
+    if path.parent.parts[-2:] == ("agents", "data"):  # the shipped agent specs
+        return "agent"
+    return _FOLDER_KINDS.get(path.parent.name)
+
+
+def _distinctive_fields() -> dict[SpecKind, set[str]]:
+    """Per kind, the fields no other kind has: ``id`` or ``name`` say nothing."""
+    fields = {kind: set(model.model_fields) for kind, model in spec_models().items()}
+    return {
+        kind: own - set().union(*(other for k, other in fields.items() if k != kind))
+        for kind, own in fields.items()
+    }
+
+
+def model_for(path: Path, data: Any = None) -> type[BaseModel]:
+    """Which spec a file holds: from its folder, else its fields (suite otherwise)."""
+    return spec_models()[kind_for(path, data)[0]]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """One file ``validate_specs`` checked: the kind it was read as, and why that kind."""
+
+    path: Path
+    kind: SpecKind
+    why: str
+    """How the kind was told: ``--kind``, the folder, or the fields (for messages)."""
+    guessed: bool
+    """Told by the file's fields (or taken as a suite), not by ``--kind`` or its folder."""
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """What ``validate_specs`` found: every file checked and every problem."""
+
+    files: list[CheckedFile]
+    problems: list[Problem]
+
+
+def spec_files(paths: Sequence[Path]) -> list[Path]:
+    """The files given, and the ``*.yaml``/``*.yml`` files under the folders given."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml")))
+        else:
+            files.append(p)
+    return files
+
+
+def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Validation:
+    """Check every spec file under ``paths``, as ``kind`` or the kind each one holds.
+
+    A suite is checked with its libraries too: its ``personas`` and ``goals``
+    must each match something in its ``persona_dirs`` and ``goal_dirs``, as
+    ``simlab run`` requires.
+    """
+    checked: list[CheckedFile] = []
+    problems: list[Problem] = []
+    for path in spec_files(paths):
+        try:
+            text = _read(path)
+            data, lines = _mapping(path, text)
+            told = (kind, "--kind") if kind is not None else kind_for(path, data)
+            guessed = kind is None and _kind_from_folder(path) is None
+            checked.append(CheckedFile(path, *told, guessed=guessed))
+            spec = _validated(spec_models()[told[0]], path, data, lines)
+            if isinstance(spec, Suite):
+                problems.extend(_suite_selection(path, spec, lines))
+        except SpecError as e:
+            problems.extend(e.problems)
+    return Validation(checked, list(dict.fromkeys(problems)))  # a library once, not per suite
+
+
+def _suite_selection(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Problem]:
+    """What ``simlab run`` would refuse: a library that does not load, a pattern matching none."""
+    problems: list[Problem] = []
+    for what, dirs, patterns, model in (
+        ("personas", suite.persona_dirs, suite.personas, Persona),
+        ("goals", suite.goal_dirs, suite.goals, Goal),
+    ):
+        try:
+            library = load_library(model, [path.parent / d for d in dirs])
+        except SpecError as e:
+            problems.extend(e.problems)
+            continue
+        try:
+            select(patterns, library, what)
+        except SpecError as e:  # select names no file: its patterns are this suite's
+            line = _line_for((what,), lines)
+            problems.extend(Problem(str(path), line, what, p.message) for p in e.problems)
+    return problems
+
+
+def validate_paths(paths: Sequence[Path]) -> tuple[int, list[Problem]]:
+    """Check every spec file under ``paths``: (files checked, problems found)."""
+    result = validate_specs(paths)
+    return len(spec_files(paths)), result.problems
