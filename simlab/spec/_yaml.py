@@ -37,7 +37,7 @@ class YamlLimits:
     """
 
     max_bytes: int = 4_000_000
-    max_nodes: int = 100_000
+    max_nodes: int = 50_000
     max_depth: int = 100
 
     @classmethod
@@ -103,52 +103,72 @@ class _Shape:
         self.height = 0
 
 
-def _check_events(events: Any, limits: YamlLimits) -> None:
-    """Walk the event stream counting nodes (aliases expanded) and depth."""
-    done: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) of its finished node
-    open_anchors: set[str] = set()
-    stack: list[_Shape] = []
-    total = 0
-    for event in events:
+class _Budget:
+    """The limits, checked one event at a time: nodes (aliases expanded) and depth."""
+
+    def __init__(self, limits: YamlLimits) -> None:
+        self.limits = limits
+        self.done: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) when finished
+        self.open_anchors: set[str] = set()
+        self.stack: list[_Shape] = []
+        self.total = 0
+
+    def see(self, event: yaml.Event) -> None:
+        """Count ``event``; raise ``YamlInputError`` when it breaks a limit."""
+        limits, stack = self.limits, self.stack
         line = event.start_mark.line + 1 if event.start_mark else None
         if isinstance(event, yaml.DocumentStartEvent):
-            done.clear()
-            continue
-        if isinstance(event, yaml.CollectionStartEvent):
+            self.done.clear()
+        elif isinstance(event, yaml.CollectionStartEvent):
             if len(stack) + 1 > limits.max_depth:
                 raise _over("max_depth", limits.max_depth, "nesting too deep", line)
             stack.append(_Shape(event.anchor))
             if event.anchor is not None:
-                open_anchors.add(event.anchor)
-            total += 1
+                self.open_anchors.add(event.anchor)
+            self.total += 1
         elif isinstance(event, yaml.CollectionEndEvent):
             shape = stack.pop()
             size = (shape.nodes, shape.height + 1)
             if shape.anchor is not None:
-                open_anchors.discard(shape.anchor)
-                done[shape.anchor] = size
+                self.open_anchors.discard(shape.anchor)
+                self.done[shape.anchor] = size
             _add(stack, size)
         elif isinstance(event, yaml.ScalarEvent):
-            total += 1
+            self.total += 1
             if event.anchor is not None:
-                done[event.anchor] = (1, 0)
+                self.done[event.anchor] = (1, 0)
             _add(stack, (1, 0))
         elif isinstance(event, yaml.AliasEvent):
-            if event.anchor in open_anchors:
-                raise YamlInputError(
-                    line,
-                    f"invalid YAML: alias *{event.anchor} is inside its own anchor "
-                    f"&{event.anchor} (a recursive alias); repeat the value instead",
-                )
-            nodes, height = done.get(str(event.anchor), (1, 0))  # undefined: the composer says so
-            if len(stack) + height > limits.max_depth:
-                what = f"alias *{event.anchor} nests too deep"
-                raise _over("max_depth", limits.max_depth, what, line)
-            total += nodes
-            _add(stack, (nodes, height))
-        if total > limits.max_nodes:
+            self._alias(str(event.anchor), line)
+        if self.total > limits.max_nodes:
             what = "too many nodes, counting what each alias repeats"
             raise _over("max_nodes", limits.max_nodes, what, line)
+
+    def _alias(self, anchor: str, line: int | None) -> None:
+        if anchor in self.open_anchors:
+            raise YamlInputError(
+                line,
+                f"invalid YAML: alias *{anchor} is inside its own anchor "
+                f"&{anchor} (a recursive alias); repeat the value instead",
+            )
+        nodes, height = self.done.get(anchor, (1, 0))  # undefined: the composer says so
+        if len(self.stack) + height > self.limits.max_depth:
+            raise _over("max_depth", self.limits.max_depth, f"alias *{anchor} nests too deep", line)
+        self.total += nodes
+        _add(self.stack, (nodes, height))
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's loader with every event counted before the composer builds on it."""
+
+    def __init__(self, text: str, limits: YamlLimits) -> None:
+        super().__init__(text)
+        self.budget = _Budget(limits)
+
+    def get_event(self) -> Any:
+        event = super().get_event()  # type: ignore[no-untyped-call]
+        self.budget.see(event)
+        return event
 
 
 def _add(stack: list[_Shape], size: tuple[int, int]) -> None:
@@ -200,8 +220,7 @@ def compose_bounded(text: str, limits: YamlLimits) -> tuple[yaml.Node | None, An
     if len(text) > limits.max_bytes:
         raise _over("max_bytes", limits.max_bytes, f"{len(text):,} characters", None)
     try:
-        loader = _checked_events(text, limits)
-        node = yaml.compose(text, Loader=loader)
+        node = _composed(text, limits)
         if node is None:
             return None, None
         return node, _Constructor("").construct_document(node)
@@ -211,16 +230,25 @@ def compose_bounded(text: str, limits: YamlLimits) -> tuple[yaml.Node | None, An
         raise _over("max_depth", limits.max_depth, "nesting too deep", None) from None
 
 
-def _checked_events(text: str, limits: YamlLimits) -> type[Any]:
-    """Check the event stream; the loader to compose with (libyaml when it read the text)."""
+def _composed(text: str, limits: YamlLimits) -> yaml.Node | None:
+    """The node graph of ``text``: libyaml checks then composes; PyYAML when libyaml fails.
+
+    PyYAML checks each event as its composer takes it, in one pass, and says
+    where an error is in the words the rest of simlab uses.
+    """
     if _FAST_LOADER is not None:
         try:
-            _check_events(yaml.parse(text, Loader=_FAST_LOADER), limits)
-            return _FAST_LOADER
+            budget = _Budget(limits)
+            for event in yaml.parse(text, Loader=_FAST_LOADER):
+                budget.see(event)
+            return yaml.compose(text, Loader=_FAST_LOADER)
         except (yaml.YAMLError, UnicodeError):
-            pass  # PyYAML's parser says where, in the words the rest of simlab uses
-    _check_events(yaml.parse(text, Loader=yaml.SafeLoader), limits)
-    return yaml.SafeLoader
+            pass
+    loader = _BoundedLoader(text, limits)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 def _reader_error(text: str, e: yaml.reader.ReaderError) -> YamlInputError:
