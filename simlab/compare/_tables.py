@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from simlab.compare._analysis import Comparison, GroupComparison, SpreadDelta
+from simlab.compare._analysis import (
+    NOT_PAIRED_MESSAGE,
+    Comparison,
+    GroupComparison,
+    SpreadDelta,
+)
 from simlab.compare._gates import GateResult
 from simlab.store import SESSIONS_FILE
 
@@ -106,8 +111,19 @@ def _rate_cells(g: GroupComparison) -> list[Cell]:
     ]
 
 
-def _paired_cells(g: GroupComparison) -> list[Cell]:
+def _test_cells(c: Comparison, g: GroupComparison, family: str) -> list[Cell]:
+    """The row's test, its raw p-value and its Holm-adjusted one."""
+    return [g.test.name, _p_pair(g.test.p_value, c.p_adjusted.get(family))]
+
+
+def _p_pair(raw: float, adjusted: float | None) -> str:
+    """``0.0139 / 0.208``: the raw p-value, then the Holm-adjusted one."""
+    return f"{_p(raw)} / {'n/a' if adjusted is None else _p(adjusted)}"
+
+
+def _paired_cells(c: Comparison, g: GroupComparison) -> list[Cell]:
     t = g.paired
+    adjusted = c.p_adjusted.get(f"paired:{g.name}")
     return [
         str(t.n),
         str(t.both_pass),
@@ -115,8 +131,20 @@ def _paired_cells(g: GroupComparison) -> list[Cell]:
         str(t.fixed),
         str(t.both_fail),
         change_cell(t.delta, g.paired_ci),
-        _p(g.mcnemar.p_value),
+        _p_pair(g.mcnemar.p_value, adjusted),
     ]
+
+
+_HOLM = (
+    "Holm-adjusted over every p-value of the comparison (each bucket, each persona, "
+    "overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
+    "adjusted p < 0.05 anywhere at most 5% of the time"
+)
+_TESTS = (
+    "test: McNemar's exact test when every session of the row is paired (same key and "
+    "seed), Fisher's exact test when none is, otherwise (Newcombe) the p-value of the "
+    "partly paired interval"
+)
 
 
 _CHANGE_INTERVAL = (
@@ -137,9 +165,25 @@ def bucket_section(c: Comparison) -> Section:
     for g in c.by_bucket:
         s = shares[g.name]
         rows.append(
-            [g.name, *_rate_cells(g), f"{s.share_a:.1%}", f"{s.share_b:.1%}", str(g.shared.n)]
+            [
+                g.name,
+                *_rate_cells(g),
+                f"{s.share_a:.1%}",
+                f"{s.share_b:.1%}",
+                str(g.shared.n),
+                *_test_cells(c, g, f"bucket:{g.name}"),
+            ]
         )
-    rows.append(["overall", *_rate_cells(c.overall), "100%", "100%", str(c.overall.shared.n)])
+    rows.append(
+        [
+            "overall",
+            *_rate_cells(c.overall),
+            "100%",
+            "100%",
+            str(c.overall.shared.n),
+            *_test_cells(c, c.overall, "overall"),
+        ]
+    )
     lv = _level(c)
     return Section(
         "Pass rate by length bucket",
@@ -150,20 +194,33 @@ def bucket_section(c: Comparison) -> Section:
             "Change, pts [CI]",
             "A share",
             "B share",
-            "Keys in both",
+            "Paired keys",
+            "Test",
+            "p / Holm p",
         ],
         rows,
-        {1, 2, 3, 4, 5, 6},
+        {1, 2, 3, 4, 5, 6, 8},
         "Each run's graded sessions, bucketed by their own user turns, with Wilson intervals; "
         f"the change is B - A with {_CHANGE_INTERVAL}; a share is the bucket's share of the "
-        "run's graded sessions; keys in both: graded in both runs and in the bucket in both.",
+        "run's graded sessions; paired keys: same key and seed in both runs and in the bucket "
+        f"in both; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
 def paired_section(c: Comparison) -> Section:
     """Paired outcomes by A's length bucket with McNemar's exact test."""
-    rows: list[list[Cell]] = [[g.name, *_paired_cells(g)] for g in c.by_bucket if g.paired.n]
-    rows.append(["overall", *_paired_cells(c.overall)])
+    if not c.pairing.pairs:
+        return Section(
+            "Paired outcomes by length bucket",
+            ["Pairs"],
+            [],
+            note=f"No key is paired: {NOT_PAIRED_MESSAGE}.",
+        )
+    rows: list[list[Cell]] = [[g.name, *_paired_cells(c, g)] for g in c.by_bucket if g.paired.n]
+    overall = _paired_cells(c, c.overall)
+    # the overall McNemar test is the overall row's test, adjusted there
+    overall[-1] = f"{_p(c.overall.mcnemar.p_value)} / -"
+    rows.append(["overall", *overall])
     return Section(
         "Paired outcomes by length bucket (bucketed by A's length)",
         [
@@ -174,14 +231,14 @@ def paired_section(c: Comparison) -> Section:
             "Fixed",
             "Both fail",
             "Change, pts [CI]",
-            "McNemar p",
+            "McNemar p / Holm p",
         ],
         rows,
         set(range(1, 8)),
-        f"Keys graded in both runs, in the bucket of their length in A; {c.bucket_moves} "
-        "pair(s) fall in another bucket in B. The change is (fixed - regressed) / pairs with "
-        f"Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test on regressed "
-        "vs fixed.",
+        f"Keys graded in both runs with the same seed, in the bucket of their length in A; "
+        f"{c.bucket_moves} pair(s) fall in another bucket in B. The change is (fixed - "
+        f"regressed) / pairs with Newcombe's paired {_level(c)} interval; McNemar: exact "
+        f"two-sided test on regressed vs fixed; Holm p: {_HOLM}.",
     )
 
 
@@ -189,8 +246,9 @@ def persona_section(c: Comparison) -> Section:
     """Per-run pass rates by persona, with the paired discordant counts."""
     rows: list[list[Cell]] = []
     for g in [*c.by_persona, c.overall]:
-        paired = [str(g.paired.regressed), str(g.paired.fixed), _p(g.mcnemar.p_value)]
-        rows.append([g.name, *_rate_cells(g), *paired])
+        family = "overall" if g is c.overall else f"persona:{g.name}"
+        paired = [str(g.paired.regressed), str(g.paired.fixed)] if c.pairing.pairs else ["-"] * 2
+        rows.append([g.name, *_rate_cells(g), *paired, *_test_cells(c, g, family)])
     lv = _level(c)
     return Section(
         "Pass rate by persona",
@@ -201,11 +259,13 @@ def persona_section(c: Comparison) -> Section:
             "Change, pts [CI]",
             "Regressed",
             "Fixed",
-            "McNemar p",
+            "Test",
+            "p / Holm p",
         ],
         rows,
-        set(range(1, 7)),
-        f"The change is B - A with {_CHANGE_INTERVAL}.",
+        {1, 2, 3, 4, 5, 7},
+        f"The change is B - A with {_CHANGE_INTERVAL}; regressed / fixed: paired keys that "
+        f"passed in one run only; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
@@ -256,6 +316,13 @@ def spread_section(c: Comparison) -> Section:
 
 def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
     """The keys that passed in A and failed in B, linked to B's transcript."""
+    if not c.pairing.pairs and c.pairing.unpaired:
+        return Section(
+            "Regressions: not listed",
+            ["Session"],
+            [],
+            note=f"{NOT_PAIRED_MESSAGE[0].upper()}{NOT_PAIRED_MESSAGE[1:]}.",
+        )
     rows: list[list[Cell]] = []
     for r in c.regressions[:max_listed]:
         links: list[Cell] = list(transcript_links(c, r.line_b, r.html_anchor, base))
@@ -311,7 +378,8 @@ def pairing_section(c: Comparison) -> Section:
     rows: list[list[Cell]] = [
         ["sessions in A", str(c.sessions_a)],
         ["sessions in B", str(c.sessions_b)],
-        ["paired (graded in both)", str(len(p.pairs))],
+        ["paired (graded in both, same seed)", str(len(p.pairs))],
+        ["graded in both, not paired (other seed or settings)", str(len(p.unpaired))],
         ["in both, an error on a side", str(p.with_error)],
         ["only in A", str(len(p.only_a))],
         ["only in B", str(len(p.only_b))],

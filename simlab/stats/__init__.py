@@ -2,7 +2,9 @@
 confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
 
 from simlab.stats._buckets import LengthBucket, bucket_of
+from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
+from simlab.stats._multiplicity import holm
 from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
@@ -18,6 +20,8 @@ __all__ = [
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "fisher_exact",
+    "holm",
     "kaplan_meier",
     "log_rank",
     "mcnemar",
