@@ -9,12 +9,20 @@ from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
 from simlab.stats._survival import KaplanMeier, LogRank, SurvivalStep, kaplan_meier, log_rank
+from simlab.stats._two_level import (
+    Spread,
+    pass_hat_k_statistics,
+    score_differences,
+    score_statistics,
+    two_level_bootstrap,
+)
 
 __all__ = [
     "KaplanMeier",
     "LengthBucket",
     "LogRank",
     "McNemar",
+    "Spread",
     "SurvivalStep",
     "aptitude",
     "bootstrap_mean_ci",
@@ -28,7 +36,11 @@ __all__ = [
     "pass_hat_k",
     "pass_hat_k_by_task",
     "pass_hat_k_curve",
+    "pass_hat_k_statistics",
     "percentile",
+    "score_differences",
+    "score_statistics",
+    "two_level_bootstrap",
     "unreliability",
     "wilson_interval",
 ]
