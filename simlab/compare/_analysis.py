@@ -44,10 +44,11 @@ from simlab.spec import Bucket
 from simlab.stats import (
     McNemar,
     aptitude,
-    bootstrap_means_ci,
     bucket_of,
     fisher_exact,
     holm,
+    score_differences,
+    two_level_bootstrap,
     unreliability,
     wilson_interval,
 )
@@ -148,8 +149,10 @@ class SpreadDelta:
     """Change in aptitude and unreliability: per cell (B - A), then the mean over cells.
 
     Cells are (persona, goal, mode, perturbations) with graded sessions in both
-    runs; intervals are a seeded percentile bootstrap over those cells, None
-    with a single cell (resampling one value has no spread to show).
+    runs; intervals are a seeded two-level bootstrap (cells, then each run's
+    repetitions within them), None with a single cell (resampling one value
+    has no spread to show) and None with ``*_no_spread`` when every resample
+    gave the same change.
     """
 
     name: str
@@ -160,6 +163,8 @@ class SpreadDelta:
     unreliability_a: float
     unreliability_b: float
     unreliability_delta_ci: tuple[float, float] | None
+    aptitude_no_spread: bool = False
+    unreliability_no_spread: bool = False
 
     @property
     def aptitude_delta(self) -> float:
@@ -380,14 +385,12 @@ def _bucket_fn(buckets: Sequence[Bucket]) -> Callable[[SessionRecord], str]:
     return bucket
 
 
-def _cell_metrics(
-    records: Iterable[SessionRecord],
-) -> dict[tuple[object, ...], tuple[float, float]]:
+def _cell_scores(records: Iterable[SessionRecord]) -> dict[tuple[object, ...], list[float]]:
     scores: dict[tuple[object, ...], list[float]] = {}
     for r in records:
         if r.score is not None:
             scores.setdefault(r.key.cell, []).append(r.score)
-    return {cell: (aptitude(s), unreliability(s)) for cell, s in scores.items()}
+    return {cell: sorted(s) for cell, s in scores.items()}  # sorted: order-free resampling
 
 
 def spread_delta(
@@ -400,6 +403,10 @@ def spread_delta(
 ) -> SpreadDelta | None:
     """Aptitude and unreliability of A and B over the cells both have, with delta intervals.
 
+    The intervals are a two-level bootstrap (``simlab.stats.two_level_bootstrap``):
+    cells are resampled, and within each drawn cell A's and B's repetitions are
+    resampled apart, so the noise of each run's P90 of R repetitions is carried.
+
     Args:
         name: The group's label (also salts the bootstrap seed).
         a: A's graded sessions in the group.
@@ -410,21 +417,33 @@ def spread_delta(
 
     Returns:
         The means over common cells and bootstrap intervals of their deltas
-        (None with a single cell); None when no cell has scores in both runs.
+        (None with a single cell, or with no spread in any resample); None when
+        no cell has scores in both runs.
     """
-    ma, mb = _cell_metrics(a), _cell_metrics(b)
-    cells = sorted(ma.keys() & mb.keys(), key=repr)
+    sa, sb = _cell_scores(a), _cell_scores(b)
+    cells = sorted(sa.keys() & sb.keys(), key=repr)
     if not cells:
         return None
-    arr = np.array([[*ma[c], *mb[c]] for c in cells])  # apt_a, unr_a, apt_b, unr_b
-    deltas = np.column_stack([arr[:, 2] - arr[:, 0], arr[:, 3] - arr[:, 1]])
+    per_cell = np.array(
+        [
+            [aptitude(sa[c]), unreliability(sa[c]), aptitude(sb[c]), unreliability(sb[c])]
+            for c in cells
+        ]
+    )
+    means = per_cell.mean(axis=0)
     apt_ci: tuple[float, float] | None = None
     unr_ci: tuple[float, float] | None = None
+    apt_flat = unr_flat = False
     if len(cells) >= MIN_BOOTSTRAP_CELLS:
-        apt_ci, unr_ci = bootstrap_means_ci(
-            deltas, derived_seed(seed, "spread", name), n_resamples, level
+        _, apt, unr = two_level_bootstrap(
+            [[sa[c], sb[c]] for c in cells],
+            score_differences,
+            derived_seed(seed, "spread", name),
+            n_resamples,
+            level,
+            (-100.0, 100.0),
         )
-    means = arr.mean(axis=0)
+        apt_ci, unr_ci, apt_flat, unr_flat = apt.ci, unr.ci, apt.no_spread, unr.no_spread
     return SpreadDelta(
         name,
         len(cells),
@@ -434,6 +453,8 @@ def spread_delta(
         float(means[1]),
         float(means[3]),
         unr_ci,
+        apt_flat,
+        unr_flat,
     )
 
 

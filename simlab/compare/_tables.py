@@ -269,7 +269,11 @@ def persona_section(c: Comparison) -> Section:
     )
 
 
-def _spread_change(delta: float, ci: tuple[float, float] | None, n_cells: int) -> str:
+def _spread_change(
+    delta: float, ci: tuple[float, float] | None, n_cells: int, no_spread: bool = False
+) -> str:
+    if no_spread:  # every resample agreed: a zero-width interval would overstate it
+        return f"{_signed(delta)} (no spread in {n_cells} cells)"
     if ci is None:  # one cell: a bootstrap would print a zero-width interval
         return f"{_signed(delta)} [n/a, {n_cells} cell]"
     return f"{_signed(delta)} [{_signed(ci[0])}, {_signed(ci[1])}]"
@@ -281,10 +285,12 @@ def _spread_row(s: SpreadDelta) -> list[Cell]:
         str(s.n_cells),
         _num(s.aptitude_a),
         _num(s.aptitude_b),
-        _spread_change(s.aptitude_delta, s.aptitude_delta_ci, s.n_cells),
+        _spread_change(s.aptitude_delta, s.aptitude_delta_ci, s.n_cells, s.aptitude_no_spread),
         _num(s.unreliability_a),
         _num(s.unreliability_b),
-        _spread_change(s.unreliability_delta, s.unreliability_delta_ci, s.n_cells),
+        _spread_change(
+            s.unreliability_delta, s.unreliability_delta_ci, s.n_cells, s.unreliability_no_spread
+        ),
     ]
 
 
@@ -308,8 +314,9 @@ def spread_section(c: Comparison) -> Section:
         [_spread_row(s) for s in ordered],
         set(range(1, 8)),
         "Per cell (persona, goal, mode, perturbations) graded in both runs: aptitude = P90 "
-        "of scores, unreliability = P90 - P10; the change is B - A per cell, averaged, with a "
-        f"seeded percentile-bootstrap {_level(c)} interval over cells (none from a single "
+        "of scores, unreliability = P90 - P10 (both depend on the repetitions per cell); the "
+        f"change is B - A per cell, averaged, with a seeded two-level bootstrap {_level(c)} "
+        "interval (cells, then each run's repetitions within them; none from a single "
         "cell).",
     )
 

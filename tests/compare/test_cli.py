@@ -355,4 +355,9 @@ def test_one_cell_has_no_spread_interval(
     a = write_run(tmp_path / "A2", [rec(goal=g, score=100.0) for g in ("x", "y")])
     b = write_run(tmp_path / "B2", [rec(goal="x", score=0.0), rec(goal="y", score=50.0)])
     spread = compare_runs(load_run(a), load_run(b)).spread[0]
-    assert spread.n_cells == 2 and spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0))
+    # deltas -100 and -50, one rep each: resampled means -100, -75, -50 (1/4, 1/2, 1/4),
+    # centred on their mean (about -75): about [-100, -50]
+    assert spread.n_cells == 2
+    assert spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0), abs=1.0)
+    # every cell's unreliability is 0 in both runs: no spread, not "[+0.0, +0.0]"
+    assert spread.unreliability_no_spread and spread.unreliability_delta_ci is None
