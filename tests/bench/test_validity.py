@@ -31,3 +31,24 @@ def test_same_agent_runs_with_different_seeds_raise_no_false_alarm(tmp_path: Pat
     line = next(x for x in out.splitlines() if x.startswith("ANY OF THE ABOVE"))
     assert re.search(r"\b0/6 =", line), out
     assert "regressions listed: 0 over all pairs" in out
+
+
+@pytest.mark.slow
+def test_interval_coverage_small_config_is_near_or_above_nominal() -> None:
+    # 60 replications: a share of 60 has a standard error of ~3 points, so the check
+    # is loose (>= 85%); bench/validity/interval_coverage.py prints the full table.
+    out = _run(
+        "bench/validity/interval_coverage.py",
+        *("--replications", "60", "--resamples", "400", "--truth-draws", "4000"),
+    )
+    rows = [line for line in out.splitlines() if "%" in line and "[" in line]
+    assert len(rows) == 4 * 7, out
+    for line in rows:
+        found = re.search(r"\s(\d+)\s+(\d+\.\d)%", line)
+        if found and int(found.group(1)) >= 20:
+            assert float(found.group(2)) >= 85.0, line
+    # near-deterministic cells: every aptitude resample is 100, said as "no spread"
+    apt = next(
+        line for line in rows if line.startswith("near-deterministic") and "aptitude " in line
+    )
+    assert re.search(r"\s0\s+nan%", apt), apt

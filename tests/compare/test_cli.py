@@ -361,3 +361,20 @@ def test_one_cell_has_no_spread_interval(
     assert spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0), abs=1.0)
     # every cell's unreliability is 0 in both runs: no spread, not "[+0.0, +0.0]"
     assert spread.unreliability_no_spread and spread.unreliability_delta_ci is None
+
+
+def test_runs_with_different_repetitions_are_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, score=50.0 + i) for i in range(8)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i, score=50.0 + i) for i in range(2)])
+    c = compare_runs(load_run(a), load_run(b))
+    assert (c.reps_a, c.reps_b) == (8, 2)
+    (warning,) = c.warnings
+    assert "differ in repetitions per cell (A 8, B 2)" in warning
+    md = tmp_path / "c.md"
+    cli_main([str(a), str(b), "--markdown", str(md)])
+    assert "differ in repetitions per cell (A 8, B 2)" in md.read_text()
+    assert "differ in repetitions per cell (A 8, B 2)" in capsys.readouterr().out
+    same = compare_runs(load_run(a), load_run(a))
+    assert same.warnings == []
