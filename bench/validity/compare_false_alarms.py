@@ -72,10 +72,10 @@ def run_dir(work: Path, seed: int, reps: int) -> Path:
     return next(p for p in out.glob("*") if (p / "summary.json").exists())
 
 
-def alarms(a_dir: Path, b_dir: Path, seeds: tuple[int, int]) -> PairAlarms:
+def alarms(a_dir: Path, b_dir: Path, seeds: tuple[int, int], gates: Path) -> PairAlarms:
     """Compare two runs and read off every alarm."""
     c = compare_runs(load_run(a_dir), load_run(b_dir))
-    results = evaluate_gates(c, load_gates(GATES))
+    results = evaluate_gates(c, load_gates(gates))
     raw = [c.overall.test.p_value, *(g.test.p_value for g in c.by_bucket)]
     raw += [g.test.p_value for g in c.by_persona]
     raw += [g.mcnemar.p_value for g in c.by_bucket if g.paired.n]
@@ -135,12 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pairs", type=int, default=40)
     p.add_argument("--reps", type=int, default=8, help="repetitions per cell (the suite's 8)")
     p.add_argument("--work", type=Path, default=REPO / "results" / "validity-false-alarms")
+    p.add_argument("--gates", type=Path, default=GATES, help="gates file (the shipped one)")
     args = p.parse_args(argv)
     rows = []
     for i in range(args.pairs):
         seeds = (FIRST_SEED + 2 * i, FIRST_SEED + 2 * i + 1)
         a, b = (run_dir(args.work, s, args.reps) for s in seeds)
-        rows.append(alarms(a, b, seeds))
+        rows.append(alarms(a, b, seeds, args.gates))
         r = rows[-1]
         flags = [
             name

@@ -24,9 +24,13 @@ def _run(*args: str) -> str:
 def test_same_agent_runs_with_different_seeds_raise_no_false_alarm(tmp_path: Path) -> None:
     # 6 pairs of default-suite runs at 2 reps: the agent is the same, so any alarm is
     # false; the seeds are fixed, so the outcome is too (no alarm in these 6 pairs).
+    # The shipped gates, but min_pairs scaled to 2 reps' 288 sessions (it asks for 500).
+    shipped = (ROOT / "examples" / "ci" / "gates.yaml").read_text()
+    gates = tmp_path / "gates.yaml"
+    gates.write_text(re.sub(r"(?m)^min_pairs: 500", "min_pairs: 250", shipped))
     out = _run(
         "bench/validity/compare_false_alarms.py",
-        *("--pairs", "6", "--reps", "2", "--work", str(tmp_path)),
+        *("--pairs", "6", "--reps", "2", "--work", str(tmp_path), "--gates", str(gates)),
     )
     line = next(x for x in out.splitlines() if x.startswith("ANY OF THE ABOVE"))
     assert re.search(r"\b0/6 =", line), out
