@@ -15,7 +15,7 @@ What each figure means (every change is B - A):
   bucket of its *own* user turns; buckets come from A's ``run.json``. Each
   rate has its n and a Wilson interval; the change has Newcombe's
   hybrid-score interval (Newcombe 1998, method 10), paired (1998b, method
-  10) when the group holds the same keys in both runs, for independent
+  10) when the group holds the same keys (same seeds) in both runs, for independent
   samples when it holds no key in both, and otherwise with the pairs'
   correlation scaled by their share (``IntervalKind``). So a run compared
   with itself has a narrow interval: it passes a 5-point drop gate from 82

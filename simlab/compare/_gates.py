@@ -38,7 +38,7 @@ class Gates(BaseModel):
     Every drop gate reads the lower bound of the Newcombe interval of a per-run
     pass-rate change, so a gate passes only when the data rule out a larger
     drop: small samples fail it. That is the point of a gate. The interval is
-    paired when the group holds the same keys in both runs, independent when
+    paired when the group holds the same keys (and seeds) in both runs, independent when
     it holds none in common, and partly paired in between; the gate's message
     says which. A run compared with itself passes a 5-point gate from 82
     sessions in the group, a 3-point gate from 139 (outcomes of a key agree when

@@ -148,9 +148,10 @@ _TESTS = (
 
 
 _CHANGE_INTERVAL = (
-    "Newcombe's hybrid-score interval, paired when the row holds the same keys in both "
-    "runs, for independent samples when it holds none in common, and in between with "
-    "the pairs' correlation scaled by their share otherwise"
+    "Newcombe's hybrid-score interval, paired when the row holds the same keys with the "
+    "same seeds in both runs, for independent samples when it holds no such pair (runs "
+    "with different seeds), and in between with the pairs' correlation scaled by their "
+    "share otherwise"
 )
 
 
