@@ -37,7 +37,8 @@ class Gates(BaseModel):
 
     Every drop gate reads the lower bound of the Newcombe interval of a per-run
     pass-rate change, so a gate passes only when the data rule out a larger
-    drop: small samples fail it. That is the point of a gate. The interval is
+    drop: small paired samples fail it (a group not fully paired and too small
+    for its limit is inconclusive instead, see below). The interval is
     paired when the group holds the same keys (and seeds) in both runs, independent when
     it holds none in common, and partly paired in between; the gate's message
     says which. A run compared with itself passes a 5-point gate from 82
