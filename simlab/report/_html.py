@@ -33,10 +33,10 @@ from simlab.report._tables import (
     ReportTable,
     build_sections,
     escape_controls,
+    metric,
     pct,
     plural,
     rate_ci,
-    spread,
 )
 from simlab.spec import Bucket, Suite
 from simlab.store import HTML_REPORT_FILE, SessionRecord, read_run_info, read_sessions, write_atomic
@@ -69,11 +69,7 @@ def _text(s: str) -> str:
 
 
 def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
-    n_cells = row["n_cells"]
-    spreads = (
-        f"aptitude {spread(row['aptitude'], row['aptitude_ci'], n_cells)} · "
-        f"unreliability {spread(row['unreliability'], row['unreliability_ci'], n_cells)}"
-    )
+    spreads = f"aptitude {metric(row, 'aptitude')} · unreliability {metric(row, 'unreliability')}"
     errors = f", {plural(row['n_errors'], 'error')} excluded" if row.get("n_errors") else ""
     interval = rate_ci(row["pass_ci"], row["n"])
     return (

@@ -9,11 +9,12 @@ overall figure comes last.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 _DASH = "—"
-_K_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100)
+_K_SHOWN = (1, 2, 4, 8, 16, 32, 64, 100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,26 @@ def spread(x: float | None, ci: list[float] | None, n: int, unit: str = "cell") 
     return score(x, ci)
 
 
+def metric(row: Mapping[str, Any], name: str, n: int | None = None, unit: str = "cell") -> str:
+    """A row's aptitude, unreliability or mean score: with its interval, or saying why
+    there is none ("1 cell: no interval", or "no spread in n=96 sessions" when every
+    resample gave the same value, which a zero-width interval would overstate).
+
+    Args:
+        row: A summary row.
+        name: ``aptitude``, ``unreliability`` or ``mean_score``.
+        n: How many cells (or pairs) the mean is over; the row's ``n_cells`` by default.
+        unit: What ``n`` counts.
+    """
+    cells = row["n_cells"] if n is None else n
+    x = row[name]
+    if x is not None and row.get(f"{name}_no_spread"):
+        sessions = row.get("n")
+        where = f"n={sessions} sessions" if sessions is not None else plural(cells, unit)
+        return f"{x:.1f} (no spread in {where})"
+    return spread(x, row[f"{name}_ci"], cells, unit)
+
+
 def rate_ci(ci: list[float] | None, n: int) -> str:
     """A rate's Wilson interval; a dash over no session, where Wilson gives [0%, 100%]."""
     return pct_ci(ci) if n else _DASH
@@ -116,11 +137,7 @@ def _pass_cells(row: dict[str, Any]) -> list[str]:
 
 
 def _spread_cells(row: dict[str, Any], n_cells: int | None = None, unit: str = "cell") -> list[str]:
-    n = row["n_cells"] if n_cells is None else n_cells
-    return [
-        spread(row["aptitude"], row["aptitude_ci"], n, unit),
-        spread(row["unreliability"], row["unreliability_ci"], n, unit),
-    ]
+    return [metric(row, "aptitude", n_cells, unit), metric(row, "unreliability", n_cells, unit)]
 
 
 _PASS_HEAD = ["n", "Pass rate", "95% CI"]
@@ -136,8 +153,18 @@ def _by_persona(s: dict[str, Any]) -> ReportTable:
         "Pass rate by persona",
         ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Errors"],
         rows,
-        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10.",
+        _estimand_note(s),
         numeric={1, 2, 6, 7},
+    )
+
+
+def _estimand_note(s: dict[str, Any]) -> str:
+    reps = (s.get("estimands") or {}).get("reps", "R")
+    return (
+        f"Aptitude = mean over cells of the P90 of a cell's R={reps} repetitions' scores "
+        f"(it estimates the expected P90 of {reps} draws); unreliability = the same for "
+        f"P90 - P10. Both grow with R: compare them at equal R. Intervals: two-level "
+        "bootstrap (cells, then repetitions within cells)."
     )
 
 
@@ -184,9 +211,14 @@ def _length_notes(s: dict[str, Any]) -> str:
     return " ".join(notes)
 
 
+def _bucket_cells(r: dict[str, Any]) -> str:
+    left_out = r.get("n_cells_fragments", 0)
+    return f"{r['n_cells']} (+{left_out} with 1 rep, left out)" if left_out else str(r["n_cells"])
+
+
 def _by_bucket(s: dict[str, Any]) -> ReportTable:
     rows = [
-        [name, *_pass_cells(r), *_spread_cells(r), str(r["n_errors"])]
+        [name, *_pass_cells(r), *_spread_cells(r), _bucket_cells(r), str(r["n_errors"])]
         for name, r in s["by_bucket"].items()
     ]
     note = (
@@ -197,10 +229,21 @@ def _by_bucket(s: dict[str, Any]) -> ReportTable:
     )
     return ReportTable(
         "Pass rate by planned length (user turns the plan needs)",
-        ["Planned length", *_PASS_HEAD, *_SPREAD_HEAD, "Errors"],
+        ["Planned length", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Errors"],
         rows,
-        " ".join(filter(None, [note, _length_notes(s)])),
-        numeric={1, 2, 6},
+        " ".join(
+            filter(
+                None,
+                [
+                    note,
+                    _length_notes(s),
+                    "Within a length bucket a cell holds only its sessions planned at that "
+                    "length; aptitude and unreliability use only the cells with at least 2 of "
+                    "them (a single repetition's P90 - P10 is 0 by construction).",
+                ],
+            )
+        ),
+        numeric={1, 2, 6, 7},
     )
 
 
@@ -257,7 +300,7 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 mode,
                 str(r["n_cells"]),
                 *_pass_cells(p),
-                spread(r["mean_score"], r["mean_score_ci"], r["n_cells"]),
+                metric(r, "mean_score"),
                 *_spread_cells(r),
             ]
         )
@@ -270,7 +313,7 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 _DASH,
                 _DASH,
                 _DASH,
-                spread(delta["mean_score"], delta["mean_score_ci"], delta["n_pairs"], "pair"),
+                metric(delta, "mean_score", delta["n_pairs"], "pair"),
                 *_spread_cells(delta, delta["n_pairs"], "pair"),
             ]
         )
@@ -278,10 +321,27 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
         "Full vs sharded",
         ["Mode", "Cells", *_PASS_HEAD, "Mean score [95% CI]", *_SPREAD_HEAD],
         rows,
-        "Means over cells, bootstrap intervals over cells; the paired row pairs cells "
-        "on persona, goal and perturbations.",
+        "Means over cells, two-level bootstrap intervals (cells, then repetitions within "
+        "cells); the paired row pairs cells on persona, goal and perturbations.",
         numeric={1, 2, 3},
     )
+
+
+def _pass_k_value(g: dict[str, Any], k: int) -> str:
+    value = g["k"].get(str(k))
+    if value is None:
+        return _DASH
+    if (g.get("k_no_spread") or {}).get(str(k)):
+        return f"{pct(value)} (no spread)"
+    ci = (g.get("k_ci") or {}).get(str(k))
+    if ci is None:  # a single task: between-task spread unknown
+        return f"{pct(value)} ({plural(g['tasks'], 'task')}: no interval)"
+    return f"{pct(value)} {pct_ci(ci)}"
+
+
+def _trials(g: dict[str, Any]) -> str:
+    lo, hi = g.get("trials_min", 0), g.get("trials_max", 0)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
@@ -290,21 +350,29 @@ def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
     k_max = max((int(k) for g in by_goal.values() for k in g["k"]), default=0)
     ks = [k for k in _K_SHOWN if k <= k_max]
     rows = [
-        [goal, str(g["tasks"]), str(g["n"]), str(g["passes"])]
-        + [pct(g["k"].get(str(k))) for k in ks]
+        [goal, str(g["tasks"]), _trials(g), str(g["n"]), str(g["passes"])]
+        + [_pass_k_value(g, k) for k in ks]
         for goal, g in by_goal.items()
     ]
     rows.append(
-        [f"all goals ({plural(overall['tasks'], 'cell')})", _DASH, _DASH, _DASH]
-        + [pct(overall["k"].get(str(k))) for k in ks]
+        [
+            "all goals",
+            str(overall["tasks"]),
+            _trials(overall),
+            str(overall.get("n", _DASH)),
+            str(overall.get("passes", _DASH)),
+        ]
+        + [_pass_k_value(overall, k) for k in ks]
     )
     return ReportTable(
         "pass^k by goal (all k trials pass)",
-        ["Goal", "Cells", "n", "Passes", *[f"k={k}" for k in ks]],
+        ["Goal", "Tasks", "Trials/task", "n", "Passes", *[f"k={k} [95% CI]" for k in ks]],
         rows,
-        "pass^k = C(passes, k) / C(reps, k) per cell (persona x goal x mode), averaged over "
-        "the goal's cells for k up to its smallest number of reps.",
-        numeric=set(range(1, 4 + len(ks))),
+        "A task is a cell (persona x goal x mode x perturbations), its trials its repetitions; "
+        "pass^k = C(passes, k) / C(trials, k) per task, averaged over the goal's tasks (it "
+        "estimates the mean over tasks of p^k) for k up to the fewest trials; intervals: "
+        "two-level bootstrap (tasks, then trials within tasks).",
+        numeric=set(range(1, 5 + len(ks))),
     )
 
 
@@ -370,8 +438,8 @@ def _overall_spread(o: dict[str, Any]) -> str:
     n = o["n_cells"]
     if n >= 2:
         return (
-            f"aptitude {score(apt, o['aptitude_ci'])}; "
-            f"unreliability {score(unrel, o['unreliability_ci'])} over {plural(n, 'cell')}"
+            f"aptitude {metric(o, 'aptitude')}; "
+            f"unreliability {metric(o, 'unreliability')} over {plural(n, 'cell')}"
         )
     why = "no scored cell" if n == 0 else f"{plural(n, 'cell')}: no interval"
     return f"aptitude {score(apt)}; unreliability {score(unrel)} ({why})"

@@ -46,11 +46,12 @@ def test_same_suite_and_seed_every_pair_has_one_bucket(runs: dict[str, Path]) ->
     assert [(g.a.n, g.b.n) for g in c.by_bucket] == [(g.a.n, g.a.n) for g in c.by_bucket]
 
 
-def test_other_seeds_pairs_planned_in_two_buckets_count_overall_only(
-    runs: dict[str, Path],
-) -> None:
+def test_other_seeds_pair_nothing_and_move_nothing(runs: dict[str, Path]) -> None:
+    # another seed draws other conversations (and other plans) for the same key: such keys
+    # are not pairs, so no pair can be planned in two buckets; the runs compare as
+    # independent samples, stratified by each run's own planned buckets
     c = compare_runs(load_run(runs["v1"]), load_run(runs["v1_seed_1"]))
-    assert c.bucket_moves > 0  # another seed draws other plans
-    assert sum(g.paired.n for g in c.by_bucket) + c.bucket_moves == c.overall.paired.n
-    for g in c.by_bucket:
-        assert g.paired == g.shared  # the pairs planned in this bucket in both runs
+    assert c.overall.paired.n == 0 and c.bucket_moves == 0
+    assert all(g.paired.n == 0 and g.interval == "independent" for g in c.by_bucket)
+    assert sum(g.a.n for g in c.by_bucket) == c.overall.a.n
+    assert sum(g.b.n for g in c.by_bucket) == c.overall.b.n

@@ -101,7 +101,12 @@ def test_one_cell_says_it_has_no_interval() -> None:
     assert "over 1 cells" not in terminal + md + html and "(1 cells)" not in terminal + md
     alice = next(line for line in table_lines(terminal, "Pass rate by persona") if "alice" in line)
     assert cells(alice)[4:6] == ["90.0 (1 cell: no interval)", "80.0 (1 cell: no interval)"]
-    assert "all goals (1 cell)" in terminal
+    pass_k = next(
+        line
+        for line in table_lines(terminal, "pass^k by goal (all k trials pass)")
+        if "all goals" in line
+    )
+    assert cells(pass_k)[:6] == ["all goals", "1", "2", "2", "1", "50.0% (1 task: no interval)"]
     assert "aptitude 90.0 (1 cell: no interval)" in html
 
 
