@@ -1,4 +1,4 @@
-"""Target agents: the protocol, adapters (callable, HTTP, LLM-from-YAML) and the reference agent."""
+"""Target agents: adapters (callable, OpenAI and Anthropic HTTP, LLM-from-YAML), the reference agent."""
 
 from simlab.agents._callable import (
     CallableTarget,
@@ -18,8 +18,17 @@ from simlab.agents._http import (
     http_target_factory,
 )
 from simlab.agents._llm_agent import LLMAgent, ParsedReply, llm_target_factory, parse_reply
+from simlab.agents._tool_results import (
+    NOT_REPORTED,
+    TOOL_RESULTS_META,
+    ReportedResult,
+    attach_results,
+    decode_result,
+)
 
 __all__ = [
+    "NOT_REPORTED",
+    "TOOL_RESULTS_META",
     "CallableTarget",
     "HttpAgent",
     "HttpAgentConfigError",
@@ -28,9 +37,12 @@ __all__ = [
     "HttpTargetFactory",
     "LLMAgent",
     "ParsedReply",
+    "ReportedResult",
     "TargetLoadError",
+    "attach_results",
     "callable_target_factory",
     "completion_reply",
+    "decode_result",
     "http_target_factory",
     "import_ref",
     "llm_target_factory",
