@@ -1,4 +1,4 @@
-"""Target agents: adapters (callable, OpenAI and Anthropic HTTP, LLM-from-YAML), the reference agent."""
+"""Target agents: adapters (callable, OpenAI and Anthropic HTTP, LLM from YAML), reference."""
 
 from simlab.agents._callable import (
     CallableTarget,
