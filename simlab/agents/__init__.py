@@ -1,5 +1,12 @@
 """Target agents: adapters (callable, OpenAI and Anthropic HTTP, LLM from YAML), reference."""
 
+from simlab.agents._anthropic_http import (
+    AnthropicHttpAgent,
+    AnthropicHttpTargetFactory,
+    anthropic_http_target_factory,
+    message_reply,
+    messages_body,
+)
 from simlab.agents._callable import (
     CallableTarget,
     TargetLoadError,
@@ -29,6 +36,8 @@ from simlab.agents._tool_results import (
 __all__ = [
     "NOT_REPORTED",
     "TOOL_RESULTS_META",
+    "AnthropicHttpAgent",
+    "AnthropicHttpTargetFactory",
     "CallableTarget",
     "HttpAgent",
     "HttpAgentConfigError",
@@ -39,6 +48,7 @@ __all__ = [
     "ParsedReply",
     "ReportedResult",
     "TargetLoadError",
+    "anthropic_http_target_factory",
     "attach_results",
     "callable_target_factory",
     "completion_reply",
@@ -46,6 +56,8 @@ __all__ = [
     "http_target_factory",
     "import_ref",
     "llm_target_factory",
+    "message_reply",
+    "messages_body",
     "object_target_factory",
     "parse_reply",
     "to_reply",

@@ -53,13 +53,15 @@ class HttpAgentConfigError(HttpAgentError):
     """The adapter cannot be set up (a missing API-key variable); the message says the fix."""
 
 
-def _redact(text: str, key: str | None) -> str:
+def redact(text: str, key: str | None) -> str:
+    """``text`` with the key and any ``Bearer`` credential replaced by ``***``."""
     if key:
         text = text.replace(key, "***")
     return _BEARER.sub(r"\1***", text)
 
 
-def _check_key_env(api_key_env: str | None) -> None:
+def check_key_env(api_key_env: str | None) -> None:
+    """Raise ``HttpAgentConfigError`` when ``api_key_env`` names an unset variable."""
     if api_key_env is not None and not os.environ.get(api_key_env):
         raise HttpAgentConfigError(
             f"the HTTP target's key variable ${api_key_env} is not set; "
@@ -120,7 +122,7 @@ class HttpAgent:
         *,
         session: HttpSession | None = None,
     ) -> None:
-        _check_key_env(api_key_env)
+        check_key_env(api_key_env)
         self._endpoint = url.rstrip("/") + "/chat/completions"
         self._model = model
         self._key_env = api_key_env
@@ -180,10 +182,10 @@ async def post_json(
     except TimeoutError:
         raise HttpAgentError(f"POST {endpoint}: no answer within {timeout_s:g}s") from None
     except aiohttp.ClientError as e:
-        detail = _redact(f"{type(e).__name__}: {e}", secret)
+        detail = redact(f"{type(e).__name__}: {e}", secret)
         raise HttpAgentError(f"POST {endpoint} failed: {detail}") from None
     if not 200 <= status < 300:
-        excerpt = _redact(raw[:_EXCERPT_CHARS], secret)
+        excerpt = redact(raw[:_EXCERPT_CHARS], secret)
         raise HttpAgentError(f"POST {endpoint} returned HTTP {status}: {excerpt}")
     return raw
 
@@ -208,7 +210,7 @@ def completion_reply(raw: str, where: str = "the endpoint") -> AgentReply:
     except (ValueError, LookupError, TypeError) as e:
         raise HttpAgentError(
             f"{where} answered with no choices[0].message ({type(e).__name__}: {e}); "
-            f"body starts {_redact(raw[:_EXCERPT_CHARS], None)!r}"
+            f"body starts {redact(raw[:_EXCERPT_CHARS], None)!r}"
         ) from None
     text = message.get("content") or ""
     raw_calls = message.get("tool_calls") or []
@@ -278,7 +280,7 @@ class HttpTargetFactory:
         self.spec = spec
         self._session = HttpSession()
         # Fail at set-up, not in every session, when the key variable is missing.
-        _check_key_env(spec.api_key_env)
+        check_key_env(spec.api_key_env)
 
     def __call__(self, setup: SessionSetup) -> HttpAgent:
         """A fresh agent for one session."""

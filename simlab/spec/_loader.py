@@ -85,28 +85,36 @@ def _line_for(loc: Loc, lines: dict[Loc, int]) -> int | None:
 
 
 def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
-    """The pydantic model class that holds the field at ``loc`` (its parent)."""
+    """The pydantic model class that holds the field at ``loc`` (its parent).
+
+    ``loc`` is pydantic's, union tags included: a tag picks the union's member
+    whose ``kind`` it is (a target's fields are those of its own kind).
+    """
     current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int):
+    parts = list(loc[:-1])
+    for i, part in enumerate(parts):
+        if isinstance(part, int) or part in _UNION_TAGS:
             continue
         fields = getattr(current, "model_fields", None)
         if fields is None or part not in fields:
             return None
-        current = _inner_model(fields[part].annotation)
+        tag = parts[i + 1] if i + 1 < len(parts) else None
+        current = _inner_model(fields[part].annotation, tag if tag in _UNION_TAGS else None)
         if current is None:
             return None
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
+def _inner_model(annotation: Any, tag: Any = None) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in typing.get_args(annotation):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
+    found = [m for arg in typing.get_args(annotation) if (m := _inner_model(arg)) is not None]
+    if tag is not None:
+        tagged = [
+            m for m in found if "kind" in m.model_fields and m.model_fields["kind"].default == tag
+        ]
+        found = tagged or found
+    return found[0] if found else None
 
 
 def _choices(annotation: Any) -> list[str]:
@@ -123,7 +131,7 @@ def _choices(annotation: Any) -> list[str]:
 def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     loc: Loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS))
     field = ".".join(str(p) for p in loc)
-    parent = _model_at(model, loc)
+    parent = _model_at(model, tuple(err["loc"]))
     name = loc[-1] if loc else ""
     kind = err["type"]
     if kind == "extra_forbidden" and parent is not None:
@@ -145,7 +153,17 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     return field, f"{msg}{shown}"
 
 
-_UNION_TAGS = {"reference", "callable", "llm", "http", "scripted", "str", "int", "list[str]"}
+_UNION_TAGS = {
+    "reference",
+    "callable",
+    "llm",
+    "http",
+    "anthropic_http",
+    "scripted",
+    "str",
+    "int",
+    "list[str]",
+}
 
 
 def parse_model(model: type[M], path: Path, text: str | None = None) -> M:
