@@ -95,7 +95,7 @@ class AnthropicHttpAgent:
         raw = await post_json(
             self._session, self._endpoint, body, headers, self._timeout_s, secret=key
         )
-        return message_reply(raw, self._endpoint)
+        return message_reply(raw, self._endpoint, secret=key)
 
 
 def messages_body(history: Sequence[Message]) -> list[dict[str, str]]:
@@ -111,8 +111,11 @@ def messages_body(history: Sequence[Message]) -> list[dict[str, str]]:
     return out
 
 
-def message_reply(raw: str, where: str = "the endpoint") -> AgentReply:
-    """An ``AgentReply`` from a Messages API response body.
+def message_reply(
+    raw: str, where: str = "the endpoint", *, secret: str | None = None
+) -> AgentReply:
+    """An ``AgentReply`` from a Messages API response body (``secret``: the key sent,
+    cut out of an error's excerpt of the body).
 
     Raises:
         HttpAgentError: if the body has no ``content`` list, or its ``tool_result``
@@ -126,7 +129,7 @@ def message_reply(raw: str, where: str = "the endpoint") -> AgentReply:
     except (ValueError, LookupError, TypeError) as e:
         raise HttpAgentError(
             f"{where} answered with no content list ({type(e).__name__}: {e}); "
-            f"body starts {redact(raw[:_EXCERPT_CHARS], None)!r}"
+            f"body starts {redact(raw, secret)[:_EXCERPT_CHARS]!r}"
         ) from None
     texts: list[str] = []
     calls: list[tuple[str | None, ToolCall]] = []

@@ -149,7 +149,7 @@ class HttpAgent:
         raw = await post_json(
             self._session, self._endpoint, body, headers, self._timeout_s, secret=key
         )
-        return completion_reply(raw, self._endpoint)
+        return completion_reply(raw, self._endpoint, secret=key)
 
 
 async def post_json(
@@ -185,13 +185,17 @@ async def post_json(
         detail = redact(f"{type(e).__name__}: {e}", secret)
         raise HttpAgentError(f"POST {endpoint} failed: {detail}") from None
     if not 200 <= status < 300:
-        excerpt = redact(raw[:_EXCERPT_CHARS], secret)
+        # redacted before it is cut: a key across the cut would leave its first half
+        excerpt = redact(raw, secret)[:_EXCERPT_CHARS]
         raise HttpAgentError(f"POST {endpoint} returned HTTP {status}: {excerpt}")
     return raw
 
 
-def completion_reply(raw: str, where: str = "the endpoint") -> AgentReply:
-    """An ``AgentReply`` from a chat-completions response body.
+def completion_reply(
+    raw: str, where: str = "the endpoint", *, secret: str | None = None
+) -> AgentReply:
+    """An ``AgentReply`` from a chat-completions response body (``secret``: the key
+    sent, cut out of an error's excerpt of the body).
 
     The message's ``tool_calls`` are the calls the agent executed; its
     ``simlab_tool_results`` (when present) their results, matched by
@@ -210,7 +214,7 @@ def completion_reply(raw: str, where: str = "the endpoint") -> AgentReply:
     except (ValueError, LookupError, TypeError) as e:
         raise HttpAgentError(
             f"{where} answered with no choices[0].message ({type(e).__name__}: {e}); "
-            f"body starts {redact(raw[:_EXCERPT_CHARS], None)!r}"
+            f"body starts {redact(raw, secret)[:_EXCERPT_CHARS]!r}"
         ) from None
     text = message.get("content") or ""
     raw_calls = message.get("tool_calls") or []

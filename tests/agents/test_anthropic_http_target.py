@@ -12,6 +12,7 @@ from aiohttp import web
 
 from simlab.agents import (
     AnthropicHttpAgent,
+    HttpAgent,
     HttpAgentConfigError,
     HttpAgentError,
     anthropic_http_target_factory,
@@ -222,3 +223,33 @@ def test_the_suite_reads_the_target_and_names_a_misspelt_field(tmp_path: Path) -
     with pytest.raises(SpecError) as info:
         load_suite(suite)
     assert "did you mean 'max_tokens'" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        # a 200 that is no completion, echoing the key: the error quotes the body
+        (200, "proxy says: key=" + KEY + " is fine"),
+        # the key straddling the excerpt's cut: no half of it may remain
+        (502, "x" * 190 + KEY),
+    ],
+)
+@pytest.mark.anyio
+async def test_an_excerpt_of_the_body_never_carries_the_key(
+    kind: str, status: int, body: str
+) -> None:
+    path = "/v1/messages" if kind == "anthropic" else "/v1/chat/completions"
+    async with serve(path, lambda *_: web.Response(status=status, text=body)) as (url, _):
+        agent = (
+            AnthropicHttpAgent(url, api_key_env="AGENT_KEY")
+            if kind == "anthropic"
+            else HttpAgent(url + "/v1", api_key_env="AGENT_KEY")
+        )
+        try:
+            with pytest.raises(HttpAgentError) as info:
+                await agent.reply(HISTORY, CTX)
+        finally:
+            await agent.aclose()
+    assert KEY[:10] not in str(info.value)
+    assert "***" in str(info.value)
