@@ -14,6 +14,8 @@ from typing import Any, Literal
 import pytest
 from aiohttp import web
 
+import simlab
+from simlab.spec import AnthropicHttpTarget
 from tests.agents.loopback import Seen, serve_in_thread
 
 KEY = "sk-e2e-secret-9f8e7d6c5b4a"
@@ -122,6 +124,7 @@ def test_confirmation_passes_when_the_reply_states_the_tool_results_field(
 ) -> None:
     proc, run_dir, seen = _run(kind, "states", tmp_path)
     assert proc.returncode == 0, proc.stderr
+    assert "target: http://127.0.0.1:" in proc.stderr
     records = _records(run_dir)
     assert [r["status"] for r in records] == ["ok", "ok"]
     for r in records:
@@ -166,3 +169,18 @@ def test_an_endpoint_that_reports_no_results_still_runs_and_the_report_says_so(
     report = (run_dir / "report.md").read_text(encoding="utf-8")
     assert "Tool results not reported: the target sent 2 of its 2 tool calls" in report
     _no_key_anywhere(proc, run_dir)
+
+
+def test_simlab_run_from_python_takes_an_http_target_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_KEY", KEY)
+    suite = _project(tmp_path / "project", {"kind": "reference"})
+    with serve_in_thread("/v1/messages", anthropic_agent("states")) as (url, _):
+        spec = AnthropicHttpTarget(url=url, model="m", api_key_env="AGENT_KEY")
+        result = simlab.run(suite, target=spec, out=tmp_path / "out", progress=False)
+    assert [(r.status, r.passed) for r in result.records] == [("ok", True)] * 2
+    info = json.loads(result.paths.run_json.read_text(encoding="utf-8"))
+    assert info["models"]["agent"] == f"anthropic_http:{url}"
+    assert info["suite"]["target"]["api_key_env"] == "AGENT_KEY"
+    assert KEY not in result.paths.run_json.read_text(encoding="utf-8")
