@@ -99,6 +99,9 @@ def target_label(suite: Suite) -> str:
         return t.ref
     if t.kind == "http":
         return f"{t.url} (model {t.model})" if t.model else t.url
+    if t.kind == "anthropic_http":
+        api = f"{t.url} (Messages API"
+        return f"{api}, model {t.model})" if t.model else f"{api})"
     llm = t.llm or suite.llm
     on = f"{llm.backend}:{llm.model}" if llm and llm.model else llm.backend if llm else "no model"
     return f"LLM agent {t.agent} on {on}"

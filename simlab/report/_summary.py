@@ -29,6 +29,7 @@ from simlab.report._rows import (
     spread_fields,
     whole_cell_metrics,
 )
+from simlab.report._tool_results import tool_results_section
 from simlab.spec import Bucket
 from simlab.stats import (
     pass_hat_k_by_task,
@@ -397,6 +398,7 @@ def summarize(
         "by_check": check_rows(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
+        "tool_results": tool_results_section(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])

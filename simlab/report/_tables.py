@@ -411,6 +411,19 @@ def _faults(s: dict[str, Any]) -> str:
     )
 
 
+def _tool_results(s: dict[str, Any]) -> str | None:
+    t = s.get("tool_results")
+    if not t or not t["unreported_calls"]:
+        return None  # every result reported, or a summary from before they were counted
+    return (
+        f"Tool results not reported: the target sent {t['unreported_calls']} of its "
+        f"{t['calls']} tool calls without their results, in "
+        f"{plural(t['unreported_sessions'], 'session')} (e.g. {', '.join(t['examples'])}), so "
+        "checks on what a tool returned (confirmation, constraints on result fields) cannot "
+        "pass; an HTTP endpoint reports them as docs/http-targets.md shows."
+    )
+
+
 def _cost(s: dict[str, Any]) -> str:
     c = s.get("cost") or {}
     if not c.get("calls"):
@@ -487,6 +500,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _by_check(summary),
         _errors(summary),
         _faults(summary),
+        _tool_results(summary),
         _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),

@@ -18,6 +18,7 @@ from simlab.spec._loader import (
 )
 from simlab.spec._models import (
     BUILTIN_GRADERS,
+    AnthropicHttpTarget,
     Bucket,
     CallableTarget,
     Constraint,
@@ -78,6 +79,7 @@ __all__ = [
     "PERTURBATION_DIR",
     "SPEC_KINDS",
     "AgentSpec",
+    "AnthropicHttpTarget",
     "Bucket",
     "CallableTarget",
     "CheckedFile",

@@ -236,8 +236,27 @@ class HttpTarget(_Spec):
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
 
 
+class AnthropicHttpTarget(_Spec):
+    """An agent served behind an Anthropic Messages-compatible endpoint.
+
+    It runs its own tools and reports them as ``tool_use`` blocks, each followed by
+    the ``tool_result`` block it got (``docs/http-targets.md``).
+    """
+
+    kind: Literal["anthropic_http"] = "anthropic_http"
+    url: str
+    """Base URL, as the Anthropic SDK's ``base_url``; requests go to ``{url}/v1/messages``."""
+    model: str = ""
+    api_key_env: str | None = None
+    """Variable holding the endpoint's key, sent as ``x-api-key`` (never the key itself)."""
+    max_tokens: Annotated[int, Field(ge=1)] = 1024
+    """Sent as ``max_tokens`` (the Messages API requires one)."""
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+
+
 TargetSpec = Annotated[
-    ReferenceTarget | CallableTarget | LLMTarget | HttpTarget, Field(discriminator="kind")
+    ReferenceTarget | CallableTarget | LLMTarget | HttpTarget | AnthropicHttpTarget,
+    Field(discriminator="kind"),
 ]
 
 

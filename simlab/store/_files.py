@@ -86,6 +86,8 @@ class RunSummary(_File):
     errors: dict[str, Any] = Field(default_factory=dict)
     cost: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
+    tool_results: dict[str, Any] = Field(default_factory=dict)
+    """The target's tool calls and how many came without their results."""
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
     by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Each check's pass rate with its n and Wilson interval, and mean credit."""
