@@ -32,7 +32,7 @@ from simlab.agents._tool_results import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
-from simlab.spec import AnthropicHttpTarget
+from simlab.spec import AnthropicHttpTargetSpec
 
 ANTHROPIC_VERSION = "2023-06-01"
 """The ``anthropic-version`` header sent (the Messages API's current version)."""
@@ -198,7 +198,7 @@ class AnthropicHttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: AnthropicHttpTarget) -> None:
+    def __init__(self, spec: AnthropicHttpTargetSpec) -> None:
         self.spec = spec
         self._session = HttpSession()
         check_key_env(spec.api_key_env)  # fail at set-up, not in every session
@@ -215,6 +215,6 @@ class AnthropicHttpTargetFactory:
         await self._session.aclose()
 
 
-def anthropic_http_target_factory(spec: AnthropicHttpTarget) -> AnthropicHttpTargetFactory:
+def anthropic_http_target_factory(spec: AnthropicHttpTargetSpec) -> AnthropicHttpTargetFactory:
     """A per-session target factory for a Messages endpoint; ``aclose()`` it after the run."""
     return AnthropicHttpTargetFactory(spec)

@@ -31,7 +31,7 @@ from simlab.agents._tool_results import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
-from simlab.spec import HttpTarget
+from simlab.spec import HttpTargetSpec
 
 if TYPE_CHECKING:  # aiohttp is imported when a session opens (start-up time)
     import aiohttp
@@ -280,7 +280,7 @@ class HttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: HttpTarget) -> None:
+    def __init__(self, spec: HttpTargetSpec) -> None:
         self.spec = spec
         self._session = HttpSession()
         # Fail at set-up, not in every session, when the key variable is missing.
@@ -296,6 +296,6 @@ class HttpTargetFactory:
         await self._session.aclose()
 
 
-def http_target_factory(spec: HttpTarget) -> HttpTargetFactory:
+def http_target_factory(spec: HttpTargetSpec) -> HttpTargetFactory:
     """A per-session target factory for an HTTP endpoint; ``aclose()`` it after the run."""
     return HttpTargetFactory(spec)

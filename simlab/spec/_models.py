@@ -197,21 +197,21 @@ class Goal(_Spec):
 # ---------------------------------------------------------------- suites
 
 
-class ReferenceTarget(_Spec):
+class ReferenceTargetSpec(_Spec):
     """simlab's built-in booking agent, ``v1`` (defects on) or ``v2`` (fixed)."""
 
     kind: Literal["reference"] = "reference"
     version: Literal["v1", "v2"] = "v1"
 
 
-class CallableTarget(_Spec):
+class CallableTargetSpec(_Spec):
     """A Python callable ``module:attr`` (sync or async) or a TargetAgent factory."""
 
     kind: Literal["callable"] = "callable"
     ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
 
 
-class LLMTarget(_Spec):
+class LLMTargetSpec(_Spec):
     """An LLM agent declared in YAML: system prompt, tools with schemas and fixtures.
 
     simlab builds its context, so it honours every counterfactual knob.
@@ -224,7 +224,7 @@ class LLMTarget(_Spec):
     """The model; None takes the suite's ``llm`` default."""
 
 
-class HttpTarget(_Spec):
+class HttpTargetSpec(_Spec):
     """An agent served as an OpenAI-compatible chat-completions endpoint."""
 
     kind: Literal["http"] = "http"
@@ -236,7 +236,7 @@ class HttpTarget(_Spec):
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
 
 
-class AnthropicHttpTarget(_Spec):
+class AnthropicHttpTargetSpec(_Spec):
     """An agent served behind an Anthropic Messages-compatible endpoint.
 
     It runs its own tools and reports them as ``tool_use`` blocks, each followed by
@@ -255,18 +255,22 @@ class AnthropicHttpTarget(_Spec):
 
 
 TargetSpec = Annotated[
-    ReferenceTarget | CallableTarget | LLMTarget | HttpTarget | AnthropicHttpTarget,
+    ReferenceTargetSpec
+    | CallableTargetSpec
+    | LLMTargetSpec
+    | HttpTargetSpec
+    | AnthropicHttpTargetSpec,
     Field(discriminator="kind"),
 ]
 
 
-class ScriptedSimulator(_Spec):
+class ScriptedSimulatorSpec(_Spec):
     """The deterministic, offline template simulator."""
 
     kind: Literal["scripted"] = "scripted"
 
 
-class LLMSimulator(_Spec):
+class LLMSimulatorSpec(_Spec):
     """The disclosure plan decides what is said; an LLM says it in the persona's voice."""
 
     kind: Literal["llm"] = "llm"
@@ -278,10 +282,10 @@ class LLMSimulator(_Spec):
     """Tries per turn before a fidelity fault makes the session an error."""
 
 
-SimulatorSpec = Annotated[ScriptedSimulator | LLMSimulator, Field(discriminator="kind")]
+SimulatorSpec = Annotated[ScriptedSimulatorSpec | LLMSimulatorSpec, Field(discriminator="kind")]
 
 
-class LLMJudge(_Spec):
+class LLMJudgeSpec(_Spec):
     """An LLM judge: one grader among the others, handed the code-extracted constraints."""
 
     kind: Literal["llm"] = "llm"
@@ -363,9 +367,9 @@ class Suite(_Spec):
     goals: list[str] = Field(default_factory=lambda: ["*"])
     modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
-    target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTarget()
-    simulator: SimulatorSpec = ScriptedSimulator()
-    judge: LLMJudge | None = None
+    target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTargetSpec()
+    simulator: SimulatorSpec = ScriptedSimulatorSpec()
+    judge: LLMJudgeSpec | None = None
     """An optional LLM judge; code graders always run."""
     llm: LLMSpec | None = None
     """The default model of every LLM role that names none."""

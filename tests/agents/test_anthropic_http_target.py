@@ -20,7 +20,7 @@ from simlab.agents import (
     messages_body,
 )
 from simlab.core import Knobs, Message, SessionContext, ToolCall
-from simlab.spec import AnthropicHttpTarget, SpecError, load_suite
+from simlab.spec import AnthropicHttpTargetSpec, SpecError, load_suite
 from simlab.testing import FakeProvider, scripted
 from tests.agents.loopback import serve
 
@@ -203,7 +203,7 @@ def test_history_roles_alternate_and_empty_texts_are_dropped() -> None:
 
 
 def test_an_unset_key_variable_fails_at_set_up() -> None:
-    spec = AnthropicHttpTarget(url="http://127.0.0.1:1", api_key_env="NOPE_KEY")
+    spec = AnthropicHttpTargetSpec(url="http://127.0.0.1:1", api_key_env="NOPE_KEY")
     with pytest.raises(HttpAgentConfigError, match=r"\$NOPE_KEY is not set"):
         anthropic_http_target_factory(spec)
 
@@ -212,7 +212,7 @@ def test_the_suite_reads_the_target_and_names_a_misspelt_field(tmp_path: Path) -
     suite = tmp_path / "suite.yaml"
     suite.write_text("target: {kind: anthropic_http, url: 'http://h', model: m, api_key_env: K}\n")
     target = load_suite(suite).target
-    assert isinstance(target, AnthropicHttpTarget)
+    assert isinstance(target, AnthropicHttpTargetSpec)
     assert (target.url, target.model, target.api_key_env, target.max_tokens) == (
         "http://h",
         "m",

@@ -20,7 +20,7 @@ from simlab.agents import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import Knobs, Message, SessionContext, SessionKey, ToolCall
-from simlab.spec import Goal, HttpTarget, Mode, Persona
+from simlab.spec import Goal, HttpTargetSpec, Mode, Persona
 from simlab.testing import FakeProvider, scripted
 
 KEY = "sk-test-0123456789abcdef"
@@ -202,13 +202,13 @@ async def test_no_key_variable_sends_no_authorization() -> None:
 
 def test_an_unset_key_variable_fails_at_set_up_naming_it() -> None:
     with pytest.raises(HttpAgentConfigError, match=r"\$NOPE_KEY is not set"):
-        http_target_factory(HttpTarget(url="http://127.0.0.1:1", api_key_env="NOPE_KEY"))
+        http_target_factory(HttpTargetSpec(url="http://127.0.0.1:1", api_key_env="NOPE_KEY"))
 
 
 @pytest.mark.anyio
 async def test_factory_agents_share_one_session_closed_by_aclose() -> None:
     async with server(_ok) as (url, seen):
-        factory = http_target_factory(HttpTarget(url=url, model="m", api_key_env="AGENT_KEY"))
+        factory = http_target_factory(HttpTargetSpec(url=url, model="m", api_key_env="AGENT_KEY"))
         a, b = factory(_setup()), factory(_setup())
         assert a is not b
         await a.reply(HISTORY, CTX)

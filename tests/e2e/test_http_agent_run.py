@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 import simlab
-from simlab.spec import AnthropicHttpTarget
+from simlab.spec import AnthropicHttpTargetSpec
 from tests.agents.loopback import Seen, serve_in_thread
 
 KEY = "sk-e2e-secret-9f8e7d6c5b4a"
@@ -177,7 +177,7 @@ def test_simlab_run_from_python_takes_an_http_target_spec(
     monkeypatch.setenv("AGENT_KEY", KEY)
     suite = _project(tmp_path / "project", {"kind": "reference"})
     with serve_in_thread("/v1/messages", anthropic_agent("states")) as (url, _):
-        spec = AnthropicHttpTarget(url=url, model="m", api_key_env="AGENT_KEY")
+        spec = AnthropicHttpTargetSpec(url=url, model="m", api_key_env="AGENT_KEY")
         result = simlab.run(suite, target=spec, out=tmp_path / "out", progress=False)
     assert [(r.status, r.passed) for r in result.records] == [("ok", True)] * 2
     info = json.loads(result.paths.run_json.read_text(encoding="utf-8"))
