@@ -182,7 +182,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("runs", help="the runs in results/, their headline figures and the trend")
     sub.add_parser("replay", help="replay a failing prefix K times to a target: simlab replay")
 
-    schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
+    schema = sub.add_parser(
+        "schema", help="write JSON schemas of the YAML files (for editors) and of the run files"
+    )
     schema.add_argument("--out", type=Path, default=Path("schemas"))
     schema.set_defaults(handler=_cmd_schema)
     return parser
@@ -493,7 +495,9 @@ def _specs_here_or_shipped() -> list[Path]:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
+    from simlab.diagnose import DiagnosisReport
     from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
+    from simlab.store import RunInfo, RunSummary, SessionRecord
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:
@@ -506,6 +510,12 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("suite", Suite),
         ("perturbation", Perturbation),
         ("agent", AgentSpec),
+        # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
+        # diagnosis.json
+        ("run", RunInfo),
+        ("session", SessionRecord),
+        ("summary", RunSummary),
+        ("diagnosis", DiagnosisReport),
     ]
     for name, model in models:
         path = args.out / f"{name}.schema.json"

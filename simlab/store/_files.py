@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from simlab.spec import Suite
+
 Interval = tuple[float, float]
 
 
@@ -30,7 +32,7 @@ class RunInfo(_File):
     suite_path: str | None = None
     suite_dir: str | None = None
     overrides: dict[str, Any] = Field(default_factory=dict)
-    suite: dict[str, Any]
+    suite: Suite
     n_sessions: int | None = None
     personas: list[str] = Field(default_factory=list)
     goals: list[str] = Field(default_factory=list)
