@@ -203,7 +203,7 @@ async def _converse(
     # reply is not recorded, the turn is the one that timed out
     raise _Stop(
         StopReason.AGENT_ERROR,
-        f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",
+        f"turn {transcript.n_user_turns}: turn timeout, no reply within {limits.turn_timeout_s:g}s",
     )
 
 
