@@ -181,7 +181,7 @@ async def diagnose_run_async(
 ) -> DiagnosisReport:
     """``diagnose_run`` inside a running event loop."""
     info = read_run_info(run_dir)
-    plan = plan_resume(run_dir)
+    plan = plan_resume(run_dir, lock=False)  # read only: a run may be going on
     jobs = {j.key: j for j in plan.jobs}
     records = plan.done
     cases = _classify_all(records, jobs, late_turn)

@@ -24,10 +24,12 @@ from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
     RunDirError,
+    RunLock,
     SessionRecord,
     SessionWriter,
     read_run_info,
     read_sessions,
+    read_sessions_locked,
     write_json,
 )
 
@@ -47,6 +49,8 @@ class RunPlan:
     """Error records whose sessions run again (``--retry-errors``); not in ``done``."""
     spent_usd: float = 0.0
     """What the sessions already in ``sessions.jsonl`` cost, retried ones included."""
+    lock: RunLock | None = None
+    """A resumed run's lock, taken before its sessions were read; the writer keeps it."""
 
     @property
     def pending(self) -> list[SessionJob]:
@@ -167,7 +171,7 @@ def plan_new_run(
 
 
 def plan_resume(
-    run_dir: Path, suite_path: Path | None = None, retry_errors: bool = False
+    run_dir: Path, suite_path: Path | None = None, retry_errors: bool = False, lock: bool = True
 ) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run.
 
@@ -178,6 +182,9 @@ def plan_resume(
             is ``status="error"`` (infra, agent, simulator errors and timeouts:
             never a verdict on the target). The new record is appended and
             supersedes the error record when the run is read.
+        lock: Take the run's one-writer lock before reading its sessions, and
+            keep it in the plan for ``execute``; False for a plan only read
+            (a diagnosis). Raises ``RunDirError`` when another process holds it.
     """
     info = read_run_info(run_dir)
     if suite_path is None and "suite_path" not in info:
@@ -193,13 +200,19 @@ def plan_resume(
             f"and goals now give {chash}: they changed since the run started. Restore them, "
             "or start a new run instead of resuming."
         )
-    existing = read_sessions(run_dir)
+    run_lock: RunLock | None = None
+    if lock:  # locked before reading: see RunLock
+        run_lock, existing = read_sessions_locked(run_dir)
+    else:
+        existing = read_sessions(run_dir)
     wanted = {j.key for j in jobs}
     outcomes = [r for r in existing.records if r.key in wanted]
     retried = [r for r in outcomes if r.status == "error"] if retry_errors else []
     done = [r for r in outcomes if not (retry_errors and r.status == "error")]
     truncate = existing.good_bytes if existing.torn else None
-    return RunPlan(suite, path, run_dir, jobs, chash, done, truncate, retried, existing.cost_usd)
+    return RunPlan(
+        suite, path, run_dir, jobs, chash, done, truncate, retried, existing.cost_usd, run_lock
+    )
 
 
 def target_factory(suite: Suite, suite_dir: Path | None = None) -> TargetFactory:
@@ -236,7 +249,7 @@ async def execute(
     # a retried key keeps its error record until it has a new one (a budget may stop it)
     outcomes = {r.key: r for r in (*plan.done, *plan.retried)}
 
-    with SessionWriter(plan.run_dir, truncate_to=plan.truncate_to) as writer:
+    with SessionWriter(plan.run_dir, plan.truncate_to, plan.lock) as writer:
 
         def sink(record: SessionRecord) -> None:
             writer.append(record)

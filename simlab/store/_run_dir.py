@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,19 +191,76 @@ def _why_not_a_record(raw: bytes, e: ValidationError) -> str:
     return f"not a session record: {field}: {first['msg']}{more}"
 
 
+class RunLock:
+    """A run directory's one-writer lock (an ``flock`` on ``.lock``), held until closed.
+
+    Resume takes it *before* reading ``sessions.jsonl``: a second process that
+    read the file first would re-run every session the first one finishes.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self._file: IO[str] = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            pid = self._file.read().strip()
+            self._file.close()
+            holder = f" (pid {pid})" if pid.isdigit() else ""
+            raise RunDirError(
+                f"another simlab process{holder} is running or resuming {run_dir}; "
+                "wait for it to finish or stop it, then resume again"
+            ) from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"{os.getpid()}\n")
+        self._file.flush()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the lock was released."""
+        return self._file.closed
+
+    def close(self) -> None:
+        """Release the lock."""
+        if not self._file.closed:
+            self._file.close()  # releases the flock
+
+
+def read_sessions_locked(run_dir: Path) -> tuple[RunLock, SessionsFile]:
+    """Take the run's lock, then read its sessions: what resume must do, in that order.
+
+    Raises:
+        RunDirError: another process holds the lock, or the file is damaged
+            (the lock is released again).
+    """
+    lock = RunLock(run_dir)
+    try:
+        sessions = read_sessions(run_dir)
+        _pause_for_tests()
+    except BaseException:
+        lock.close()
+        raise
+    return lock, sessions
+
+
+def _pause_for_tests() -> None:
+    # Widens the window between reading the file and writing to it, so a test can
+    # start a second resume inside it (tests/e2e/test_resume_race.py). Unset: no pause.
+    pause = os.environ.get("SIMLAB_TEST_PAUSE_AFTER_READ_S")
+    if pause:
+        time.sleep(float(pause))
+
+
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
-    def __init__(self, run_dir: Path, truncate_to: int | None = None) -> None:
+    def __init__(
+        self, run_dir: Path, truncate_to: int | None = None, lock: RunLock | None = None
+    ) -> None:
+        """Open the file for appending, under ``lock`` (taken now when not given)."""
         # One writer per run: two processes resuming one run would append the same keys.
-        self._lock = (run_dir / LOCK_FILE).open("w")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise RunDirError(
-                f"another simlab process is writing {run_dir}; wait for it or stop it first"
-            ) from None
+        self._lock = lock if lock is not None and not lock.closed else RunLock(run_dir)
         path = run_dir / SESSIONS_FILE
         if truncate_to is not None and path.exists():
             with path.open("r+b") as f:
@@ -220,8 +278,7 @@ class SessionWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
-        if not self._lock.closed:
-            self._lock.close()  # releases the flock
+        self._lock.close()
 
     def __enter__(self) -> SessionWriter:
         return self
