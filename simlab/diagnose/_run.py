@@ -107,7 +107,7 @@ async def _verify(cases: list[_Case], suite: Suite, concurrency: int) -> list[Ve
             if (replay := COUNTERFACTUAL.get(c.found.cause)) is not None:
                 out[i] = Verification(replay=replay, verified=False, outcome=f"no replay: {e}")
         return out
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     todo: list[int] = []
     caps = target_capabilities(make_target, cases[0].job) if cases else None
     for i, c in enumerate(cases):

@@ -19,7 +19,16 @@ from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
-from simlab.spec import Goal, Persona, Suite, load_agent_spec, load_goals, load_personas, load_suite
+from simlab.spec import (
+    Goal,
+    OutputLimits,
+    Persona,
+    Suite,
+    load_agent_spec,
+    load_goals,
+    load_personas,
+    load_suite,
+)
 from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
@@ -75,14 +84,22 @@ def config_hash(
     payload = {
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
-        # how much to spend and how many at once do not change what a session is,
-        # so a run can be resumed with a bigger budget or another concurrency
-        "suite": suite.model_dump(mode="json", exclude={"budget_usd", "concurrency"}),
+        "suite": suite.model_dump(mode="json", exclude=_not_hashed(suite)),
         "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
         "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _not_hashed(suite: Suite) -> set[str]:
+    # how much to spend and how many at once do not change what a session is, so a
+    # run resumes with another budget or concurrency; default output limits are left
+    # out so runs started before the setting existed keep their hash
+    fields = {"budget_usd", "concurrency"}
+    if suite.limits == OutputLimits():
+        fields.add("limits")
+    return fields
 
 
 def _load(
@@ -245,7 +262,7 @@ async def execute(
     roles.budget.charge(plan.spent_usd)
     make_target = make_target or roles.target
     make_simulator = make_simulator or roles.simulator
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     # a retried key keeps its error record until it has a new one (a budget may stop it)
     outcomes = {r.key: r for r in (*plan.done, *plan.retried)}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -31,19 +31,21 @@ from simlab.core import (
     derive_seed,
 )
 from simlab.engine._expand import SessionJob
+from simlab.engine._output_caps import cap_reply
 from simlab.graders import grade
 from simlab.llm import LLMError
 from simlab.simulators import session_canaries
-from simlab.spec import resolve_perturbations
+from simlab.spec import OutputLimits, resolve_perturbations
 from simlab.store import SessionRecord, StopReason, Usage
 
 
 @dataclass(frozen=True, slots=True)
 class SessionLimits:
-    """How long a session may go on."""
+    """How long a session may go on, and how much of the target's output it keeps."""
 
     max_turns: int
     turn_timeout_s: float
+    output: OutputLimits = field(default_factory=OutputLimits)
 
 
 class _Stop(Exception):
@@ -136,6 +138,8 @@ def _base(
     faults = getattr(parts.get("simulator"), "faults", None)
     if faults:
         meta["simulator_faults"] = list(faults)
+    if parts.get("truncated"):
+        meta["truncated"] = parts["truncated"]
     usage = meter.usage
     return {
         "key": job.key,
@@ -195,6 +199,9 @@ async def _converse(
             if agent_clock.cancel_called:  # the reply came, but after the deadline
                 break
             agent_clock.deadline = math.inf
+            reply, cuts = cap_reply(reply, limits.output, turn_no)
+            if cuts:
+                parts.setdefault("truncated", []).extend(cuts)
             turn.agent = reply
             history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
         else:

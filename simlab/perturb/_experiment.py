@@ -101,7 +101,7 @@ async def _experiment(
         raise SpecError(
             [Problem("run", None, "sessions", f"not in the suite any more: {missing[:3]}")]
         )
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     depth = len(library) if max_k is None else min(max_k, len(library))
     targets: dict[str, TargetBrittleness] = {}
     plan: list[tuple[str, Suite, list[SessionRecord] | None]] = [

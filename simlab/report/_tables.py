@@ -311,6 +311,19 @@ def _faults(s: dict[str, Any]) -> str:
     )
 
 
+def _truncated(s: dict[str, Any]) -> str | None:
+    t = s.get("truncated")
+    if not t or not t["sessions"]:
+        return None
+    fields = ", ".join(f"{name} {n}" for name, n in t["by_field"].items())
+    return (
+        f"Target output cut at the suite's limits in {plural(t['sessions'], 'session')} "
+        f"({fields}; the largest was {t['largest_chars']:,} characters), e.g. "
+        f"{', '.join(t['examples'])}: each cut is listed in the session's meta.truncated "
+        "and marked where it happened; raise `limits:` in the suite to keep more."
+    )
+
+
 def _cost(s: dict[str, Any]) -> str:
     c = s.get("cost") or {}
     if not c.get("calls"):
@@ -356,7 +369,7 @@ def overall_line(s: dict[str, Any]) -> str:
 
 def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
-    return [
+    sections: list[Section | None] = [
         _by_persona(summary),
         _giving_up(summary),
         _by_goal(summary),
@@ -366,7 +379,9 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _pass_hat_k(summary),
         _errors(summary),
         _faults(summary),
+        _truncated(summary),
         _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),
     ]
+    return [s for s in sections if s is not None]
