@@ -148,6 +148,12 @@ def _parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="re-render a run's reports from its files alone")
     report.add_argument("run_dir", type=Path)
+    report.add_argument(
+        "--tracebacks",
+        action="store_true",
+        help="show error sessions' tracebacks (local paths, code) in report.html; by default "
+        "only their error's type and message are published",
+    )
     report.set_defaults(handler=_cmd_report)
 
     validate = sub.add_parser(
@@ -495,16 +501,19 @@ class _Progress:
 
 
 def _write_reports(
-    run_dir: Path, sessions: Sequence[Any] | SessionsFile | None, console: Console | None
+    run_dir: Path,
+    sessions: Sequence[Any] | SessionsFile | None,
+    console: Console | None,
+    tracebacks: bool = False,
 ) -> dict[str, Any]:
     """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
     from simlab.report import render_terminal, write_run_reports
     from simlab.store import SessionsFile
 
     if isinstance(sessions, SessionsFile):
-        summary = write_run_reports(run_dir, sessions.records, sessions.replaced)
+        summary = write_run_reports(run_dir, sessions.records, sessions.replaced, tracebacks)
     else:
-        summary = write_run_reports(run_dir, sessions)
+        summary = write_run_reports(run_dir, sessions, tracebacks=tracebacks)
     if console is not None:
         render_terminal(summary, console)
     return summary
@@ -518,7 +527,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     sessions = read_sessions(args.run_dir)
     if not sessions.records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions, stdout_console())
+    _write_reports(args.run_dir, sessions, stdout_console(), args.tracebacks)
     return EXIT_OK
 
 

@@ -89,7 +89,7 @@ async def run_session(
         )
     except _Stop as stop:
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_with_traceback(_base(job, setup, transcript, parts, started), stop.__cause__),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
@@ -98,7 +98,7 @@ async def run_session(
         graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_with_traceback(_base(job, setup, transcript, parts, started), e),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=f"grading failed: {_describe(e)}",
@@ -243,6 +243,22 @@ def _agent_reason(e: BaseException) -> StopReason:
     return StopReason.INFRA_ERROR if isinstance(e, LLMError) else StopReason.AGENT_ERROR
 
 
+_MESSAGE_CHARS = 2000
+"""The most of an exception's message a record's ``error`` keeps."""
+
+
 def _describe(e: BaseException) -> str:
-    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-3))
-    return f"{type(e).__name__}: {e}\n{tb}"
+    """``Type: message``: what the record's ``error`` says; the traceback goes to its meta."""
+    message = str(e)
+    if len(message) > _MESSAGE_CHARS:
+        message = f"{message[:_MESSAGE_CHARS]}... [{len(message):,} characters in all]"
+    return f"{type(e).__name__}: {message}"
+
+
+def _with_traceback(base: dict[str, Any], e: BaseException | None) -> dict[str, Any]:
+    """``base`` with the last frames of ``e``'s traceback in ``meta["traceback"]``: kept in
+    sessions.jsonl for the developer, left out of published reports unless asked for."""
+    if e is not None:
+        frames = traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
+        base["meta"]["traceback"] = "".join(frames)[-20_000:]
+    return base

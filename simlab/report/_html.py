@@ -236,6 +236,7 @@ def render_html(
     records: Sequence[SessionRecord],
     title: str,
     extras: Mapping[str, Any] | None = None,
+    tracebacks: bool = False,
 ) -> str:
     """Render a run as one self-contained HTML page.
 
@@ -249,6 +250,8 @@ def render_html(
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.
+        tracebacks: Show error sessions' tracebacks (local paths, code); by
+            default only their error's type and message are published.
 
     Returns:
         The HTML text. It makes no network request: a Content-Security-Policy
@@ -259,7 +262,7 @@ def render_html(
     """
     charts = _summary_charts(summary) + _extra_charts(extras or {})
     t = _text(title)
-    return f"""<!DOCTYPE html>
+    page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -280,13 +283,16 @@ bootstrap intervals over cells. Transcripts are shown as text, exactly as record
 <section id="charts"><h2>Charts</h2><div class="charts">{"".join(charts)}</div></section>
 <section id="tables"><h2>Tables</h2>{_tables(summary)}</section>
 <section id="sessions"><h2>Sessions</h2>
-{render_viewer(records, _buckets(summary))}
+{render_viewer(records, _buckets(summary), tracebacks)}
 </section>
 </main>
 <script>{SCRIPT}</script>
 </body>
 </html>
 """
+    # Every renderer above escapes what it writes; this pass makes sure of it: no raw
+    # control or bidi character reaches the file, whatever a new section forgets.
+    return escape_controls(page)
 
 
 def write_html_report(
@@ -295,6 +301,7 @@ def write_html_report(
     summary: dict[str, Any] | None = None,
     records: Sequence[SessionRecord] | None = None,
     extras: Mapping[str, Any] | None = None,
+    tracebacks: bool = False,
 ) -> Path:
     """Write ``run_dir/report.html`` from the run directory alone (or from what is given).
 
@@ -304,6 +311,7 @@ def write_html_report(
             the run's buckets and seed.
         records: The run's sessions, when the caller has them; else read.
         extras: More charts; see ``render_html``.
+        tracebacks: Publish error sessions' tracebacks; see ``render_html``.
 
     Returns:
         The path written.
@@ -318,5 +326,7 @@ def write_html_report(
         suite = Suite.model_validate(info["suite"])
         summary = summarize(records, suite.buckets, suite.seed)
     path = run_dir / HTML_REPORT_FILE
-    write_atomic(path, render_html(summary, records, f"simlab run {info['run_id']}", extras))
+    write_atomic(
+        path, render_html(summary, records, f"simlab run {info['run_id']}", extras, tracebacks)
+    )
     return path

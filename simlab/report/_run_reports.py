@@ -32,12 +32,14 @@ def write_run_reports(
     run_dir: Path,
     records: Sequence[SessionRecord] | None = None,
     replaced: Sequence[SessionRecord] = (),
+    tracebacks: bool = False,
 ) -> dict[str, Any]:
     """Write the run's summary and reports; return the summary.
 
     ``records`` (with ``replaced``, the error records a retry replaced: the
     cost section counts them) saves re-reading ``sessions.jsonl`` when the
-    caller has them.
+    caller has them. Error sessions' tracebacks (local paths, code) stay in
+    ``sessions.jsonl`` unless ``tracebacks`` asks to publish them in report.html.
     """
     info = read_run_info(run_dir)
     if records is None:
@@ -50,7 +52,13 @@ def write_run_reports(
     kind = "imported" if "imported" in info else "simlab run"
     title = f"{kind} {info['run_id']}"
     write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
-    write_html_report(run_dir, summary=summary, records=records, extras=analysis_charts(run_dir))
+    write_html_report(
+        run_dir,
+        summary=summary,
+        records=records,
+        extras=analysis_charts(run_dir),
+        tracebacks=tracebacks,
+    )
     return summary
 
 
