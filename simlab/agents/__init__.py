@@ -17,6 +17,13 @@ from simlab.agents._http import (
     http_target_factory,
 )
 from simlab.agents._llm_agent import LLMAgent, ParsedReply, llm_target_factory, parse_reply
+from simlab.agents._worker import (
+    ProcessAgent,
+    ProcessTargetFactory,
+    TargetRaised,
+    TargetWorkerError,
+    process_target_factory,
+)
 
 __all__ = [
     "CallableTarget",
@@ -27,12 +34,17 @@ __all__ = [
     "HttpTargetFactory",
     "LLMAgent",
     "ParsedReply",
+    "ProcessAgent",
+    "ProcessTargetFactory",
     "TargetLoadError",
+    "TargetRaised",
+    "TargetWorkerError",
     "callable_target_factory",
     "completion_reply",
     "http_target_factory",
     "import_ref",
     "llm_target_factory",
     "parse_reply",
+    "process_target_factory",
     "to_reply",
 ]

@@ -7,12 +7,17 @@ session's meter.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simlab.agents import callable_target_factory, http_target_factory, llm_target_factory
+from simlab.agents import (
+    callable_target_factory,
+    http_target_factory,
+    llm_target_factory,
+    process_target_factory,
+)
 from simlab.agents.reference import reference_agent
 from simlab.contracts import (
     Judge,
@@ -133,7 +138,12 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = _reference_target(target.version)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
-        by_seed = callable_target_factory(target.ref, suite.concurrency)
+        if target.isolation == "process":
+            workers = process_target_factory(target.ref)
+            roles.closers.append(workers)  # kills the workers when the run ends
+            by_seed: Callable[[int], TargetAgent] = workers
+        else:
+            by_seed = callable_target_factory(target.ref, suite.concurrency)
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import simlab_version
@@ -84,7 +85,7 @@ def config_hash(
     payload = {
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
-        "suite": suite.model_dump(mode="json", exclude=_not_hashed(suite)),
+        "suite": _hashed_suite(suite),
         "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
         "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
     }
@@ -92,14 +93,17 @@ def config_hash(
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def _not_hashed(suite: Suite) -> set[str]:
+def _hashed_suite(suite: Suite) -> dict[str, Any]:
     # how much to spend and how many at once do not change what a session is, so a
-    # run resumes with another budget or concurrency; default output limits are left
-    # out so runs started before the setting existed keep their hash
+    # run resumes with another budget or concurrency; settings added later are left
+    # out at their defaults, so runs started before they existed keep their hash
     fields = {"budget_usd", "concurrency"}
     if suite.limits == OutputLimits():
         fields.add("limits")
-    return fields
+    dumped = suite.model_dump(mode="json", exclude=fields)
+    if dumped["target"].get("isolation") == "thread":
+        del dumped["target"]["isolation"]
+    return dumped
 
 
 def _load(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import traceback
@@ -88,12 +89,14 @@ async def run_session(
             setup, make_target, make_simulator, limits, knobs, transcript, parts
         )
     except _Stop as stop:
+        await _close_target(parts)
         return SessionRecord(
             **_with_traceback(_base(job, setup, transcript, parts, started), stop.__cause__),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
         )
+    await _close_target(parts)
     try:
         graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
     except Exception as e:  # simlab's own fault: data in the log, never a score
@@ -175,7 +178,7 @@ async def _converse(
     except Exception as e:
         raise _Stop(StopReason.SIMULATOR_ERROR, _describe(e)) from e
     try:
-        target = make_target(setup)
+        target = parts["target"] = make_target(setup)
     except Exception as e:
         raise _Stop(_agent_reason(e), _describe(e)) from e
     knobs = knobs or Knobs()
@@ -212,6 +215,14 @@ async def _converse(
         StopReason.AGENT_ERROR,
         f"turn {transcript.n_user_turns}: turn timeout, no reply within {limits.turn_timeout_s:g}s",
     )
+
+
+async def _close_target(parts: dict[str, Any]) -> None:
+    """A target that holds something for its session (a worker process) releases it."""
+    close = getattr(parts.get("target"), "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):  # the session's outcome is already decided
+            await close()
 
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:

@@ -169,6 +169,10 @@ class CallableTarget(_Spec):
 
     kind: Literal["callable"] = "callable"
     ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
+    isolation: Literal["thread", "process"] = "thread"
+    """Where the target's code runs: ``thread`` (beside simlab's, in daemon threads and
+    a loop of its own) or ``process`` (worker processes killed at the turn timeout: for
+    targets that may hold the GIL, such as a runaway regex or a C extension)."""
 
 
 class LLMTarget(_Spec):

@@ -44,17 +44,31 @@ def spins(messages, ctx):
     while True:
         pass
 
+def holds_the_gil(messages, ctx):
+    _called()
+    import re
+    re.match(r"(a+)+$", "a" * 64 + "b")  # catastrophic backtracking, in C, GIL held
+    return "never"
+
 class IgnoresCancellation:
     """A TargetAgent class whose reply swallows every cancellation."""
     async def reply(self, history, ctx):
         await ignores_cancellation([], ctx)
 '''
 
-TARGETS = ["ignores_cancellation", "sleeps", "spins", "IgnoresCancellation"]
+TARGETS = [
+    *[(name, "thread") for name in ("ignores_cancellation", "sleeps", "spins")],
+    ("IgnoresCancellation", "thread"),
+    # only another process can stop code that holds the GIL
+    *[(name, "process") for name in ("ignores_cancellation", "spins", "holds_the_gil")],
+    ("IgnoresCancellation", "process"),
+]
 N_SESSIONS = 2 * 2 * 2  # personas x goals x reps, one mode
 
 
-def wedged_suite(tmp_path: Path, target: str, timeout_s: float, concurrency: int = 2) -> Path:
+def wedged_suite(
+    tmp_path: Path, target: tuple[str, str], timeout_s: float, concurrency: int = 2
+) -> Path:
     (tmp_path / "wedged.py").write_text(WEDGED)
     suite = {
         "name": "wedged",
@@ -62,7 +76,7 @@ def wedged_suite(tmp_path: Path, target: str, timeout_s: float, concurrency: int
         "goals": ["one_way", "refund"],
         "modes": ["full"],
         "reps": 2,
-        "target": f"wedged:{target}",
+        "target": {"kind": "callable", "ref": f"wedged:{target[0]}", "isolation": target[1]},
         "turn_timeout_s": timeout_s,
         "concurrency": concurrency,
         "persona_dirs": [str(ROOT / "personas")],
@@ -77,8 +91,10 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_every_session_ends_at_its_timeout_and_the_run_exits(tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize("target", TARGETS, ids="-".join)
+def test_every_session_ends_at_its_timeout_and_the_run_exits(
+    tmp_path: Path, target: tuple[str, str]
+) -> None:
     suite = wedged_suite(tmp_path, target, timeout_s=0.5)
     out = tmp_path / "out"
     # a wedged run never exits: the timeout turns that hang into a failure
@@ -102,8 +118,8 @@ def test_every_session_ends_at_its_timeout_and_the_run_exits(tmp_path: Path, tar
     assert (run_dir / "report.html").exists()
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_sigterm_ends_a_wedged_run_within_seconds(tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize("target", TARGETS, ids="-".join)
+def test_sigterm_ends_a_wedged_run_within_seconds(tmp_path: Path, target: tuple[str, str]) -> None:
     # the turn timeout is far away: only SIGTERM can end this run
     suite = wedged_suite(tmp_path, target, timeout_s=600, concurrency=4)
     out = tmp_path / "out"
