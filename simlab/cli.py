@@ -144,6 +144,17 @@ def _parser() -> argparse.ArgumentParser:
         "sessions are never re-run. The new record is appended and supersedes the error",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    run.add_argument(
+        "--yes", action="store_true", help="start a run past --confirm-above without asking"
+    )
+    run.add_argument(
+        "--confirm-above",
+        type=at_least_one,
+        default=100_000,
+        metavar="N",
+        help="ask (or want --yes) before running more than N sessions, saying how long, how "
+        "much disk and memory they will take (default 100000)",
+    )
     run.set_defaults(handler=_cmd_run)
 
     report = sub.add_parser("report", help="re-render a run's reports from its files alone")
@@ -265,11 +276,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     plan = _plan_run(args)
     if plan is None:
         return EXIT_USAGE
+    if not _large_run_confirmed(plan, args):
+        if args.resume is None:
+            _discard_if_empty(plan)
+        return EXIT_USAGE
     progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with progress:
-            records = anyio.run(_until_signalled, execute(plan, progress.advance))
+            records = anyio.run(_until_signalled, execute(plan, progress.advance, slim=True))
     except KeyboardInterrupt:
         records = None
     except Exception:
@@ -293,16 +308,42 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
     if plan.retried:
         _eprint(_retried_outcome(plan.retried, records))
+    del records  # the reports read the file: hold no session while they are written
     _run_experiments(plan)
-    # a resumed run re-reads its file: error records a retry replaced count in its cost
-    given = None if plan.done or plan.retried else records
-    summary = _write_reports(plan.run_dir, given, console=None if args.quiet else stdout_console())
+    # the reports read the file (the records in hand are slim; error records a retry
+    # replaced count in the cost), so memory stays bounded whatever the run's size
+    summary = _write_reports(plan.run_dir, None, console=None if args.quiet else stdout_console())
     _eprint(f"results: {plan.run_dir}")
     ungraded = _nothing_graded(summary, plan.run_dir)
     if ungraded is not None:
         _eprint(ungraded)
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _large_run_confirmed(plan: RunPlan, args: argparse.Namespace) -> bool:
+    """Whether a run past ``--confirm-above`` sessions may start: ``--yes``, or a yes
+    typed at a terminal, after an estimate of its time, disk and memory."""
+    from simlab.engine import estimate_run
+
+    n = len(plan.pending)
+    if n <= args.confirm_above:
+        return True
+    estimate = anyio.run(estimate_run, plan)
+    _eprint(f"this run is large: {estimate.describe()}")
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        _eprint(
+            f"error: {n:,} sessions is past --confirm-above {args.confirm_above:,}; pass --yes "
+            "to start it, or lower --reps"
+        )
+        return False
+    answer = input("start it? [y/N] ").strip().lower()
+    if answer in ("y", "yes"):
+        return True
+    _eprint("not started")
+    return False
 
 
 def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
@@ -524,10 +565,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.store import read_run_info, read_sessions
 
     read_run_info(args.run_dir)  # a missing folder or a file says so, not "no sessions"
-    sessions = read_sessions(args.run_dir)
-    if not sessions.records:
+    if not read_sessions(args.run_dir, slim=True).records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions, stdout_console(), args.tracebacks)
+    _write_reports(args.run_dir, None, stdout_console(), args.tracebacks)  # reads it slim
     return EXIT_OK
 
 

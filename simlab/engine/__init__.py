@@ -12,15 +12,19 @@ from simlab.engine._run import (
     simulator_factory,
     target_factory,
 )
+from simlab.engine._run_size import CONFIRM_ABOVE, RunEstimate, estimate_run
 from simlab.engine._session import SessionLimits, run_session, session_setup
 
 __all__ = [
+    "CONFIRM_ABOVE",
+    "RunEstimate",
     "RunPlan",
     "RunRoles",
     "SessionJob",
     "SessionLimits",
     "build_roles",
     "config_hash",
+    "estimate_run",
     "execute",
     "expand",
     "plan_new_run",

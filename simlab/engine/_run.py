@@ -40,6 +40,7 @@ from simlab.store import (
     read_run_info,
     read_sessions,
     read_sessions_locked,
+    slim_record,
     write_json,
 )
 
@@ -251,8 +252,13 @@ async def execute(
     on_record: Callable[[SessionRecord], None] = lambda r: None,
     make_target: TargetFactory | None = None,
     make_simulator: SimulatorFactory | None = None,
+    slim: bool = False,
 ) -> list[SessionRecord]:
     """Run the plan's pending sessions, appending each to ``sessions.jsonl``.
+
+    ``slim``: hand back each new record as ``store.slim_record`` makes it (no
+    transcript), so a run's memory does not grow by 60 KB per finished session;
+    its reports read the file.
 
     Returns each key's outcome, earlier records (on resume) included, in the
     suite's session order: a retried session's new record replaces its error
@@ -274,7 +280,7 @@ async def execute(
 
         def sink(record: SessionRecord) -> None:
             writer.append(record)
-            outcomes[record.key] = record
+            outcomes[record.key] = slim_record(record) if slim else record
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simlab.report._html import write_html_report
+from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
 from simlab.spec import Suite
@@ -42,11 +42,15 @@ def write_run_reports(
     ``sessions.jsonl`` unless ``tracebacks`` asks to publish them in report.html.
     """
     info = read_run_info(run_dir)
-    if records is None:
-        sessions = read_sessions(run_dir)
-        records, replaced = sessions.records, sessions.replaced
     suite = Suite.model_validate(info["suite"])
-    summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
+    selection: ViewerSelection | None = None
+    if records is None:  # slim records; the viewer reads the transcripts it shows
+        sessions = read_sessions(run_dir, slim=True)
+        summary = summarize(sessions.records, suite.buckets, suite.seed, replaced=sessions.replaced)
+        selection = select_viewer(sessions.records, sessions.lines)
+        del sessions  # let the run's records go before the page is built
+    else:
+        summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
     summary["run_id"] = info["run_id"]
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if "imported" in info else "simlab run"
@@ -58,6 +62,7 @@ def write_run_reports(
         records=records,
         extras=analysis_charts(run_dir),
         tracebacks=tracebacks,
+        selection=selection,
     )
     return summary
 

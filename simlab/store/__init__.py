@@ -22,9 +22,11 @@ from simlab.store._run_dir import (
     SessionsFile,
     SessionWriter,
     iter_run_dirs,
+    read_lines,
     read_run_info,
     read_sessions,
     read_sessions_locked,
+    slim_record,
     write_atomic,
     write_json,
 )
@@ -49,9 +51,11 @@ __all__ = [
     "StopReason",
     "Usage",
     "iter_run_dirs",
+    "read_lines",
     "read_run_info",
     "read_sessions",
     "read_sessions_locked",
+    "slim_record",
     "write_atomic",
     "write_json",
 ]

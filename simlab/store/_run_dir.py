@@ -19,16 +19,17 @@ import contextlib
 import fcntl
 import json
 import os
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
 
-from simlab.core import SessionKey
-from simlab.store._record import SCHEMA_VERSION, SessionRecord
+from simlab.core import Check, SessionKey, Transcript
+from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
@@ -123,31 +124,86 @@ class SessionsFile:
     """What every complete line cost, superseded and duplicate records included."""
 
 
-def read_sessions(run_dir: Path) -> SessionsFile:
+SUMMARY_META_KEYS = ("llm", "retries", "simulator_faults", "grader_error", "truncated")
+"""The ``meta`` entries a run's summary reads; a slim record keeps only these."""
+
+
+def slim_record(record: SessionRecord) -> SessionRecord:
+    """``record`` with what a summary needs only: no transcript, the ``goal_completed``
+    check, the first line of the error, the summary's meta entries.
+
+    A run's full records take about 60 KB each in memory; slim ones share what
+    repeats (ids, an empty transcript, zero usage, the check) and take about 1 KB.
+    """
+    key = record.key
+    completed = record.checks.get("goal_completed")
+    meta = {k: record.meta[k] for k in SUMMARY_META_KEYS if k in record.meta}
+    return SessionRecord.model_construct(
+        _fields_set=_ALL_FIELDS,
+        schema_version=record.schema_version,
+        key=SessionKey.model_construct(
+            _fields_set=_KEY_FIELDS,
+            persona=sys.intern(key.persona),
+            goal=sys.intern(key.goal),
+            mode=sys.intern(key.mode),
+            rep=key.rep,
+            perturbations=tuple(sys.intern(p) for p in key.perturbations),
+        ),
+        seed=record.seed,
+        status=record.status,
+        stop_reason=record.stop_reason,
+        n_user_turns=record.n_user_turns,
+        score=record.score,
+        passed=record.passed,
+        checks=_shared_check(completed),
+        transcript=_EMPTY_TRANSCRIPT,
+        usage=_ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
+        cost_usd=record.cost_usd,
+        error=None if record.error is None else record.error.split("\n", 1)[0],
+        duration_s=record.duration_s,
+        meta=meta or _NO_META,
+    )
+
+
+def _shared_check(check: Check | None) -> dict[str, Check]:
+    if check is None:
+        return _NO_CHECKS
+    if check.detail or check.turn is not None:
+        return {"goal_completed": Check(passed=check.passed)}
+    return _COMPLETED if check.passed else _NOT_COMPLETED
+
+
+_EMPTY_TRANSCRIPT = Transcript()
+_ZERO_USAGE = Usage()
+_NO_META: dict[str, Any] = {}
+_NO_CHECKS: dict[str, Check] = {}
+_COMPLETED = {"goal_completed": Check(passed=True)}
+_NOT_COMPLETED = {"goal_completed": Check(passed=False)}
+_ALL_FIELDS = set(SessionRecord.model_fields)  # shared: every field is set
+_KEY_FIELDS = set(SessionKey.model_fields)
+
+
+def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:
     """Every key's outcome in ``sessions.jsonl``; a torn last line is dropped.
 
     A key's outcome is its first graded record, or else its last error record
     (see the module docstring); ``records`` are in the order of their lines.
     A bad line anywhere but the end is corruption, not a crash artefact, and is
-    reported with its line number.
+    reported with its line number. ``slim``: each record as ``slim_record``
+    makes it, as it is read (memory then grows by about 1 KB per session, not 60).
     """
     path = run_dir / SESSIONS_FILE
     if not path.exists():
         return SessionsFile([], 0, False)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise _unreadable(path, e) from None
-    *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
+    size, complete, tail = _lines(path)
     outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
     duplicates = 0
     replaced: list[SessionRecord] = []
     cost = 0.0
     for number, raw in enumerate(complete, start=1):
-        try:
-            record = SessionRecord.model_validate_json(raw)
-        except ValidationError as e:
-            raise RunDirError(f"{path}:{number}: {_why_not_a_record(raw, e)}") from None
+        record = _parse(path, number, raw)
+        if slim:
+            record = slim_record(record)
         cost += record.cost_usd  # a superseded session's money was spent all the same
         earlier = outcomes.get(record.key)
         if earlier is not None and earlier[1].status != "error":
@@ -159,13 +215,69 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     ordered = sorted(outcomes.values(), key=lambda pair: pair[0])
     return SessionsFile(
         records=[record for _, record in ordered],
-        good_bytes=len(data) - len(tail),
+        good_bytes=size - len(tail),
         torn=tail != b"",
         duplicates=duplicates,
         lines=[number for number, _ in ordered],
         replaced=replaced,
         cost_usd=cost,
     )
+
+
+def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
+    """The file's size, its complete lines (read as they are iterated) and its torn tail."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:  # the tail: whatever follows the last newline
+            f.seek(max(0, size - 65536))
+            end = f.read()
+    except OSError as e:
+        raise _unreadable(path, e) from None
+    newline = end.rfind(b"\n")
+    if newline < 0 and size > len(end):  # a last line longer than 64 KB
+        with path.open("rb") as f:
+            whole = f.read()
+        newline, end = whole.rfind(b"\n"), whole
+    tail = end[newline + 1 :] if newline >= 0 else end
+    good = size - len(tail)
+
+    def complete() -> Iterator[bytes]:
+        try:
+            with path.open("rb") as f:
+                done = 0
+                for line in f:
+                    if done + len(line) > good:
+                        return
+                    done += len(line)
+                    yield line[:-1]
+        except OSError as e:
+            raise _unreadable(path, e) from None
+
+    return size, complete(), tail
+
+
+def _parse(path: Path, number: int, raw: bytes) -> SessionRecord:
+    try:
+        return SessionRecord.model_validate_json(raw)
+    except ValidationError as e:
+        raise RunDirError(f"{path}:{number}: {_why_not_a_record(raw, e)}") from None
+
+
+def read_lines(run_dir: Path, numbers: Iterable[int]) -> dict[int, SessionRecord]:
+    """The full records on the given 1-based lines of ``sessions.jsonl`` (``SessionsFile.lines``
+    says where each outcome is), read in one pass that keeps only those."""
+    wanted = set(numbers)
+    path = run_dir / SESSIONS_FILE
+    found: dict[int, SessionRecord] = {}
+    if not wanted or not path.exists():
+        return found
+    _, complete, _ = _lines(path)
+    for number, raw in enumerate(complete, start=1):
+        if number in wanted:
+            found[number] = _parse(path, number, raw)
+            if len(found) == len(wanted):
+                break
+    return found
 
 
 def _unreadable(path: Path, e: OSError | UnicodeDecodeError) -> RunDirError:
