@@ -205,8 +205,10 @@ def plan_resume(
             never a verdict on the target). The new record is appended and
             supersedes the error record when the run is read.
         lock: Take the run's one-writer lock before reading its sessions, and
-            keep it in the plan for ``execute``; False for a plan only read
-            (a diagnosis). Raises ``RunDirError`` when another process holds it.
+            keep it in the plan for ``execute``; the plan's records are then slim
+            (``store.slim_record``: no transcript), so resuming a large run holds
+            little. False for a plan only read, with full records (a diagnosis).
+            Raises ``RunDirError`` when another process holds the lock.
     """
     info = read_run_info(run_dir)
     if suite_path is None and "suite_path" not in info:
@@ -224,7 +226,7 @@ def plan_resume(
         )
     run_lock: RunLock | None = None
     if lock:  # locked before reading: see RunLock
-        run_lock, existing = read_sessions_locked(run_dir)
+        run_lock, existing = read_sessions_locked(run_dir, slim=True)
     else:
         existing = read_sessions(run_dir)
     wanted = {j.key for j in jobs}

@@ -339,8 +339,9 @@ class RunLock:
             self._file.close()  # releases the flock
 
 
-def read_sessions_locked(run_dir: Path) -> tuple[RunLock, SessionsFile]:
-    """Take the run's lock, then read its sessions: what resume must do, in that order.
+def read_sessions_locked(run_dir: Path, slim: bool = False) -> tuple[RunLock, SessionsFile]:
+    """Take the run's lock, then read its sessions (``slim``: see ``read_sessions``):
+    what resume must do, in that order.
 
     Raises:
         RunDirError: another process holds the lock, or the file is damaged
@@ -348,7 +349,7 @@ def read_sessions_locked(run_dir: Path) -> tuple[RunLock, SessionsFile]:
     """
     lock = RunLock(run_dir)
     try:
-        sessions = read_sessions(run_dir)
+        sessions = read_sessions(run_dir, slim)
         _pause_for_tests()
     except BaseException:
         lock.close()
