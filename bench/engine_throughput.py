@@ -24,7 +24,6 @@ import simlab.engine._session as session_module
 from simlab.contracts import SessionSetup, SimState, TargetAgent, UserSimulator
 from simlab.core import AgentReply, Message, SessionContext, UserTurn
 from simlab.engine import execute, plan_new_run, simulator_factory, target_factory
-from simlab.spec import Goal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,15 +67,15 @@ def main() -> None:
     args = parser.parse_args()
 
     clock = Clock()
-    real_grade = session_module.grade
+    real_grade = session_module.grade_session
 
-    def timed_grade(goal: Goal, transcript: Any, **kwargs: Any) -> Any:
+    def timed_grade(*args: Any, **kwargs: Any) -> Any:
         t = time.perf_counter()
-        out = real_grade(goal, transcript, **kwargs)
+        out = real_grade(*args, **kwargs)
         clock.seconds["graders"] += time.perf_counter() - t
         return out
 
-    session_module.grade = timed_grade  # type: ignore[assignment]
+    session_module.grade_session = timed_grade  # type: ignore[assignment]
 
     with tempfile.TemporaryDirectory() as out:
         plan = plan_new_run(args.suite, Path(out), reps=args.reps)

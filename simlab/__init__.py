@@ -1,12 +1,25 @@
 """simlab: stress-test conversational LLM agents with simulated users.
 
-The public API; subpackages re-export their own names for finer imports.
+The names a user needs: run a suite (``run``, ``run_async``), read a run
+(``read_run``), build a suite in code (``Suite``, ``Persona``, ``Goal``), plug
+in a target (``TargetAgent``, ``AgentReply``, ``ToolCall``) and read results
+(``RunResult``, ``SessionRecord``, ``Check``). Subpackages export the rest.
 """
 
-from simlab.contracts import TargetAgent
+from simlab.api import (
+    Run,
+    RunInterrupted,
+    RunResult,
+    assert_lower_bound,
+    read_run,
+    run,
+    run_async,
+)
+from simlab.contracts import TargetAgent, UserSimulator
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
+    Check,
     ContextInfo,
     Knobs,
     Message,
@@ -19,23 +32,30 @@ from simlab.core import (
     UserTurn,
     simlab_version,
 )
-from simlab.spec import Goal, Mode, Persona, Suite
-from simlab.store import SessionRecord, StopReason
+from simlab.spec import Goal, Mode, Persona, SpecError, Suite
+from simlab.store import RunDirError, RunSummary, SessionRecord, StopReason
 
 __version__ = simlab_version()
 
 __all__ = [
     "AgentCapabilities",
     "AgentReply",
+    "Check",
     "ContextInfo",
     "Goal",
     "Knobs",
     "Message",
     "Mode",
     "Persona",
+    "Run",
+    "RunDirError",
+    "RunInterrupted",
+    "RunResult",
+    "RunSummary",
     "SessionContext",
     "SessionKey",
     "SessionRecord",
+    "SpecError",
     "StopReason",
     "StopSignal",
     "Suite",
@@ -43,6 +63,11 @@ __all__ = [
     "ToolCall",
     "Transcript",
     "Turn",
+    "UserSimulator",
     "UserTurn",
     "__version__",
+    "assert_lower_bound",
+    "read_run",
+    "run",
+    "run_async",
 ]

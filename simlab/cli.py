@@ -19,7 +19,7 @@ from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError
-from simlab.store import RunDirError, SessionRecord
+from simlab.store import RunDirError
 
 if TYPE_CHECKING:
     from simlab.engine import RunPlan
@@ -144,6 +144,13 @@ def _parser() -> argparse.ArgumentParser:
         "sessions are never re-run. The new record is appended and supersedes the error",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    run.add_argument(
+        "--junit",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the sessions as JUnit XML",
+    )
     run.add_argument(
         "--yes", action="store_true", help="start a run past --confirm-above without asking"
     )
@@ -270,51 +277,42 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from simlab.engine import execute
-    from simlab.report import stdout_console
+    from simlab.api import RunInterrupted, execute_plan
+    from simlab.engine import target_label
+    from simlab.report import render_terminal, stdout_console
 
-    plan = _plan_run(args)
-    if plan is None:
+    run_plan = _plan_run(args)
+    if run_plan is None:
         return EXIT_USAGE
-    if not _large_run_confirmed(plan, args):
+    if not _large_run_confirmed(run_plan, args):
         if args.resume is None:
-            _discard_if_empty(plan)
+            _discard_if_empty(run_plan)
         return EXIT_USAGE
-    progress = _Progress(len(plan.jobs), len(plan.done), enabled=not args.quiet)
+    # never a surprise which agent runs
+    _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
+    work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint, slim=True)
     try:
-        with progress:
-            records = anyio.run(_until_signalled, execute(plan, progress.advance, slim=True))
-    except KeyboardInterrupt:
-        records = None
+        result = anyio.run(_until_signalled, work)
+    except (KeyboardInterrupt, RunInterrupted):
+        result = None
     except Exception:
-        _discard_if_empty(plan)  # a run that could not start leaves no folder behind
+        _discard_if_empty(run_plan)  # a run that could not start leaves no folder behind
         raise
     finally:
-        # the loop's signal receiver left SIGTERM at its default on exit: experiments
-        # and reports that follow must still end like Ctrl-C
+        # the loop's signal receiver left SIGTERM at its default on exit: what follows
+        # must still end like Ctrl-C
         _on_sigterm(sigterm)
-    # errors still waiting for their retry are only retried when asked again
-    resume = f"  simlab run --resume {plan.run_dir}" + (" --retry-errors" if plan.retried else "")
-    if records is None:
+    if result is None:
+        resume = f"  simlab run --resume {run_plan.run_dir}"
+        resume += " --retry-errors" if run_plan.retried else ""
         _eprint(f"\ninterrupted; every finished session is saved. Continue with:\n{resume}")
         return EXIT_INTERRUPTED
-    not_started = len(plan.pending) - progress.finished
-    if not_started:
-        _eprint(
-            f"budget of ${plan.suite.budget_usd:g} spent: {not_started} of "
-            f"{len(plan.jobs)} sessions not started. Raise `budget_usd` and continue with:\n"
-            + resume
-        )
-    if plan.retried:
-        _eprint(_retried_outcome(plan.retried, records))
-    del records  # the reports read the file: hold no session while they are written
-    _run_experiments(plan)
-    # the reports read the file (the records in hand are slim; error records a retry
-    # replaced count in the cost), so memory stays bounded whatever the run's size
-    summary = _write_reports(plan.run_dir, None, console=None if args.quiet else stdout_console())
-    _eprint(f"results: {plan.run_dir}")
-    ungraded = _nothing_graded(summary, plan.run_dir)
+    summary = result.summary.model_dump(mode="json")
+    if not args.quiet:
+        render_terminal(summary, stdout_console())
+    _eprint(f"results: {run_plan.run_dir}")
+    ungraded = _nothing_graded(summary, run_plan.run_dir)
     if ungraded is not None:
         _eprint(ungraded)
         return EXIT_FAIL
@@ -346,6 +344,16 @@ def _large_run_confirmed(plan: RunPlan, args: argparse.Namespace) -> bool:
     return False
 
 
+def _discard_if_empty(run_plan: Any) -> None:
+    import shutil
+
+    from simlab.store import SESSIONS_FILE
+
+    sessions = run_plan.run_dir / SESSIONS_FILE
+    if not run_plan.done and (not sessions.exists() or sessions.stat().st_size == 0):
+        shutil.rmtree(run_plan.run_dir, ignore_errors=True)
+
+
 def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
     """Why a run that graded no session failed, or None when one was graded.
 
@@ -374,7 +382,7 @@ def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
 
 def _plan_run(args: argparse.Namespace) -> RunPlan | None:
     """The run to execute (new or resumed), or None when the options clash (said on stderr)."""
-    from simlab.engine import plan_new_run, plan_resume
+    from simlab.api import plan
 
     if args.resume is None:
         if args.retry_errors:
@@ -386,9 +394,8 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         if problem is not None:
             _eprint(problem)
             return None
-        return plan_new_run(
-            args.suite or Path("simlab.yaml"), args.out, args.seed, args.reps, args.llm
-        )
+        suite = args.suite if args.suite is not None else _suite_here_or_shipped()
+        return plan(suite, out=args.out, seed=args.seed, reps=args.reps, llm=args.llm)
     clashing = [
         flag
         for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
@@ -400,24 +407,26 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
             "options it started with); start a new run to use them"
         )
         return None
-    plan = plan_resume(args.resume, args.suite, retry_errors=args.retry_errors)
-    line = f"resuming {plan.run_dir}: {len(plan.done)} of {len(plan.jobs)} sessions done"
-    if args.retry_errors:
-        line += f"; retrying {len(plan.retried)} error session{_s(len(plan.retried))}"
-    _eprint(line)
-    return plan
-
-
-def _retried_outcome(retried: Sequence[SessionRecord], records: Sequence[SessionRecord]) -> str:
-    """One line: how the retried error sessions ended this time."""
-    before = {r.key: r for r in retried}
-    # execute hands back the very error record of a key whose retry never started
-    again = [r for r in records if r.key in before and r is not before[r.key]]
-    graded = sum(1 for r in again if r.status == "ok")
-    return (
-        f"retried {len(again)} of {len(before)} error session{_s(len(before))}: "
-        f"{graded} graded, {len(again) - graded} error{_s(len(again) - graded)} again"
+    run_plan = plan(args.suite, resume=args.resume, retry_errors=args.retry_errors)
+    line = (
+        f"resuming {run_plan.run_dir}: {len(run_plan.done)} of {len(run_plan.jobs)} sessions done"
     )
+    if args.retry_errors:
+        line += f"; retrying {len(run_plan.retried)} error session{_s(len(run_plan.retried))}"
+    _eprint(line)
+    return run_plan
+
+
+def _suite_here_or_shipped() -> Path:
+    """``./simlab.yaml``, or the shipped default suite when this folder has none (said)."""
+    from simlab.spec import DEFAULT_SUITE, default_suite
+
+    here = Path(DEFAULT_SUITE)
+    if here.exists():
+        return here
+    shipped = default_suite()
+    _eprint(f"no {DEFAULT_SUITE} here: running the shipped default suite ({shipped})")
+    return shipped
 
 
 def _s(n: int) -> str:
@@ -451,91 +460,6 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
             raise group.exceptions[0] from None
         raise
     return result[0] if result else None
-
-
-def _discard_if_empty(plan: Any) -> None:
-    import shutil
-
-    from simlab.store import SESSIONS_FILE
-
-    sessions = plan.run_dir / SESSIONS_FILE
-    if not plan.done and (not sessions.exists() or sessions.stat().st_size == 0):
-        shutil.rmtree(plan.run_dir, ignore_errors=True)
-
-
-def _run_experiments(plan: Any) -> None:
-    """The suite's experiments, on the finished run; their files feed the reports."""
-    experiments, run_dir = plan.suite.experiments, plan.run_dir
-    if plan.suite.prefix_cases:
-        from simlab.replay import run_suite_prefix_cases
-
-        results = anyio.run(run_suite_prefix_cases, plan.suite, plan.suite_path.parent, run_dir)
-        for r in results:
-            lo, hi = r.ci
-            rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
-            _eprint(f"prefix case {r.case_id}: kept {r.kept}/{r.n} = {rate} [{lo:.0%}, {hi:.0%}]")
-    if "diagnosis" in experiments:
-        from simlab.diagnose import diagnose_run
-
-        _eprint("experiment: coherence diagnosis")
-        diagnose_run(run_dir)
-    if "brittleness" in experiments:
-        from functools import partial
-
-        from simlab.perturb import brittleness_from_run
-
-        base = plan.suite_path.parent
-        found = [base / d for d in plan.suite.perturbation_dirs if (base / d).is_dir()]
-        library = found[0] if found else None
-        _eprint("experiment: brittleness (cumulative perturbations)")
-        anyio.run(partial(brittleness_from_run, run_dir, perturbations=library))
-
-
-class _Progress:
-    """Sessions done, rate, ETA and errors, on stderr."""
-
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.errors = 0
-        self.finished = 0  # sessions finished by this invocation, resumed ones not counted
-        self._progress = Progress(
-            TextColumn("sessions"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}/s"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("errors {task.fields[errors]}"),
-            console=err_console,
-            disable=not enabled,
-        )
-        self._task = self._progress.add_task("run", total=total, completed=done, rate="-", errors=0)
-
-    def advance(self, record: Any) -> None:
-        self.finished += 1
-        if record.status == "error":
-            self.errors += 1
-        task = self._progress.tasks[0]
-        speed = task.speed
-        self._progress.update(
-            self._task, advance=1, errors=self.errors, rate=f"{speed:.0f}" if speed else "-"
-        )
-
-    def __enter__(self) -> _Progress:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
 
 # ------------------------------------------------------------------ reports
@@ -582,10 +506,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     from simlab.spec import validate_specs
 
-    defaults = [Path(p.strip()) for p in _DEFAULT_SPECS.split(",")]
-    result = validate_specs(args.paths or [p for p in defaults if p.exists()], args.kind)
+    paths = args.paths or _specs_here_or_shipped()
+    result = validate_specs(paths, args.kind)
     if not result.files and not result.problems:
-        where = ", ".join(map(str, args.paths)) or f"{Path.cwd()} (looked for {_DEFAULT_SPECS})"
+        where = ", ".join(map(str, paths))
         _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")
         return EXIT_USAGE
     for f in result.files:
@@ -599,6 +523,21 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{n} {kind}{_s(n)}" for kind, n in sorted(kinds.items()))
     _eprint(f"{len(result.files)} file{_s(len(result.files))} valid: {counts}")
     return EXIT_OK
+
+
+def _specs_here_or_shipped() -> list[Path]:
+    """The default spec paths found here, or the shipped ones when none is here (said)."""
+    from simlab.spec import DEFAULT_SUITE, shipped_root
+
+    defaults = [Path(p.strip()) for p in _DEFAULT_SPECS.split(",")]
+    here = [p for p in defaults if p.exists()]
+    if here:
+        return here
+    root = shipped_root()
+    _eprint(
+        f"no {DEFAULT_SUITE} here: validating the shipped default suite and its library ({root})"
+    )
+    return [root / p for p in defaults]
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:

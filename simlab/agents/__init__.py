@@ -5,6 +5,7 @@ from simlab.agents._callable import (
     TargetLoadError,
     callable_target_factory,
     import_ref,
+    object_target_factory,
     to_reply,
 )
 from simlab.agents._http import (
@@ -44,6 +45,7 @@ __all__ = [
     "http_target_factory",
     "import_ref",
     "llm_target_factory",
+    "object_target_factory",
     "parse_reply",
     "process_target_factory",
     "to_reply",

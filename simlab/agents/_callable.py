@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, cast
 
 from simlab.agents._isolation import IsolatedCalls, TargetSlots
@@ -27,18 +29,36 @@ class TargetLoadError(Exception):
     """A ``module:attr`` target cannot be imported; the message says how to fix it."""
 
 
-def import_ref(ref: str) -> Any:
-    """The object named by ``module:attr`` (``attr`` may be dotted)."""
+def import_ref(ref: str, search: Sequence[Path] = ()) -> Any:
+    """The object named by ``module:attr`` (``attr`` may be dotted).
+
+    Args:
+        ref: ``module:attr``.
+        search: Folders to look in first, in order (a suite's folder, then the
+            current one), so a user's ``my_agent.py`` beside the suite is found
+            without ``PYTHONPATH``. A folder the module was found in stays on
+            ``sys.path``, as a script's folder does, so the module's own later
+            imports of its neighbours work too.
+    """
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr:
         raise TargetLoadError(f"target {ref!r} must look like 'package.module:name'")
+    added = [str(d) for d in dict.fromkeys(p.resolve() for p in search)]
+    added = [d for d in added if d not in sys.path]
+    sys.path[:0] = added
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as e:
+        looked = "".join(f"{d}, " for d in added)
         raise TargetLoadError(
             f"cannot import module {module_name!r} for target {ref!r}: {e}; "
-            "is it installed, or on PYTHONPATH?"
+            f"looked in {looked}then sys.path: is it installed, or on PYTHONPATH?"
         ) from None
+    finally:
+        module_file = getattr(sys.modules.get(module_name.partition(".")[0]), "__file__", None)
+        for d in added:  # keep only the folder the module came from
+            if module_file is None or not Path(module_file).resolve().is_relative_to(d):
+                sys.path.remove(d)
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -92,16 +112,33 @@ class _IsolatedAgent:
         return reply
 
 
-def callable_target_factory(ref: str, concurrency: int) -> Callable[[int], TargetAgent]:
-    """A per-session target factory for ``module:attr``; at most ``concurrency``
-    of its calls run at once (one that never returns keeps its slot)."""
-    obj = import_ref(ref)
+def callable_target_factory(
+    ref: str, concurrency: int, search: Sequence[Path] = ()
+) -> Callable[[int], TargetAgent]:
+    """A per-session target factory for ``module:attr`` (``search``: see ``import_ref``)."""
+    return object_target_factory(import_ref(ref, search), concurrency, ref)
+
+
+def object_target_factory(
+    obj: Any, concurrency: int, name: str | None = None
+) -> Callable[[int], TargetAgent]:
+    """A per-session target factory for a function (sync or async) or a class.
+
+    A class is instantiated once per session with no arguments and must define
+    ``async def reply(history, ctx)``; a function is adapted (``CallableTarget``).
+    At most ``concurrency`` of its calls run at once (one that never returns keeps
+    its slot).
+
+    Raises:
+        TargetLoadError: ``obj`` is neither.
+    """
+    name = name or repr(obj)
     calls = IsolatedCalls(TargetSlots(concurrency))
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
-            raise TargetLoadError(f"class {ref!r} must define `async def reply(history, ctx)`")
+            raise TargetLoadError(f"class {name!r} must define `async def reply(history, ctx)`")
         cls = cast("type[TargetAgent]", obj)
         return lambda seed: _IsolatedAgent(cls(), calls)
     if not callable(obj):
-        raise TargetLoadError(f"target {ref!r} is a {type(obj).__name__}, not a callable")
+        raise TargetLoadError(f"target {name!r} is a {type(obj).__name__}, not a callable")
     return lambda seed: CallableTarget(obj, calls)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import importlib.machinery
 import importlib.util
 import inspect
 import json
@@ -30,6 +31,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -99,8 +101,10 @@ async def _exit_code(process: anyio.abc.Process) -> int | None:
 class ProcessTargetFactory:
     """Per-session targets served by worker processes of ``ref``; ``aclose`` kills them all."""
 
-    def __init__(self, ref: str) -> None:
+    def __init__(self, ref: str, search: Sequence[str] = ()) -> None:
         self.ref = ref
+        path = [*search, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        self._env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
 
@@ -139,7 +143,7 @@ class ProcessTargetFactory:
 
     async def _spawn(self) -> _Worker:
         process = await anyio.open_process(
-            [sys.executable, "-m", "simlab.agents._worker", self.ref], stderr=None
+            [sys.executable, "-m", "simlab.agents._worker", self.ref], stderr=None, env=self._env
         )
         worker = _Worker(process)
         self._all.add(worker)
@@ -188,16 +192,22 @@ class ProcessAgent:
             await self._factory.give_back(worker)
 
 
-def process_target_factory(ref: str) -> ProcessTargetFactory:
-    """Per-session targets for ``module:attr`` run in worker processes.
+def process_target_factory(ref: str, search: Sequence[Path] = ()) -> ProcessTargetFactory:
+    """Per-session targets for ``module:attr`` run in worker processes, which look
+    for it in ``search`` first (a suite's folder), then on their ``sys.path``.
 
     Raises:
         TargetLoadError: ``ref`` is malformed or its module cannot be found (found,
             not imported: importing runs the target's code, which is the worker's job).
     """
     module, _, attr = ref.partition(":")
+    top = module.split(".", 1)[0]
+    folders = [str(d) for d in dict.fromkeys(p.resolve() for p in search)]
     try:
-        found = bool(module and attr) and importlib.util.find_spec(module) is not None
+        found = bool(module and attr) and (
+            importlib.machinery.PathFinder.find_spec(top, folders) is not None
+            or importlib.util.find_spec(top) is not None
+        )
     except (ImportError, ValueError):
         found = False
     if not found:
@@ -205,7 +215,7 @@ def process_target_factory(ref: str) -> ProcessTargetFactory:
             f"cannot find module {module!r} for target {ref!r} (want 'package.module:name'); "
             "is it installed, or on PYTHONPATH?"
         )
-    return ProcessTargetFactory(ref)
+    return ProcessTargetFactory(ref, folders)
 
 
 # ------------------------------------------------------------------ the worker side

@@ -8,7 +8,9 @@ What each figure means (every change is B - A):
   never count as passes or failures; unpaired keys are counted.
 * **Per-run rates** (the bucket, persona and overall tables, the gates and the
   Simpson check) use every graded session of each run, each in the length
-  bucket of its *own* user turns; buckets come from A's ``run.json``. Each
+  bucket of its *planned* length (the user turns its plan needs, fixed before
+  it ran; never its realised length, which depends on the outcome); bucket
+  edges come from A's ``run.json``. Each
   rate has its n and a Wilson interval; the change has Newcombe's
   hybrid-score interval (Newcombe 1998, method 10), paired (1998b, method
   10) when the group holds the same keys in both runs, for independent
@@ -16,8 +18,10 @@ What each figure means (every change is B - A):
   correlation scaled by their share (``IntervalKind``). So a run compared
   with itself has a narrow interval: it passes a 5-point drop gate from 82
   sessions in a bucket, a 3-point one from 139.
-* **Paired figures** use the pairs, each in the bucket of its length *in A*;
-  ``bucket_moves`` counts pairs whose B length falls in another bucket. The
+* **Paired figures** use the pairs, each in the bucket it is planned in in
+  both runs; ``bucket_moves`` counts the pairs planned in two buckets (none
+  for runs of one suite and seed: other seeds draw other plans), which count
+  in the overall row only. The
   change is (fixed - regressed) / pairs with Newcombe's paired interval
   (1998b, method 10); McNemar's exact test on regressed vs fixed.
 * **Aptitude and unreliability** per cell (persona, goal, mode,

@@ -3,16 +3,20 @@
 Two views of the same sessions, each used where it is sound:
 
 * **Per-run rates** count every graded (``ok``) session of each run, placed in
-  a length bucket by its own user turns in its own run. The change between
-  them gets Newcombe's hybrid-score interval, paired over the keys the group
-  holds in both runs (``IntervalKind``); these are the figures the gates judge
-  and the Simpson check reads, because a release may change how long
-  conversations are.
-* **Paired figures** count the keys graded in both runs. A pair is placed in
-  the bucket of its length *in A* (the baseline), so a pair whose B
-  conversation got longer or shorter stays in one row; ``bucket_moves``
-  counts such pairs. Their change gets Newcombe's paired interval and the
-  exact McNemar test.
+  the length bucket of its *planned* length in its own run (the user turns its
+  plan needs, fixed before it ran: ``simlab.report.planned_bucket``), never of
+  its realised length, which depends on the outcome. The change between them
+  gets Newcombe's hybrid-score interval, paired over the keys the group holds
+  in both runs (``IntervalKind``); these are the figures the gates judge and
+  the Simpson check reads.
+* **Paired figures** count the keys graded in both runs. A pair counts in the
+  bucket it is planned in, in both runs (a record without a plan takes the
+  other run's bucket). Runs of one suite and seed give a key the same plan,
+  so every pair has one bucket; runs with other seeds draw other plans, and
+  the pairs planned in two buckets (``bucket_moves``) count in the overall
+  row only: placed by A, a key planned short in A but long in B would show as
+  a change within A's bucket. Their change gets Newcombe's paired interval
+  and the exact McNemar test.
 """
 
 from __future__ import annotations
@@ -39,13 +43,12 @@ from simlab.compare._pairing import (
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
 from simlab.core import SessionKey
-from simlab.report import UNBUCKETED, session_anchor
+from simlab.report import UNPLANNED, bucket_order, planned_bucket, session_anchor
 from simlab.spec import Bucket
 from simlab.stats import (
     McNemar,
     aptitude,
     bootstrap_means_ci,
-    bucket_of,
     unreliability,
     wilson_interval,
 )
@@ -87,9 +90,10 @@ class GroupComparison:
         delta_ci: Newcombe interval of ``b.rate - a.rate``, using the pairing of
             ``shared`` (see ``interval``); None unless both runs have sessions here.
         shared: Paired outcomes of the keys graded in both runs that are in
-            this group in both (a bucket's keys whose length stayed in it).
-        paired: Paired outcomes of the keys graded in both runs, placed by A
-            (a bucket's pairs by their length in A).
+            this group in both (a bucket's keys planned in it in both runs).
+        paired: Paired outcomes of the keys graded in both runs in this group
+            (a bucket's pairs planned in it in both runs, or in the one run
+            whose record has a plan).
         paired_ci: Newcombe's paired interval of ``paired.delta``; None without pairs.
         mcnemar: Exact McNemar test on ``paired``.
     """
@@ -288,7 +292,7 @@ def _by(
 
 def _bucket_fn(buckets: Sequence[Bucket]) -> Callable[[SessionRecord], str]:
     def bucket(r: SessionRecord) -> str:
-        return bucket_of(r.n_user_turns, buckets) or UNBUCKETED
+        return planned_bucket(r, buckets)
 
     return bucket
 
@@ -403,8 +407,13 @@ def compare_runs(
     graded_a, graded_b = _graded(a), _graded(b)
     bucket = _bucket_fn(a.buckets)
 
-    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str:
-        return bucket(p[0].record)
+    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str | None:
+        in_a, in_b = bucket(p[0].record), bucket(p[1].record)
+        if in_a == UNPLANNED:
+            return in_b
+        # planned in two buckets (other seeds draw other plans): in no bucket's pairs,
+        # or a key planned short in A but long in B would read as a change within a bucket
+        return in_a if in_b in (in_a, UNPLANNED) else None
 
     def in_bucket(name: str) -> Callable[[SessionRecord], bool]:
         return lambda r: bucket(r) == name
@@ -412,10 +421,10 @@ def compare_runs(
     in_a, in_b = _by(graded_a, bucket), _by(graded_b, bucket)
     pairs_by_bucket: dict[str, list[tuple[LocatedRecord, LocatedRecord]]] = {}
     for p in pairing.pairs:
-        pairs_by_bucket.setdefault(pair_bucket(p), []).append(p)
-    names = [bk.name for bk in a.buckets]
-    if UNBUCKETED in in_a or UNBUCKETED in in_b:
-        names.append(UNBUCKETED)
+        name = pair_bucket(p)
+        if name is not None:
+            pairs_by_bucket.setdefault(name, []).append(p)
+    names = bucket_order(a.buckets, [*in_a, *in_b, *pairs_by_bucket])
     by_bucket = [
         _group(
             n,

@@ -131,7 +131,7 @@ def _level(c: Comparison) -> str:
 
 
 def bucket_section(c: Comparison) -> Section:
-    """Per-run pass rates by length bucket, each run's share of sessions, the change."""
+    """Per-run pass rates by planned-length bucket, each run's share of sessions, the change."""
     shares = {s.name: s for s in c.simpson.buckets}
     rows: list[list[Cell]] = []
     for g in c.by_bucket:
@@ -142,7 +142,7 @@ def bucket_section(c: Comparison) -> Section:
     rows.append(["overall", *_rate_cells(c.overall), "100%", "100%", str(c.overall.shared.n)])
     lv = _level(c)
     return Section(
-        "Pass rate by length bucket",
+        "Pass rate by planned length",
         [
             "Bucket",
             f"A [{lv} CI]",
@@ -154,18 +154,20 @@ def bucket_section(c: Comparison) -> Section:
         ],
         rows,
         {1, 2, 3, 4, 5, 6},
-        "Each run's graded sessions, bucketed by their own user turns, with Wilson intervals; "
+        "Each run's graded sessions, bucketed by their planned length (the user turns the "
+        "session's plan needs, fixed before it ran; 'unplanned': recorded without a plan), "
+        "with Wilson intervals; "
         f"the change is B - A with {_CHANGE_INTERVAL}; a share is the bucket's share of the "
         "run's graded sessions; keys in both: graded in both runs and in the bucket in both.",
     )
 
 
 def paired_section(c: Comparison) -> Section:
-    """Paired outcomes by A's length bucket with McNemar's exact test."""
+    """Paired outcomes by planned-length bucket with McNemar's exact test."""
     rows: list[list[Cell]] = [[g.name, *_paired_cells(g)] for g in c.by_bucket if g.paired.n]
     rows.append(["overall", *_paired_cells(c.overall)])
     return Section(
-        "Paired outcomes by length bucket (bucketed by A's length)",
+        "Paired outcomes by planned length",
         [
             "Bucket",
             "Pairs",
@@ -178,10 +180,11 @@ def paired_section(c: Comparison) -> Section:
         ],
         rows,
         set(range(1, 8)),
-        f"Keys graded in both runs, in the bucket of their length in A; {c.bucket_moves} "
-        "pair(s) fall in another bucket in B. The change is (fixed - regressed) / pairs with "
-        f"Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test on regressed "
-        "vs fixed.",
+        "Keys graded in both runs, in the bucket they are planned in in both runs; "
+        f"{c.bucket_moves} pair(s) are planned in two buckets (runs with other seeds draw "
+        "other plans) and count in the overall row only. The change is (fixed - regressed) "
+        f"/ pairs with Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test "
+        "on regressed vs fixed.",
     )
 
 

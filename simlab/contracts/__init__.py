@@ -5,11 +5,15 @@ and below everything that implements or runs them: simulators, agents,
 graders, the engine and the experiments.
 """
 
+from simlab.contracts._grader import Grader, GraderResult, GradingContext
 from simlab.contracts._setup import Judge, SessionSetup, SimulatorFactory, TargetFactory
 from simlab.contracts._simulator import SimState, UserSimulator
 from simlab.contracts._target import TargetAgent
 
 __all__ = [
+    "Grader",
+    "GraderResult",
+    "GradingContext",
     "Judge",
     "SessionSetup",
     "SimState",

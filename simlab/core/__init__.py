@@ -6,6 +6,7 @@ its session. This package imports nothing else of simlab.
 """
 
 from simlab.core._context import AgentCapabilities, Knobs, SessionContext
+from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._key import Check, SessionKey
 from simlab.core._seeds import derive_seed
 from simlab.core._transcript import (
@@ -29,6 +30,7 @@ __all__ = [
     "Message",
     "SessionContext",
     "SessionKey",
+    "StatedFact",
     "StopSignal",
     "ToolCall",
     "Transcript",
@@ -36,4 +38,5 @@ __all__ = [
     "UserTurn",
     "derive_seed",
     "simlab_version",
+    "stated_facts",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class SessionKey(BaseModel):
@@ -29,10 +29,29 @@ class SessionKey(BaseModel):
 
 
 class Check(BaseModel):
-    """One named grader check."""
+    """One named grader check: what a grader returns.
+
+    Attributes:
+        name: The check's name (``constraint:date``, ``politeness``...). A
+            record stores checks by name, so the name is not repeated inside.
+        passed: Whether the session passed it.
+        score: Partial credit in [0, 1] where the check has degrees (a
+            trajectory's F1); None means all or nothing (``passed``).
+        detail: Why, in a sentence a person reads.
+        turn: The first failing user turn (or the turn the check is about).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
+    name: str = Field(default="", exclude=True)
     passed: bool
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
     detail: str = ""
-    turn: int | None = None  # the user turn the check is about, where there is one
+    turn: int | None = None
+
+    @property
+    def credit(self) -> float:
+        """The check's credit in [0, 1]: its score, else 1 when passed and 0 when not."""
+        if self.score is not None:
+            return self.score
+        return 1.0 if self.passed else 0.0

@@ -87,6 +87,8 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
     conf = confusion_table(report)
     if conf is not None:
         console.print(conf)
+    elif report.n_failed:
+        console.print("diagnosis accuracy: no hidden truth: the target does not report true causes")
     console.print(heatmap_table(report))
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from simlab.core import Transcript
+from simlab.core import Transcript, stated_facts
 from simlab.graders import (
     CONFIRMATION,
     CONSTRAINT_PREFIX,
@@ -27,7 +27,6 @@ from simlab.graders import (
     confirmation_check,
     constraint_checks,
     final_action,
-    stated_facts,
 )
 from simlab.spec import Goal
 from simlab.store import SessionRecord

@@ -40,10 +40,19 @@ from simlab.diagnose._report import (
     confusion,
 )
 from simlab.diagnose._truth import records_truth, true_cause
-from simlab.engine import SessionJob, SessionLimits, plan_resume, simulator_factory, target_factory
+from simlab.engine import (
+    NO_OVERRIDES,
+    RoleOverrides,
+    RunPlan,
+    SessionJob,
+    SessionLimits,
+    plan_resume,
+    simulator_factory,
+    target_factory,
+)
 from simlab.graders import CONFIRMATION
 from simlab.llm import LLMError
-from simlab.spec import Mode, SpecError, Suite
+from simlab.spec import Mode, SpecError
 from simlab.store import DIAGNOSIS_FILE, RunDirError, SessionRecord, read_run_info, write_json
 
 DEFAULT_CONCURRENCY = 32
@@ -96,11 +105,12 @@ def _classify_all(
     return cases
 
 
-async def _verify(cases: list[_Case], suite: Suite, concurrency: int) -> list[Verification | None]:
+async def _verify(cases: list[_Case], plan: RunPlan, concurrency: int) -> list[Verification | None]:
     out: list[Verification | None] = [None] * len(cases)
+    suite = plan.suite
     try:
-        make_target = target_factory(suite)
-        make_simulator = simulator_factory(suite)
+        make_target = plan.overrides.target or target_factory(suite, plan.suite_dir)
+        make_simulator = plan.overrides.simulator or simulator_factory(suite, plan.suite_dir)
     except (TargetLoadError, LLMError, SpecError) as e:  # the target cannot be rebuilt here
         # Diagnose anyway; say why nothing could be replayed.
         for i, c in enumerate(cases):
@@ -178,14 +188,15 @@ async def diagnose_run_async(
     concurrency: int = DEFAULT_CONCURRENCY,
     late_turn: int = DEFAULT_LATE_TURN,
     write: bool = True,
+    overrides: RoleOverrides = NO_OVERRIDES,
 ) -> DiagnosisReport:
     """``diagnose_run`` inside a running event loop."""
     info = read_run_info(run_dir)
-    plan = plan_resume(run_dir, lock=False)  # read only: a run may be going on
+    plan = plan_resume(run_dir, overrides=overrides, lock=False)  # read only: a run may go on
     jobs = {j.key: j for j in plan.jobs}
     records = plan.done
     cases = _classify_all(records, jobs, late_turn)
-    verifications = await _verify(cases, plan.suite, concurrency)
+    verifications = await _verify(cases, plan, concurrency)
     truth = any(records_truth(c.record) for c in cases)
     sessions = [_session(c, v, truth) for c, v in zip(cases, verifications, strict=True)]
     verified = sum(1 for s in sessions if s.verification is not None and s.verification.verified)

@@ -1,6 +1,7 @@
 """The engine: suite expansion, the session loop, the orchestrator, runs."""
 
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles, scripted_simulator_factory
 from simlab.engine._run import (
@@ -10,18 +11,23 @@ from simlab.engine._run import (
     plan_new_run,
     plan_resume,
     simulator_factory,
+    source_of_run,
     target_factory,
 )
 from simlab.engine._run_size import CONFIRM_ABOVE, RunEstimate, estimate_run
 from simlab.engine._session import SessionLimits, run_session, session_setup
+from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
     "CONFIRM_ABOVE",
+    "NO_OVERRIDES",
+    "RoleOverrides",
     "RunEstimate",
     "RunPlan",
     "RunRoles",
     "SessionJob",
     "SessionLimits",
+    "SuiteSource",
     "build_roles",
     "config_hash",
     "estimate_run",
@@ -35,5 +41,7 @@ __all__ = [
     "session_seed",
     "session_setup",
     "simulator_factory",
+    "source_of_run",
     "target_factory",
+    "target_label",
 ]

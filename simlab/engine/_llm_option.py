@@ -1,11 +1,15 @@
 """``--llm``: put LLMs in a suite's roles from the command line.
 
-``--llm anthropic`` (or ``anthropic:MODEL``) makes every role an LLM: the
-simulated user, the judge, and the target — a reference target becomes the
-shipped LLM booking agent. ``--llm user=local`` or ``agent=openai:MODEL`` or
-``judge=anthropic`` sets one role. Several values apply in order. A value
-changes the backend (and the model, when given) of the spec already in force,
-so what the suite file sets (``record_dir``, ``timeout_s``, limits) is kept.
+``--llm anthropic`` (or ``anthropic:MODEL``) puts every LLM role on that
+backend: the simulated user, the judge, and the target when the suite's target
+is an LLM agent (``target: {kind: llm, agent: ...}``). Any other target (the
+reference agent, a callable, an endpoint) is kept as it is: a target is never
+swapped behind the user's back. ``--llm user=local`` or ``agent=openai:MODEL``
+or ``judge=anthropic`` sets one role; ``agent=`` on a suite whose target is not
+an LLM agent is refused, saying how to point the suite at one. Several values
+apply in order. A value changes the backend (and the model, when given) of the
+spec already in force, so what the suite file sets (``record_dir``,
+``timeout_s``, limits) is kept.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ from pathlib import Path
 from typing import get_args
 
 from simlab.llm import Backend, LLMSpec
-from simlab.spec import LLMJudge, LLMSimulator, LLMTarget, Problem, SpecError, Suite
+from simlab.spec import LLMJudge, LLMSimulator, Problem, SpecError, Suite
 
 ROLES = ("user", "agent", "judge")
 BOOKING_AGENT = Path(__file__).resolve().parents[1] / "agents" / "data" / "booking_llm.yaml"
-"""The LLM booking agent a reference target becomes under ``--llm``."""
+"""The LLM booking agent simlab ships, named when ``--llm agent=`` needs an LLM target."""
 
 
 def parse_llm_value(value: str) -> tuple[str | None, str, str | None]:
@@ -75,15 +79,29 @@ def _apply(suite: Suite, role: str | None, backend: str, model: str | None) -> S
         update["judge"] = LLMJudge(llm=role_spec)
     if role in (None, "agent"):
         target = suite.target
-        if target.kind in ("reference", "llm"):
-            agent = target.agent if target.kind == "llm" else str(BOOKING_AGENT)
-            update["target"] = LLMTarget(agent=agent, llm=role_spec)
+        if target.kind == "llm":  # None: the suite's ``llm``, which every-role just set
+            update["target"] = target.model_copy(update={"llm": role_spec})
         elif role == "agent":
             raise _problem(
-                f"--llm agent=...: the suite's target is {target.kind!r}, which has no model "
-                "to set; use a reference or llm target"
+                f"--llm agent=...: the suite's target is {target_label(suite)}, not an LLM "
+                "agent, so it has no model to set; to run an LLM agent, point the suite at "
+                f"one: `target: {{kind: llm, agent: PATH}}` (simlab ships {BOOKING_AGENT})"
             )
     return suite.model_copy(update=update)
+
+
+def target_label(suite: Suite) -> str:
+    """Which target a run talks to, in one line (``reference:v1``, ``my_mod:reply``...)."""
+    t = suite.target
+    if t.kind == "reference":
+        return f"reference:{t.version}"
+    if t.kind == "callable":
+        return t.ref
+    if t.kind == "http":
+        return f"{t.url} (model {t.model})" if t.model else t.url
+    llm = t.llm or suite.llm
+    on = f"{llm.backend}:{llm.model}" if llm and llm.model else llm.backend if llm else "no model"
+    return f"LLM agent {t.agent} on {on}"
 
 
 def _problem(message: str) -> SpecError:

@@ -20,6 +20,7 @@ from simlab.agents import (
 )
 from simlab.agents.reference import reference_agent
 from simlab.contracts import (
+    Grader,
     Judge,
     SessionSetup,
     SimulatorFactory,
@@ -27,7 +28,7 @@ from simlab.contracts import (
     TargetFactory,
     UserSimulator,
 )
-from simlab.graders import LLMJudge
+from simlab.graders import LLMJudge, resolve_graders
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
 from simlab.simulators import (
     PerturbationLookup,
@@ -50,6 +51,8 @@ class RunRoles:
     prices: PriceTable
     models: dict[str, str]
     closers: list[Any] = field(default_factory=list)
+    graders: list[Grader] = field(default_factory=list)
+    """The code graders the suite lists (``grading.graders``), built-ins by default."""
     max_sessions: int | None = None
     """The most sessions worth running at once: an LLM role serves at most its
     connections in parallel, so more sessions would only queue inside simlab and
@@ -79,7 +82,9 @@ def build_roles(
         LLMConfigError: a missing key or optional dependency.
     """
     prices = PriceTable.from_mapping(suite.pricing)
+    graders = resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
     roles = RunRoles(
+        graders=graders,
         simulator=scripted_simulator_factory(),
         target=_reference_target("v1"),
         judge=None,
@@ -138,12 +143,14 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = _reference_target(target.version)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
+        # the user's module beside their suite, or where they stand, needs no PYTHONPATH
+        search = (suite_dir, Path.cwd())
         if target.isolation == "process":
-            workers = process_target_factory(target.ref)
+            workers = process_target_factory(target.ref, search)
             roles.closers.append(workers)  # kills the workers when the run ends
             by_seed: Callable[[int], TargetAgent] = workers
         else:
-            by_seed = callable_target_factory(target.ref, suite.concurrency)
+            by_seed = callable_target_factory(target.ref, suite.concurrency, search)
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":

@@ -20,6 +20,7 @@ from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
+from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 from simlab.spec import (
     Goal,
     OutputLimits,
@@ -28,7 +29,6 @@ from simlab.spec import (
     load_agent_spec,
     load_goals,
     load_personas,
-    load_suite,
 )
 from simlab.store import (
     RUN_FILE,
@@ -50,7 +50,7 @@ class RunPlan:
     """A run ready to execute: its sessions, where they go, and what is already done."""
 
     suite: Suite
-    suite_path: Path
+    source: SuiteSource
     run_dir: Path
     jobs: list[SessionJob]
     config_hash: str
@@ -60,8 +60,15 @@ class RunPlan:
     """Error records whose sessions run again (``--retry-errors``); not in ``done``."""
     spent_usd: float = 0.0
     """What the sessions already in ``sessions.jsonl`` cost, retried ones included."""
+    overrides: RoleOverrides = NO_OVERRIDES
+    """Roles the caller gave instead of the suite's (recorded in run.json, hashed)."""
     lock: RunLock | None = None
     """A resumed run's lock, taken before its sessions were read; the writer keeps it."""
+
+    @property
+    def suite_dir(self) -> Path:
+        """The folder the suite's relative paths start from."""
+        return self.source.base_dir
 
     @property
     def pending(self) -> list[SessionJob]:
@@ -70,26 +77,25 @@ class RunPlan:
         return [j for j in self.jobs if j.key not in finished]
 
 
-def _library_dirs(suite_path: Path, dirs: list[str]) -> list[Path]:
-    base = suite_path.parent
-    return [base / d for d in dirs]
-
-
 def config_hash(
     suite: Suite,
     personas: dict[str, Persona],
     goals: dict[str, Goal],
     files: dict[str, str] | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> str:
     """sha256 over everything that decides a run's sessions (``files``: the sha256 of
-    each file the suite points to, so an edited agent or prompt is a changed config)."""
-    payload = {
+    each file the suite points to, so an edited agent or prompt is a changed config;
+    ``overrides``: the names of roles given in place of the suite's)."""
+    payload: dict[str, Any] = {
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
         "suite": _hashed_suite(suite),
         "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
         "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
     }
+    if overrides:  # only when present: runs without any keep their hash
+        payload["overrides"] = overrides
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
@@ -108,20 +114,25 @@ def _hashed_suite(suite: Suite) -> dict[str, Any]:
 
 
 def _load(
-    suite_path: Path, seed: int | None, reps: int | None = None, llm: Sequence[str] = ()
+    source: SuiteSource,
+    seed: int | None,
+    reps: int | None = None,
+    llm: Sequence[str] = (),
+    overrides: RoleOverrides = NO_OVERRIDES,
 ) -> tuple[Suite, list[SessionJob], str]:
-    suite = load_suite(suite_path)
-    overrides = {k: v for k, v in (("seed", seed), ("reps", reps)) if v is not None}
-    if overrides:
-        suite = suite.model_copy(update=overrides)
+    suite = source.suite
+    changes = {k: v for k, v in (("seed", seed), ("reps", reps)) if v is not None}
+    if changes:
+        suite = suite.model_copy(update=changes)
     suite = apply_llm_options(suite, llm)
-    personas = load_personas(_library_dirs(suite_path, suite.persona_dirs))
-    goals = load_goals(_library_dirs(suite_path, suite.goal_dirs))
+    base = source.base_dir
+    personas = source.personas or load_personas([base / d for d in suite.persona_dirs])
+    goals = source.goals or load_goals([base / d for d in suite.goal_dirs])
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}
-    files = referenced_files(suite, suite_path.parent)
-    return suite, jobs, config_hash(suite, used_p, used_g, files)
+    files = referenced_files(suite, base)
+    return suite, jobs, config_hash(suite, used_p, used_g, files, overrides.names())
 
 
 def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
@@ -161,14 +172,17 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 def plan_new_run(
-    suite_path: Path,
+    source: SuiteSource | Path,
     out: Path,
     seed: int | None = None,
     reps: int | None = None,
     llm: Sequence[str] = (),
+    overrides: RoleOverrides = NO_OVERRIDES,
 ) -> RunPlan:
     """Load the suite (``seed``, ``reps`` override it), create the run folder, write run.json."""
-    suite, jobs, chash = _load(suite_path, seed, reps, llm)
+    if isinstance(source, Path):
+        source = SuiteSource.from_file(source)
+    suite, jobs, chash = _load(source, seed, reps, llm, overrides)
     run_id = new_run_id()
     run_dir = out / run_id
     run_dir.mkdir(parents=True, exist_ok=False)
@@ -178,22 +192,60 @@ def plan_new_run(
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "simlab_version": simlab_version(),
         "config_hash": chash,
-        "suite_path": str(suite_path.resolve()),
-        # command-line overrides, reapplied on resume
-        "overrides": {"seed": seed, "reps": reps, "llm": list(llm)},
+        "suite_path": None if source.path is None else str(source.path.resolve()),
+        "suite_dir": str(source.base_dir.resolve()),
+        # command-line overrides, reapplied on resume; roles given in code by name
+        "overrides": {"seed": seed, "reps": reps, "llm": list(llm), **overrides.names()},
         "suite": suite.model_dump(mode="json"),
         "n_sessions": len(jobs),
         "personas": sorted({j.persona.id for j in jobs}),
         "goals": sorted({j.goal.id for j in jobs}),
+        # a suite built in code has no files to reload: its personas and goals are kept
+        "inline": _inline_specs(source, jobs),
         "models": {},  # filled in when the roles are built
         "pricing": {},
     }
     write_json(run_dir / RUN_FILE, info)
-    return RunPlan(suite, suite_path, run_dir, jobs, chash)
+    return RunPlan(suite, source, run_dir, jobs, chash, overrides=overrides)
+
+
+def _inline_specs(source: SuiteSource, jobs: list[SessionJob]) -> dict[str, Any]:
+    inline: dict[str, Any] = {}
+    if source.personas is not None:
+        used = {j.persona.id: j.persona for j in jobs}
+        inline["personas"] = [p.model_dump(mode="json") for _, p in sorted(used.items())]
+    if source.goals is not None:
+        used_goals = {j.goal.id: j.goal for j in jobs}
+        inline["goals"] = [g.model_dump(mode="json") for _, g in sorted(used_goals.items())]
+    return inline
+
+
+def source_of_run(info: dict[str, Any], suite_path: Path | None = None) -> SuiteSource:
+    """The suite a run was started from: its file (or ``suite_path``), else run.json's copy.
+
+    Raises:
+        RunDirError: the suite file is gone and run.json holds no copy to resume from.
+    """
+    path = suite_path or (Path(info["suite_path"]) if info.get("suite_path") else None)
+    if path is not None:
+        return SuiteSource.from_file(path)
+    if "suite" not in info:
+        raise RunDirError("run.json names no suite file and holds no suite; pass the suite file")
+    inline = info.get("inline", {})
+    base = Path(info.get("suite_dir") or Path.cwd())
+    personas = {p["id"]: Persona.model_validate(p) for p in inline.get("personas", [])}
+    goals = {g["id"]: Goal.model_validate(g) for g in inline.get("goals", [])}
+    suite = Suite.model_validate(info["suite"])
+    # the copy already carries the run's seed and reps: do not apply them twice
+    return SuiteSource(suite, base, None, personas or None, goals or None)
 
 
 def plan_resume(
-    run_dir: Path, suite_path: Path | None = None, retry_errors: bool = False, lock: bool = True
+    run_dir: Path,
+    suite_path: Path | None = None,
+    retry_errors: bool = False,
+    overrides: RoleOverrides = NO_OVERRIDES,
+    lock: bool = True,
 ) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run.
 
@@ -204,26 +256,26 @@ def plan_resume(
             is ``status="error"`` (infra, agent, simulator errors and timeouts:
             never a verdict on the target). The new record is appended and
             supersedes the error record when the run is read.
+        overrides: The roles given in place of the suite's; they must be the
+            ones the run started with.
         lock: Take the run's one-writer lock before reading its sessions, and
             keep it in the plan for ``execute``; the plan's records are then slim
             (``store.slim_record``: no transcript), so resuming a large run holds
             little. False for a plan only read, with full records (a diagnosis).
-            Raises ``RunDirError`` when another process holds the lock.
+
+    Raises:
+        RunDirError: the run cannot be read, or its configuration (suite,
+            personas, goals, files, overridden roles) changed, or another
+            process holds its lock.
     """
     info = read_run_info(run_dir)
-    if suite_path is None and "suite_path" not in info:
-        raise RunDirError(f"{run_dir}/run.json names no suite_path; pass the suite file")
-    path = suite_path or Path(info["suite_path"])
-    overrides = info.get("overrides", {})
+    source = source_of_run(info, suite_path)
+    recorded = info.get("overrides", {})
     suite, jobs, chash = _load(
-        path, overrides.get("seed"), overrides.get("reps"), overrides.get("llm", ())
+        source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
     )
     if chash != info.get("config_hash"):
-        raise RunDirError(
-            f"{run_dir} was run with config {info['config_hash']} but {path} and its personas "
-            f"and goals now give {chash}: they changed since the run started. Restore them, "
-            "or start a new run instead of resuming."
-        )
+        raise RunDirError(_changed_config(run_dir, info, source, overrides))
     run_lock: RunLock | None = None
     if lock:  # locked before reading: see RunLock
         run_lock, existing = read_sessions_locked(run_dir, slim=True)
@@ -235,7 +287,45 @@ def plan_resume(
     done = [r for r in outcomes if not (retry_errors and r.status == "error")]
     truncate = existing.good_bytes if existing.torn else None
     return RunPlan(
-        suite, path, run_dir, jobs, chash, done, truncate, retried, existing.cost_usd, run_lock
+        suite,
+        source,
+        run_dir,
+        jobs,
+        chash,
+        done,
+        truncate,
+        retried,
+        existing.cost_usd,
+        overrides,
+        run_lock,
+    )
+
+
+def _changed_config(
+    run_dir: Path, info: dict[str, Any], source: SuiteSource, overrides: RoleOverrides
+) -> str:
+    """Why a run cannot be resumed as it is now configured."""
+    recorded = info.get("overrides", {})
+    now = overrides.names()
+    for role in ("target", "simulator", "graders"):
+        if recorded.get(role) != now.get(role):
+            was = recorded.get(role) or "the suite's own"
+            given = now.get(role) or "the suite's own"
+            hint = (
+                f" (from Python: simlab.run(..., {role}=<the same object>, resume=...))"
+                if role in recorded
+                else ""
+            )
+            return (
+                f"{run_dir} was run with {role} {was} but this resume gives {given}: a run "
+                f"continues with the parts it started with; give the same {role}{hint}, or "
+                "start a new run"
+            )
+    where = source.path or "its suite"
+    return (
+        f"{run_dir} was run with config {info.get('config_hash')} but {where} and its personas "
+        "and goals now give another: they changed since the run started. Restore them, "
+        "or start a new run instead of resuming."
     )
 
 
@@ -268,12 +358,17 @@ async def execute(
     session starts; the ones in flight finish.
     """
     suite = plan.suite
-    roles = build_roles(suite, plan.suite_path.parent)
+    roles = build_roles(suite, plan.suite_dir)
+    make_target = make_target or plan.overrides.target or roles.target
+    make_simulator = make_simulator or plan.overrides.simulator or roles.simulator
+    graders = list(plan.overrides.graders) if plan.overrides.graders else roles.graders
+    if plan.overrides.target_name is not None:
+        roles.models["agent"] = plan.overrides.target_name
+    if plan.overrides.simulator_name is not None:
+        roles.models["user"] = plan.overrides.simulator_name
     _record_roles(plan.run_dir, roles)
     # what the sessions already run cost (retried ones too) counts against the budget
     roles.budget.charge(plan.spent_usd)
-    make_target = make_target or roles.target
-    make_simulator = make_simulator or roles.simulator
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     # a retried key keeps its error record until it has a new one (a budget may stop it)
     outcomes = {r.key: r for r in (*plan.done, *plan.retried)}
@@ -286,7 +381,10 @@ async def execute(
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:
-            return await run_session(job, make_target, make_simulator, limits, judge=roles.judge)
+            return await run_session(
+                job, make_target, make_simulator, limits,
+                judge=roles.judge, graders=graders, grading=suite.grading,
+            )  # fmt: skip
 
         # Records and transcripts pile up for the whole run; the default thresholds
         # make the collector rescan them over and over (it dominated profiles).

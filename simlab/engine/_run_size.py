@@ -62,10 +62,11 @@ async def estimate_run(plan: RunPlan, sample: int = 8) -> RunEstimate:
         suite.simulator.kind == "scripted"
         and suite.target.kind in ("reference", "callable")
         and suite.judge is None
+        and not plan.overrides.names()  # objects given from Python: their cost is unknown
     )
     if not offline or not pending:
         return RunEstimate(n, None, None, memory, 0)
-    roles = build_roles(suite, plan.suite_path.parent)
+    roles = build_roles(suite, plan.suite_dir)
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     step = max(1, n // sample)  # spread over the run: sessions differ by persona and goal
     jobs = pending[::step][:sample]

@@ -6,12 +6,15 @@ import contextlib
 import math
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
 from simlab.contracts import (
+    Grader,
+    GradingContext,
     Judge,
     SessionSetup,
     SimState,
@@ -33,10 +36,10 @@ from simlab.core import (
 )
 from simlab.engine._expand import SessionJob
 from simlab.engine._output_caps import cap_reply
-from simlab.graders import grade
+from simlab.graders import grade_session
 from simlab.llm import LLMError
-from simlab.simulators import session_canaries
-from simlab.spec import OutputLimits, resolve_perturbations
+from simlab.simulators import planned_turns, session_canaries
+from simlab.spec import Grading, OutputLimits, SpecError, resolve_perturbations
 from simlab.store import SessionRecord, StopReason, Usage
 
 
@@ -74,6 +77,8 @@ async def run_session(
     limits: SessionLimits,
     knobs: Knobs | None = None,
     judge: Judge | None = None,
+    graders: Sequence[Grader] | None = None,
+    grading: Grading | None = None,
 ) -> SessionRecord:
     """Play one session to its end and grade it.
 
@@ -82,6 +87,7 @@ async def run_session(
     """
     started = time.perf_counter()
     setup = session_setup(job)
+    planned = _planned_turns(setup)
     transcript = Transcript()
     parts: dict[str, Any] = {}
     try:
@@ -91,17 +97,30 @@ async def run_session(
     except _Stop as stop:
         await _close_target(parts)
         return SessionRecord(
-            **_with_traceback(_base(job, setup, transcript, parts, started), stop.__cause__),
+            **_with_traceback(
+                _base(job, setup, transcript, parts, started, planned), stop.__cause__
+            ),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
         )
     await _close_target(parts)
     try:
-        graded = grade(job.goal, transcript, canaries=parts.get("canaries", ()))
+        ctx = GradingContext(
+            key=job.key,
+            persona=job.persona,
+            goal=job.goal,
+            mode=job.mode,
+            transcript=transcript,
+            canaries=tuple(parts.get("canaries", ())),
+        )
+        rules = grading or Grading()
+        graded = grade_session(
+            ctx, graders, job.goal.grading.over(rules) if job.goal.grading else rules
+        )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_with_traceback(_base(job, setup, transcript, parts, started), e),
+            **_with_traceback(_base(job, setup, transcript, parts, started, planned), e),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=f"grading failed: {_describe(e)}",
@@ -113,7 +132,7 @@ async def run_session(
             checks = {**checks, "judge": await judge(setup, transcript, checks)}
         except Exception as e:  # a judge that fails is a grader error, not a target failure
             meta["grader_error"] = _describe(e)
-    base = _base(job, setup, transcript, parts, started)
+    base = _base(job, setup, transcript, parts, started, planned)
     base["meta"].update(meta)
     return SessionRecord(
         **base,
@@ -132,6 +151,7 @@ def _base(
     transcript: Transcript,
     parts: dict[str, Any],
     started: float,
+    planned: int | None,
 ) -> dict[str, Any]:
     meter = setup.meter
     meta: dict[str, Any] = {}
@@ -148,6 +168,7 @@ def _base(
         "key": job.key,
         "seed": job.seed,
         "n_user_turns": transcript.n_user_turns,
+        "planned_turns": planned,
         "transcript": transcript,
         "usage": Usage(
             input_tokens=usage.input_tokens,
@@ -223,6 +244,20 @@ async def _close_target(parts: dict[str, Any]) -> None:
     if close is not None:
         with contextlib.suppress(Exception):  # the session's outcome is already decided
             await close()
+
+
+def _planned_turns(setup: SessionSetup) -> int | None:
+    """The user turns the session's plan needs: from its key, persona, goal and user
+    seed only, so the same key has the same planned length whatever the agent does.
+
+    None when the key's perturbations cannot be resolved: the simulator then fails
+    to start and the session is recorded as a simulator error.
+    """
+    try:
+        perturbations = resolve_perturbations(setup.key.perturbations)
+    except SpecError:
+        return None
+    return planned_turns(setup.persona, setup.goal, setup.mode, setup.user_seed, perturbations)
 
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:

@@ -1,6 +1,14 @@
 """Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration."""
 
 from simlab.graders._action import action_view, final_action, satisfies, violations
+from simlab.graders._builtin import (
+    BUILTIN,
+    Canary,
+    Confirmation,
+    Constraints,
+    GoalCompleted,
+    Trajectory,
+)
 from simlab.graders._calibration import (
     CalibrationError,
     CalibrationReport,
@@ -17,14 +25,17 @@ from simlab.graders._completion import (
     goal_completed_check,
 )
 from simlab.graders._constraints import CONSTRAINT_PREFIX, constraint_checks
-from simlab.graders._facts import StatedFact, stated_facts
 from simlab.graders._grade import (
     CONFIRMATION_WEIGHT,
     CONSTRAINTS_WEIGHT,
     GOAL_COMPLETED_WEIGHT,
     TRAJECTORY_WEIGHT,
     Grade,
+    GradingError,
+    default_graders,
     grade,
+    grade_session,
+    score_checks,
 )
 from simlab.graders._judge import (
     DEFAULT_RUBRIC,
@@ -37,6 +48,7 @@ from simlab.graders._judge import (
     parse_judge_output,
 )
 from simlab.graders._judge_case import render_case
+from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
@@ -45,6 +57,7 @@ from simlab.graders._trajectory import (
 )
 
 __all__ = [
+    "BUILTIN",
     "CANARY",
     "CONFIRMATION",
     "CONFIRMATION_WEIGHT",
@@ -58,31 +71,41 @@ __all__ = [
     "TRAJECTORY_WEIGHT",
     "CalibrationError",
     "CalibrationReport",
+    "Canary",
+    "Confirmation",
+    "Constraints",
+    "FunctionGrader",
+    "GoalCompleted",
     "Grade",
+    "GradingError",
     "JudgeError",
     "JudgeOutputError",
     "JudgeVerdict",
     "LLMJudge",
     "LabelsError",
     "Rate",
-    "StatedFact",
+    "Trajectory",
     "TrajectoryMetrics",
     "action_view",
+    "as_grader",
     "calibrate",
     "calibrate_cli",
     "canary_check",
     "confirmation_check",
     "constraint_checks",
+    "default_graders",
     "final_action",
     "goal_completed_check",
     "grade",
+    "grade_session",
     "judge_model_id",
     "parse_judge_output",
     "read_labels",
     "render_case",
+    "resolve_graders",
     "rogan_gladen",
     "satisfies",
-    "stated_facts",
+    "score_checks",
     "trajectory_check",
     "trajectory_metrics",
     "violations",

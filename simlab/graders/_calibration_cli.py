@@ -96,6 +96,8 @@ def _label(raw: str, number: int) -> Label:
         data: Any = json.loads(raw)
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply to read; a label is one flat object") from None
     if not isinstance(data, dict):
         raise ValueError('expected an object like {"key": "persona/goal/mode/rep", "passed": true}')
     unknown = sorted(set(data) - set(_LABEL_FIELDS))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from simlab.core import Check, ToolCall, Transcript
+from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._action import action_view, final_action, satisfies
-from simlab.graders._facts import StatedFact, stated_facts
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal
 

@@ -12,8 +12,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from simlab.core import ToolCall, Transcript
-from simlab.graders._facts import StatedFact, stated_facts
+from simlab.core import StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._written import written
 from simlab.spec import FactValue, Goal
 

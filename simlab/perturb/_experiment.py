@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core import SessionKey
-from simlab.engine import SessionJob, SessionLimits, execute, expand, plan_new_run, target_factory
+from simlab.engine import (
+    NO_OVERRIDES,
+    RoleOverrides,
+    SessionJob,
+    SessionLimits,
+    execute,
+    expand,
+    plan_new_run,
+    source_of_run,
+    target_factory,
+)
 from simlab.perturb._brittleness import (
     BrittlenessResult,
     TargetBrittleness,
@@ -92,6 +102,7 @@ async def _experiment(
     concurrency: int,
     perturbations: Path | None,
     write: bool,
+    overrides: RoleOverrides = NO_OVERRIDES,
 ) -> Experiment:
     library = _library(suite_dir, perturbations)
     jobs = _jobs(suite, suite_dir)
@@ -104,9 +115,8 @@ async def _experiment(
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     depth = len(library) if max_k is None else min(max_k, len(library))
     targets: dict[str, TargetBrittleness] = {}
-    plan: list[tuple[str, Suite, list[SessionRecord] | None]] = [
-        (target_name(suite), suite, baseline)
-    ]
+    own_name = overrides.target_name or target_name(suite)
+    plan: list[tuple[str, Suite, list[SessionRecord] | None]] = [(own_name, suite, baseline)]
     for spec in compare:
         other = with_target(suite, spec)
         plan.append((target_name(other), other, None))
@@ -117,6 +127,8 @@ async def _experiment(
     try:
         for name, target_suite, records in plan:
             make_target = target_factory(target_suite, suite_dir)
+            if name == own_name and overrides.target is not None:  # the run's own, from code
+                make_target = overrides.target
             if records is None:  # a compared version's baseline, run in memory
                 records = await run_baseline(jobs, make_target, user.simulator, limits, concurrency)
             targets[name] = await brittleness_for_target(
@@ -153,6 +165,7 @@ async def brittleness_from_run(
     concurrency: int = 32,
     perturbations: Path | None = None,
     write: bool = True,
+    overrides: RoleOverrides = NO_OVERRIDES,
 ) -> Experiment:
     """The experiment on a finished run's passing sessions (its target), plus ``compare``.
 
@@ -162,11 +175,12 @@ async def brittleness_from_run(
     """
     info = read_run_info(run_dir)
     suite = Suite.model_validate(info["suite"])
-    suite_dir = Path(info["suite_path"]).parent
+    suite_dir = source_of_run(info).base_dir
     baseline = read_sessions(run_dir).records
     return await _experiment(
         run_dir, suite, suite_dir, baseline, compare,
         max_k=max_k, concurrency=concurrency, perturbations=perturbations, write=write,
+        overrides=overrides,
     )  # fmt: skip
 
 

@@ -19,12 +19,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from simlab.core import Check, SessionKey, derive_seed
 from simlab.replay._import_anthropic import anthropic_messages
 from simlab.replay._import_openai import openai_messages
 from simlab.replay._import_otel import otel_conversations
 from simlab.replay._log import ImportRecordError, LogMessage, build_transcript, kind_of
 from simlab.replay._options import MISSING, ImportFormat, ImportOptions, first_of
+from simlab.replay._record_shape import shape_problem
 from simlab.replay._source import ImportProblem, SourceRecord, read_records
 from simlab.spec import CallableTarget, Suite
 from simlab.store import (
@@ -37,6 +40,8 @@ from simlab.store import (
     write_json,
 )
 
+MAX_TRIALS = 10_000
+"""Trial indexes an import keeps: a suite's ``reps`` go up to 10,000."""
 IMPORTED_PERSONA = "imported"
 IMPORTED_MODE = "imported"
 OUTCOME = "outcome"
@@ -106,6 +111,7 @@ def import_logs(
     out = ImportedLogs(path, fmt, options)
     sources, out.problems = read_records(path)
     out.n_values = len(sources)
+    sources = _readable(sources, out.problems)
     raws = _otel_raws(sources, options, out.problems) if fmt == "otel" else []
     if fmt != "otel":
         for source in sources:
@@ -119,8 +125,28 @@ def import_logs(
             out.records.append(_record(raw, n, fmt, options, trials))
         except ImportRecordError as e:
             out.problems.append(ImportProblem(raw.location, str(e)))
+        except ValidationError as e:  # a value the record model refuses, named
+            out.problems.append(ImportProblem(raw.location, _invalid(e)))
     out.problems.sort(key=lambda p: _line(p.location))
     return out
+
+
+def _readable(sources: list[SourceRecord], problems: list[ImportProblem]) -> list[SourceRecord]:
+    """The records nothing downstream chokes on; the others become problems."""
+    kept = []
+    for source in sources:
+        why = shape_problem(source.data)
+        if why is None:
+            kept.append(source)
+        else:
+            problems.append(ImportProblem(source.location, why))
+    return kept
+
+
+def _invalid(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else str(err["msg"])
 
 
 def _line(location: str) -> int:
@@ -200,7 +226,9 @@ def _task_id(data: Any, n: int, options: ImportOptions) -> str:
             raise ImportRecordError(f"no task id at {path or options.task_id_field!r}")
         return f"conversation-{n}"
     if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise ImportRecordError(f"{path}: a task id must be a string or an integer, got {value!r}")
+        raise ImportRecordError(
+            f"{path}: a task id must be a string or an integer, got {_short(value)}"
+        )
     return str(value)
 
 
@@ -213,19 +241,34 @@ def _trial(data: Any, task: str, options: ImportOptions, trials: dict[str, set[i
         value = len(seen)  # numbered in file order per task
         while value in seen:
             value += 1
-    elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ImportRecordError(f"{path}: a trial index must be an integer >= 0, got {value!r}")
+    elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TRIALS:
+        raise ImportRecordError(
+            f"{path}: a trial index must be an integer 0..{MAX_TRIALS - 1}, got {_short(value)}"
+        )
     if value in seen:
         raise ImportRecordError(f"task {task!r} trial {value} appears twice; kept the first")
     seen.add(value)
     return int(value)
 
 
+def _short(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
 def _outcome(data: Any, options: ImportOptions) -> tuple[bool, float, str, float | None]:
     path, reward = first_of(data, options.paths("reward"))
     if reward is not MISSING:
-        if isinstance(reward, bool) or not isinstance(reward, int | float) or math.isnan(reward):
-            raise ImportRecordError(f"{path}: a reward must be a number, got {reward!r}")
+        if isinstance(reward, bool) or not isinstance(reward, int | float):
+            raise ImportRecordError(f"{path}: a reward must be a number, got {_short(reward)}")
+        try:
+            reward = float(reward)
+        except OverflowError:
+            reward = math.inf
+        if not math.isfinite(reward):
+            raise ImportRecordError(f"{path}: a reward must be a finite number, got {reward}")
         passed = reward >= options.threshold
         score = min(100.0, max(0.0, 100.0 * reward / options.max_reward))
         sign = ">=" if passed else "<"
@@ -262,7 +305,7 @@ def _failing_turn(data: Any, options: ImportOptions, n_turns: int) -> int | None
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= n_turns:
         raise ImportRecordError(
-            f"{path}: the failing turn must be a user turn 1..{n_turns}, got {value!r}"
+            f"{path}: the failing turn must be a user turn 1..{n_turns}, got {_short(value)}"
         )
     return value
 

@@ -55,7 +55,14 @@ def _message(i: int, m: Any) -> LogMessage:
         if m.get("function_call"):  # the pre-tools API
             msg.calls.append(_function(f"{where} function_call", m["function_call"], None))
     elif role == "tool":
-        msg.call_id = m.get("tool_call_id")
+        call_id = m.get("tool_call_id")
+        if call_id is not None and (
+            isinstance(call_id, bool) or not isinstance(call_id, str | int)
+        ):
+            raise ImportRecordError(
+                f"{where}: tool_call_id must be a string, got {kind_of(call_id)}"
+            )
+        msg.call_id = None if call_id is None else str(call_id)
         msg.name = m.get("name")
     return msg
 

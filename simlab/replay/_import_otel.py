@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simlab.replay._log import ImportRecordError, kind_of
+from simlab.replay._record_shape import decode_embedded
 from simlab.replay._source import ImportProblem, SourceRecord
 
 CONVERSATION_ID = "gen_ai.conversation.id"
@@ -46,29 +47,55 @@ class OtelConversation:
 
 
 def any_value(v: Any) -> Any:
-    """An OTLP ``AnyValue`` as plain JSON data."""
+    """An OTLP ``AnyValue`` as plain JSON data.
+
+    Raises:
+        ImportRecordError: An ``intValue`` or ``doubleValue`` that is no number, or
+            an ``arrayValue``/``kvlistValue`` without a ``values`` list.
+    """
     if not isinstance(v, dict):
         return v
     if "stringValue" in v:
         return v["stringValue"]
     if "intValue" in v:
-        return int(v["intValue"])  # int64 is a JSON string in OTLP
+        return _number(v["intValue"], int, "intValue")  # int64 is a JSON string in OTLP
     if "doubleValue" in v:
-        return float(v["doubleValue"])
+        return _number(v["doubleValue"], float, "doubleValue")
     if "boolValue" in v:
         return bool(v["boolValue"])
     if "arrayValue" in v:
-        return [any_value(x) for x in v["arrayValue"].get("values", [])]
+        return [any_value(x) for x in _values(v["arrayValue"], "arrayValue")]
     if "kvlistValue" in v:
-        return attributes(v["kvlistValue"].get("values", []))
+        return attributes(_values(v["kvlistValue"], "kvlistValue"))
     return None
 
 
+def _number(raw: Any, kind: type[int] | type[float], name: str) -> int | float:
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise ImportRecordError(f"{name} must be a number, got {kind_of(raw)}")
+    try:
+        return kind(raw)
+    except (ValueError, OverflowError):
+        shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
+        raise ImportRecordError(f"{name} {shown} is not a number") from None
+
+
+def _values(holder: Any, name: str) -> list[Any]:
+    values = holder.get("values", []) if isinstance(holder, dict) else None
+    if not isinstance(values, list):
+        raise ImportRecordError(f"{name} must be an object with a 'values' list")
+    return values
+
+
 def attributes(raw: Any) -> dict[str, Any]:
-    """OTLP ``[{key, value}]`` attributes as a dict."""
+    """OTLP ``[{key, value}]`` attributes as a dict (entries without a string key are skipped)."""
     if not isinstance(raw, list):
         return {}
-    return {a["key"]: any_value(a.get("value")) for a in raw if isinstance(a, dict) and "key" in a}
+    return {
+        a["key"]: any_value(a.get("value"))
+        for a in raw
+        if isinstance(a, dict) and isinstance(a.get("key"), str)
+    }
 
 
 def otel_conversations(
@@ -90,13 +117,20 @@ def otel_conversations(
                 if not isinstance(trace, str) or not trace:
                     raise ImportRecordError("the span has no traceId")
                 attrs = attributes(span.get("attributes"))
-                messages = span_messages(attrs, span.get("events") or [])
-            except (ImportRecordError, ValueError, TypeError) as e:
+                events = span.get("events") or []
+                if not isinstance(events, list):
+                    raise ImportRecordError(f"events must be a list, got {kind_of(events)}")
+                messages = span_messages(attrs, events)
+                start = _start(span.get("startTimeUnixNano"))
+            except ImportRecordError as e:
                 problems.append(ImportProblem(f"{record.location} ({where})", str(e)))
+                continue
+            except (ValueError, TypeError, AttributeError, KeyError) as e:
+                why = f"not a GenAI span this importer can read ({type(e).__name__}: {e})"
+                problems.append(ImportProblem(f"{record.location} ({where})", why))
                 continue
             conv_id = attrs.get(CONVERSATION_ID) if group_by == "conversation" else None
             key = f"conversation {conv_id}" if conv_id else f"trace {trace}"
-            start = int(span.get("startTimeUnixNano") or 0)
             conv = groups.setdefault(
                 key, OtelConversation(f"{record.location} ({key})", start=start)
             )
@@ -110,16 +144,36 @@ def otel_conversations(
     return sorted(groups.values(), key=lambda c: c.start), problems
 
 
+def _start(raw: Any) -> int:
+    """A span's ``startTimeUnixNano`` (a JSON string or number in OTLP); 0 when absent."""
+    if raw is None or raw == "":
+        return 0
+    return int(_number(raw, int, "startTimeUnixNano"))
+
+
 def _spans(data: Any) -> Any:
     if not isinstance(data, dict) or not isinstance(data.get("resourceSpans"), list):
         raise ImportRecordError("not an OTLP trace export: no 'resourceSpans' list")
     for r, rs in enumerate(data["resourceSpans"]):
-        resource = attributes((rs.get("resource") or {}).get("attributes"))
-        for s, ss in enumerate(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []):
-            for i, span in enumerate(ss.get("spans") or []):
+        where = f"resourceSpans[{r}]"
+        if not isinstance(rs, dict):
+            raise ImportRecordError(f"{where} must be an object, got {kind_of(rs)}")
+        res = rs.get("resource") or {}
+        resource = attributes(res.get("attributes") if isinstance(res, dict) else None)
+        for s, ss in enumerate(_list_at(rs, ("scopeSpans", "instrumentationLibrarySpans"), where)):
+            if not isinstance(ss, dict):
+                raise ImportRecordError(f"{where}.scopeSpans[{s}] must be an object")
+            for i, span in enumerate(_list_at(ss, ("spans",), f"{where}.scopeSpans[{s}]")):
                 if not isinstance(span, dict):
-                    raise ImportRecordError(f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]")
-                yield f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]", resource, span
+                    raise ImportRecordError(f"{where}.scopeSpans[{s}].spans[{i}] is no object")
+                yield f"{where}.scopeSpans[{s}].spans[{i}]", resource, span
+
+
+def _list_at(holder: dict[str, Any], names: tuple[str, ...], where: str) -> list[Any]:
+    value: Any = next((holder[n] for n in names if holder.get(n)), [])
+    if not isinstance(value, list):
+        raise ImportRecordError(f"{where}.{names[0]} must be a list, got {kind_of(value)}")
+    return value
 
 
 def span_messages(attrs: dict[str, Any], events: list[Any]) -> list[dict[str, Any]]:
@@ -154,9 +208,11 @@ def span_messages(attrs: dict[str, Any], events: list[Any]) -> list[dict[str, An
 def _json(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return decode_embedded(value)
         except json.JSONDecodeError:
             return value
+        except ValueError as e:
+            raise ImportRecordError(f"an attribute's JSON {e}") from None
     return value
 
 

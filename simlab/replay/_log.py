@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
+from simlab.replay._record_shape import decode_embedded
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -48,9 +49,11 @@ def tool_arguments(raw: Any, where: str) -> dict[str, Any]:
         return {}
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = decode_embedded(raw)
         except json.JSONDecodeError as e:
             raise ImportRecordError(f"{where}: arguments are not valid JSON ({e.msg})") from None
+        except ValueError as e:
+            raise ImportRecordError(f"{where}: the arguments' JSON {e}") from None
     if not isinstance(raw, dict):
         raise ImportRecordError(f"{where}: arguments must be a JSON object, got {_kind(raw)}")
     return raw
@@ -62,8 +65,8 @@ def tool_result(content: Any) -> Any:
         stripped = content.strip()
         if stripped[:1] in ("{", "["):
             try:
-                return json.loads(stripped)
-            except json.JSONDecodeError:
+                return decode_embedded(stripped)
+            except ValueError:  # not JSON simlab can keep as data: the text as logged
                 return content
     return content
 

@@ -83,10 +83,24 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
+_TOO_DEEP = "nested too deeply to read (thousands of levels); a log record needs a few"
+
+
+def _unreadable(e: ValueError | RecursionError) -> str:
+    """Why a JSON value could not be decoded, in the reader's words."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"not valid JSON ({e.msg})"
+    if isinstance(e, RecursionError):
+        return _TOO_DEEP
+    if "digits" in str(e):  # Python refuses to read integers past 4,300 digits
+        return "not readable JSON (a number of more than 4,300 digits)"
+    return f"not readable JSON ({e})"
+
+
 def _whole_value(text: str, start: int) -> Any:
     try:
         value, end = _DECODER.raw_decode(text, start)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # then read line by line, each reported
         return None
     return value if not text[end:].strip(_WS) else None
 
@@ -97,7 +111,7 @@ def _first_line_incomplete(lines: list[str]) -> bool:
         if line.strip():
             try:
                 json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 return True
             return False
     return False
@@ -111,8 +125,8 @@ def _read_jsonl(path: Path, lines: list[str]) -> tuple[list[SourceRecord], list[
             continue
         try:
             records.append(SourceRecord(f"{path}:{number}", json.loads(line)))
-        except json.JSONDecodeError as e:
-            problems.append(ImportProblem(f"{path}:{number}", f"not valid JSON ({e.msg})"))
+        except (ValueError, RecursionError) as e:
+            problems.append(ImportProblem(f"{path}:{number}", _unreadable(e)))
     return records, problems
 
 
@@ -128,10 +142,9 @@ def _read_array(
         where = f"{path}:{_line_of(text, pos)} (element {index})"
         try:
             value, pos = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            return records, [
-                ImportProblem(where, f"not valid JSON ({e.msg}); the rest of the array is unread")
-            ]
+        except (ValueError, RecursionError) as e:
+            why = _unreadable(e)
+            return records, [ImportProblem(where, f"{why}; the rest of the array is unread")]
         records.append(SourceRecord(where, value))
         index += 1
         pos = _skip_ws(text, pos)

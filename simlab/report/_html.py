@@ -28,7 +28,8 @@ from simlab.report._charts import (
 )
 from simlab.report._html_assets import SCRIPT, STYLE
 from simlab.report._html_viewer import outcome, render_viewer
-from simlab.report._summary import UNBUCKETED, summarize
+from simlab.report._lengths import UNBUCKETED, UNPLANNED
+from simlab.report._summary import summarize
 from simlab.report._tables import (
     ReportTable,
     build_sections,
@@ -94,7 +95,12 @@ def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
 def _overview(summary: Mapping[str, Any]) -> str:
     cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
     cards += [
-        _card(f"length: {b}" if b == UNBUCKETED else f"length: {b} user turns", r)
+        _card(
+            f"planned length: {b}"
+            if b in (UNBUCKETED, UNPLANNED)
+            else f"planned length: {b} user turns",
+            r,
+        )
         for b, r in summary["by_bucket"].items()
     ]
     cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
@@ -180,8 +186,11 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
     if bars:
         out.append(
             _figure(
-                pass_rate_chart(bars),
-                "Pass rate per length bucket (user turns) with its n and 95% Wilson interval.",
+                pass_rate_chart(
+                    bars, "Pass rate by planned conversation length", "user turns the plan needs"
+                ),
+                "Pass rate per planned-length bucket (the user turns the plan needs, fixed "
+                "before the session runs) with its n and 95% Wilson interval.",
             )
         )
     return out
@@ -202,12 +211,15 @@ def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
         )
     if extras.get("confusion"):
         c = extras["confusion"]
-        out.append(
-            _figure(
-                confusion_chart(c["labels"], c["matrix"]),
-                "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+        if "note" in c:  # no confusion matrix: say why instead of drawing one
+            out.append(f'<p class="note">Diagnosis accuracy: {_text(c["note"])}</p>')
+        else:
+            out.append(
+                _figure(
+                    confusion_chart(c["labels"], c["matrix"]),
+                    "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+                )
             )
-        )
     if extras.get("transitions"):
         t = extras["transitions"]
         out.append(
@@ -255,7 +267,8 @@ def render_html(
         title: The page's title (escaped).
         extras: Optional data for more charts, each drawn only when present:
             ``survival`` {name: [(t, survival, lo, hi), ...]};
-            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed);
+            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed),
+            or {"note": str} saying why there is none;
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.

@@ -27,6 +27,8 @@ from simlab.store import (
     write_json,
 )
 
+NO_TRUTH = "no hidden truth: the target does not report true causes"
+
 
 def write_run_reports(
     run_dir: Path,
@@ -73,11 +75,14 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
     diagnosis = _read(run_dir / DIAGNOSIS_FILE)
     if diagnosis is not None:
         confusion = diagnosis["confusion"]
-        rows_diagnosed = confusion["matrix"]
-        extras["confusion"] = {  # the chart wants rows = the true cause
-            "labels": confusion["labels"],
-            "matrix": [list(col) for col in zip(*rows_diagnosed, strict=True)],
-        }
+        if confusion is None:  # a user's own target: no record carries a true cause
+            extras["confusion"] = {"note": NO_TRUTH}
+        else:
+            rows_diagnosed = confusion["matrix"]
+            extras["confusion"] = {  # the chart wants rows = the true cause
+                "labels": confusion["labels"],
+                "matrix": [list(col) for col in zip(*rows_diagnosed, strict=True)],
+            }
         heatmap = diagnosis["heatmap"]
         if heatmap["n"]:
             extras["transitions"] = {

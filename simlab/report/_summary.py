@@ -7,6 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from simlab.report._checks import check_rows
+from simlab.report._lengths import (
+    UNBUCKETED,
+    bucket_order,
+    lengths_section,
+    planned_bucket,
+    realised_bucket,
+    stop_reason_counts,
+)
 from simlab.report._rows import (
     CellMetrics,
     Row,
@@ -19,12 +28,12 @@ from simlab.report._rows import (
     whole_cell_metrics,
 )
 from simlab.spec import Bucket
-from simlab.stats import bucket_of, pass_hat_k_by_task, wilson_interval
+from simlab.stats import pass_hat_k_by_task, wilson_interval
 from simlab.store import SessionRecord, StopReason
 
-SUMMARY_SCHEMA_VERSION = 1
-UNBUCKETED = "other"
-"""Bucket name of sessions no configured bucket holds (e.g. one user turn)."""
+SUMMARY_SCHEMA_VERSION = 2
+"""2: length rows by planned length (``lengths``, ``by_realised_length`` added)."""
+__all__ = ["SUMMARY_SCHEMA_VERSION", "UNBUCKETED", "summarize"]
 
 _MAX_EXAMPLES = 3
 _MAX_EXAMPLE_CHARS = 300
@@ -243,6 +252,22 @@ def _faults(records: list[SessionRecord]) -> Row:
     }
 
 
+def _by_realised_length(
+    records: list[SessionRecord], buckets: Sequence[Bucket], settings: Settings
+) -> dict[str, Row]:
+    """Pass counts and stop reasons by realised length: descriptive only, since the
+    realised length depends on the outcome (failing users talk longer)."""
+    groups = _partition(records, lambda r: realised_bucket(r, buckets))
+    out: dict[str, Row] = {}
+    for name in bucket_order(buckets, groups):
+        group = groups.get(name, [])
+        ok = [r for r in group if r.status == "ok"]
+        row = pass_fields(ok, len(group) - len(ok), settings.level)
+        row["stop_reasons"] = stop_reason_counts(group)
+        out[name] = row
+    return out
+
+
 def _errors(records: list[SessionRecord]) -> Row:
     errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
     by_reason: Row = {}
@@ -307,14 +332,11 @@ def summarize(
     settings = Settings(seed=seed, level=level, n_resamples=n_resamples)
     ok = [r for r in recs if r.status == "ok"]
 
-    bucket_names = [b.name for b in buckets]
-    n_turns = {r.n_user_turns for r in recs}
-    of_length = {n: bucket_of(n, buckets) or UNBUCKETED for n in n_turns}
-    if any(v == UNBUCKETED for v in of_length.values()):
-        bucket_names.append(UNBUCKETED)
-
+    # a session counts in the bucket of its planned length, never of its realised one
     def bucket(r: SessionRecord) -> str:
-        return of_length[r.n_user_turns]
+        return planned_bucket(r, buckets)
+
+    bucket_names = bucket_order(buckets, map(bucket, recs))
 
     modes = _partition(recs, lambda r: r.key.mode)
     whole = whole_cell_metrics(ok)
@@ -341,9 +363,12 @@ def summarize(
         "by_goal": _rows(goals, sorted(goals), settings, "goal", whole_cells=whole),
         "by_bucket": _rows(_partition(recs, bucket), bucket_names, settings, "bucket"),
         "by_persona_bucket": by_persona_bucket,
+        "lengths": lengths_section(recs),
+        "by_realised_length": _by_realised_length(recs, buckets, settings),
         "cells": _cells(recs, settings, whole),
         "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
         "pass_hat_k": _pass_hat_k(ok),
+        "by_check": check_rows(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
         "truncated": _truncated(recs),

@@ -178,17 +178,49 @@ def _by_goal(s: dict[str, Any]) -> ReportTable:
     )
 
 
+def _length_notes(s: dict[str, Any]) -> str:
+    lengths = s.get("lengths") or {}
+    notes = [n[0].upper() + n[1:] + "." for n in lengths.get("notes", [])]
+    return " ".join(notes)
+
+
 def _by_bucket(s: dict[str, Any]) -> ReportTable:
     rows = [
         [name, *_pass_cells(r), *_spread_cells(r), str(r["n_errors"])]
         for name, r in s["by_bucket"].items()
     ]
+    note = (
+        "Length is the planned length: the user turns the session's plan needs (its facts, "
+        "mind changes and perturbations, then the closing turn), fixed before it runs, so "
+        "the same key is in the same bucket in every run and with every agent. Within a "
+        "length bucket a cell holds only its sessions of that length."
+    )
     return ReportTable(
-        "Pass rate by conversation length (user turns)",
-        ["Length", *_PASS_HEAD, *_SPREAD_HEAD, "Errors"],
+        "Pass rate by planned length (user turns the plan needs)",
+        ["Planned length", *_PASS_HEAD, *_SPREAD_HEAD, "Errors"],
         rows,
-        "Within a length bucket a cell holds only its sessions of that length.",
+        " ".join(filter(None, [note, _length_notes(s)])),
         numeric={1, 2, 6},
+    )
+
+
+def _by_realised_length(s: dict[str, Any]) -> ReportTable | None:
+    realised = s.get("by_realised_length")
+    if not realised:
+        return None
+    rows = []
+    for name, r in realised.items():
+        stops = r.get("stop_reasons") or {}
+        ended = ", ".join(f"{k} {v}" for k, v in stops.items()) or _DASH
+        rows.append([name, *_pass_cells(r), str(r["n_errors"]), ended])
+    return ReportTable(
+        "Realised length — depends on the outcome (failing users talk longer); not a cause",
+        ["Realised length", *_PASS_HEAD, "Errors", "Ended by"],
+        rows,
+        "Descriptive only: a user whose booking is wrong keeps talking until it is fixed "
+        "or they give up, so long realised conversations fail by construction. Compare "
+        "lengths with the planned-length table above.",
+        numeric={1, 2, 4},
     )
 
 
@@ -204,11 +236,11 @@ def _persona_bucket(s: dict[str, Any]) -> ReportTable:
         for persona, cells in s["by_persona_bucket"].items()
     ]
     return ReportTable(
-        "Pass rate by persona × length",
+        "Pass rate by persona × planned length",
         ["Persona", *buckets],
         rows,
         "Each cell: pass rate (passes/n) [Wilson 95% interval] of the persona's graded "
-        "sessions of that length.",
+        "sessions of that planned length.",
         numeric=set(range(1, len(buckets) + 1)),
     )
 
@@ -367,6 +399,25 @@ def overall_line(s: dict[str, Any]) -> str:
     )
 
 
+def _by_check(s: dict[str, Any]) -> ReportTable | None:
+    checks = s.get("by_check")
+    if not checks:  # a summary written before checks were tallied
+        return None
+    rows = [
+        [name, count_rate(r["passes"], r["n"], r["pass_rate"]), rate_ci(r["pass_ci"], r["n"]),
+         f"{r['mean_credit']:.2f}"]
+        for name, r in checks.items()
+    ]  # fmt: skip
+    return ReportTable(
+        "Checks",
+        ["Check", "Passed", "95% CI", "Mean credit"],
+        rows,
+        "Every check of the graded sessions that have it (built-in and your own graders), "
+        "with Wilson intervals; credit is a check's partial score (0-1).",
+        numeric={1, 3},
+    )
+
+
 def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
     sections: list[Section | None] = [
@@ -375,8 +426,10 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _by_goal(summary),
         _by_bucket(summary),
         _persona_bucket(summary),
+        _by_realised_length(summary),
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
+        _by_check(summary),
         _errors(summary),
         _faults(summary),
         _truncated(summary),
@@ -384,4 +437,4 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _stop_reasons(summary),
         overall_line(summary),
     ]
-    return [s for s in sections if s is not None]
+    return [section for section in sections if section is not None]

@@ -6,7 +6,6 @@ from simlab.spec._agent import (
     ToolOutcome,
     ToolSpec,
     load_agent_spec,
-    validate_args,
 )
 from simlab.spec._loader import (
     Problem,
@@ -18,12 +17,14 @@ from simlab.spec._loader import (
     parse_model,
 )
 from simlab.spec._models import (
+    BUILTIN_GRADERS,
     Bucket,
     CallableTarget,
     Constraint,
     Fact,
     FactValue,
     Goal,
+    Grading,
     HttpTarget,
     Language,
     LLMJudge,
@@ -56,6 +57,8 @@ from simlab.spec._perturbation_library import (
     shipped_dirs,
 )
 from simlab.spec._select import select
+from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
+from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
     SPEC_KINDS,
     CheckedFile,
@@ -70,6 +73,8 @@ from simlab.spec._validate import (
 )
 
 __all__ = [
+    "BUILTIN_GRADERS",
+    "DEFAULT_SUITE",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
@@ -82,6 +87,7 @@ __all__ = [
     "FactValue",
     "Fixture",
     "Goal",
+    "Grading",
     "HttpTarget",
     "LLMJudge",
     "LLMSimulator",
@@ -108,6 +114,7 @@ __all__ = [
     "Trigger",
     "Validation",
     "ValueChange",
+    "default_suite",
     "kind_for",
     "load_agent_spec",
     "load_goals",
@@ -119,8 +126,11 @@ __all__ = [
     "parse_model",
     "register_perturbations",
     "resolve_perturbations",
+    "schema_problems",
     "select",
+    "shipped_dir",
     "shipped_dirs",
+    "shipped_root",
     "spec_files",
     "spec_models",
     "validate_args",

@@ -26,21 +26,12 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from simlab.core import ToolCall
 from simlab.llm import LLMSpec
 from simlab.spec._loader import Problem, SpecError, parse_model
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
+from simlab.spec._tool_schema import schema_problems, validate_args
 
 
 class _Spec(BaseModel):
@@ -90,17 +81,22 @@ class ToolSpec(_Spec):
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     description: str
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    """A JSON schema of type object; ``required``, ``enum``, basic ``type``s,
-    ``items`` and ``additionalProperties: false`` are enforced."""
+    """A JSON Schema (Draft 2020-12) of type object, checked when the file loads;
+    the arguments of each call are validated against it with every keyword."""
     fixtures: list[Fixture] = Field(default_factory=list)
     default: ToolOutcome | None = None
     """The outcome when no fixture matches; an error naming the tool otherwise."""
 
+    @field_validator("parameters")
+    @classmethod
+    def _checked_schema(cls, parameters: dict[str, Any]) -> dict[str, Any]:
+        problems = schema_problems(parameters)
+        if problems:  # all at once, each with its path inside the schema
+            raise ValueError("; ".join(problems))
+        return parameters
+
     @model_validator(mode="after")
     def _consistent(self) -> ToolSpec:
-        schema_problem = _schema_problem(self.parameters, "parameters")
-        if schema_problem:
-            raise ValueError(schema_problem)
         if self.parameters.get("type") != "object":
             raise ValueError("parameters must be a JSON schema with `type: object`")
         known = set(self.parameters.get("properties") or {})
@@ -131,74 +127,6 @@ class ToolSpec(_Spec):
                 name=self.name, args=args, error=f"{self.name}: nothing found for these arguments"
             )
         return ToolCall(name=self.name, args=args, result=outcome.result, error=outcome.error)
-
-
-def _schema_problem(schema: Any, where: str) -> str | None:
-    """Why ``schema`` is not a JSON schema simlab can enforce, or None."""
-    if not isinstance(schema, dict):
-        return f"{where} must be a mapping"
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    for k in kinds:
-        if k not in _JSON_TYPES:
-            return f"{where}.type {k!r} is not one of {', '.join(_JSON_TYPES)}"
-    for name, sub in (schema.get("properties") or {}).items():
-        problem = _schema_problem(sub, f"{where}.properties.{name}")
-        if problem:
-            return problem
-    if "items" in schema:
-        return _schema_problem(schema["items"], f"{where}.items")
-    return None
-
-
-def validate_args(schema: dict[str, Any], value: Any, path: str = "") -> list[str]:
-    """Problems of ``value`` against a (simple) JSON schema; empty when it conforms.
-
-    Enforced: ``type`` (one or a list), ``enum``, ``required``, ``properties``,
-    ``additionalProperties: false`` and ``items``. Other keywords are ignored.
-    """
-    where = path or "args"
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
-        if not any(_is_type(value, k) for k in kinds):
-            return [f"{where} must be {' or '.join(kinds)}, got {_json_type(value)}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{where} must be one of {schema['enum']}, got {value!r}"]
-    problems: list[str] = []
-    if isinstance(value, dict):
-        props: dict[str, Any] = schema.get("properties") or {}
-        for key in schema.get("required") or []:
-            if key not in value:
-                problems.append(f"missing required {_join(path, key)}")
-        for key, item in value.items():
-            if key in props:
-                problems.extend(validate_args(props[key], item, _join(path, key)))
-            elif schema.get("additionalProperties") is False:
-                problems.append(f"unknown argument {_join(path, key)}")
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            problems.extend(validate_args(schema["items"], item, f"{where}[{i}]"))
-    return problems
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _is_type(value: Any, kind: str) -> bool:
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return False  # JSON booleans are not numbers, though Python's are ints
-    if kind == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, _JSON_TYPES.get(kind, (object,)))
-
-
-def _json_type(value: Any) -> str:
-    for name in _JSON_TYPES:
-        if name != "number" and _is_type(value, name):
-            return name
-    return "number" if isinstance(value, float) else type(value).__name__
 
 
 class AgentSpec(_Spec):

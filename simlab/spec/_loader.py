@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simlab.spec._models import Goal, Persona, Suite
+from simlab.spec._yaml import YamlInputError, YamlLimits, check_size, compose_bounded
 
 M = TypeVar("M", bound=BaseModel)
 Loc = tuple[int | str, ...]
@@ -51,13 +52,15 @@ class SpecError(Exception):
 
 
 def _compose(text: str) -> tuple[Any, dict[Loc, int]]:
-    """Parse YAML, returning the data and a map from each path to its 1-based line."""
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    """Parse YAML within its limits, returning the data and each path's 1-based line."""
+    node, data = compose_bounded(text, YamlLimits.from_env())
     lines: dict[Loc, int] = {}
     if node is None:
         return None, lines
-    data = yaml.SafeLoader(text).construct_document(node)
-    _walk(node, (), lines)
+    try:
+        _walk(node, (), lines)
+    except RecursionError:  # only past a raised SIMLAB_YAML_MAX_DEPTH
+        raise YamlInputError(None, "YAML nested too deeply to read; lower its nesting") from None
     return data, lines
 
 
@@ -84,21 +87,6 @@ def _line_for(loc: Loc, lines: dict[Loc, int]) -> int | None:
 # ----------------------------------------------------------------- messages
 
 
-def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
-    """The pydantic model class that holds the field at ``loc`` (its parent)."""
-    current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        fields = getattr(current, "model_fields", None)
-        if fields is None or part not in fields:
-            return None
-        current = _inner_model(fields[part].annotation)
-        if current is None:
-            return None
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
 def _inner_model(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -120,10 +108,54 @@ def _choices(annotation: Any) -> list[str]:
     return []
 
 
+def _clean_loc(model: type[BaseModel], loc: Loc) -> Loc:
+    """``loc`` without pydantic's union tags (see ``_resolve``)."""
+    return _resolve(model, loc)[0]
+
+
+def _resolve(model: type[BaseModel], loc: Loc) -> tuple[Loc, type[BaseModel] | None]:
+    """``loc`` without pydantic's union tags, and the model holding its last field.
+
+    A suite's ``llm`` field and the ``llm`` tag of its ``target`` union are both
+    ``llm``: a part is a tag only where the model reached has no field of that name.
+    """
+    current: type[BaseModel] | None = model
+    parent: type[BaseModel] | None = model
+    annotation: Any = model
+    out: list[int | str] = []
+    for part in loc:
+        if isinstance(part, str) and part in _UNION_TAGS:
+            member = _tagged_member(annotation, part)
+            if member is not None or current is None or part not in current.model_fields:
+                current = member or current
+                annotation = member or annotation
+                continue
+        out.append(part)
+        if isinstance(part, int):
+            continue
+        parent = current
+        field = current.model_fields.get(part) if current is not None else None
+        annotation = field.annotation if field is not None else None
+        current = _inner_model(annotation) if field is not None else None
+    return tuple(out), parent
+
+
+def _tagged_member(annotation: Any, tag: str) -> type[BaseModel] | None:
+    """The model of a discriminated union whose ``kind`` is ``tag``, if there is one."""
+    members = [a for a in typing.get_args(annotation) if _inner_model(a) is not None]
+    if len(members) < 2:
+        return None
+    for member in members:
+        found = _inner_model(member)
+        kind = found.model_fields.get("kind") if found is not None else None
+        if kind is not None and kind.default == tag:
+            return found
+    return None
+
+
 def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
-    loc: Loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS))
+    loc, parent = _resolve(model, tuple(err["loc"]))
     field = ".".join(str(p) for p in loc)
-    parent = _model_at(model, loc)
     name = loc[-1] if loc else ""
     kind = err["type"]
     if kind == "extra_forbidden" and parent is not None:
@@ -132,11 +164,12 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return field, f"unknown field{hint}; valid fields: {', '.join(valid)}"
     if kind == "missing":
-        choices = _choices(parent.model_fields[str(name)].annotation) if parent else []
+        missing = parent.model_fields.get(str(name)) if parent else None
+        choices = _choices(missing.annotation) if missing is not None else []
         extra = f"; valid choices: {', '.join(choices)}" if choices else ""
         return field, f"missing required field; add `{name}:`{extra}"
     got = err.get("input")
-    shown = f" (got {got!r})" if not isinstance(got, dict | list) and got is not None else ""
+    shown = f" (got {_short(got)})" if not isinstance(got, dict | list) and got is not None else ""
     msg = str(err["msg"])
     if parent is not None and isinstance(name, str) and name in parent.model_fields:
         choices = _choices(parent.model_fields[name].annotation)
@@ -145,26 +178,52 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     return field, f"{msg}{shown}"
 
 
+def _short(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
 _UNION_TAGS = {"reference", "callable", "llm", "http", "scripted", "str", "int", "list[str]"}
+
+
+MAX_PROBLEMS = 100
+"""Problems listed per file: past that, one line says how many more there are."""
 
 
 def parse_model(model: type[M], path: Path, text: str | None = None) -> M:
     """Read ``path`` as one ``model``; raise ``SpecError`` listing every problem."""
-    shown = str(path)
     data, lines = _mapping(path, _read(path) if text is None else text)
+    return _validated(model, path, data, lines)
+
+
+def _validated(model: type[M], path: Path, data: dict[str, Any], lines: dict[Loc, int]) -> M:
+    """``data`` read from ``path`` as one ``model``; raise ``SpecError`` listing every problem."""
+    shown = str(path)
     try:
         return model.model_validate(data)
     except ValidationError as e:
         problems = []
-        for err in e.errors():
+        errors = e.errors()
+        for err in errors[:MAX_PROBLEMS]:
             field, message = _describe(model, err)
-            problems.append(Problem(shown, _line_for(tuple(err["loc"]), lines), field, message))
-        raise SpecError(sorted(problems, key=lambda p: p.line or 0)) from None
+            line = _line_for(_clean_loc(model, tuple(err["loc"])), lines)
+            problems.append(Problem(shown, line, field, message))
+        problems.sort(key=lambda p: p.line or 0)
+        if len(errors) > MAX_PROBLEMS:
+            more = f"and {len(errors) - MAX_PROBLEMS} more problems; fix these and validate again"
+            problems.append(Problem(shown, None, "", more))
+        raise SpecError(problems) from None
 
 
 def _read(path: Path) -> str:
     try:
+        if path.is_file():  # not a FIFO or device, whose size says nothing
+            check_size(path.stat().st_size, YamlLimits.from_env())
         return path.read_text(encoding="utf-8")
+    except YamlInputError as e:
+        raise SpecError([Problem(str(path), e.line, "", e.message)]) from None
     except IsADirectoryError:
         why = "is a folder; give a spec file, or the folder itself to check its files"
         raise SpecError([Problem(str(path), None, "", why)]) from None
@@ -183,6 +242,10 @@ def _mapping(path: Path, text: str) -> tuple[dict[str, Any], dict[Loc, int]]:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
         raise SpecError([Problem(str(path), line, "", f"invalid YAML: {e.problem}")]) from None
+    except YamlInputError as e:
+        raise SpecError([Problem(str(path), e.line, "", e.message)]) from None
+    except yaml.YAMLError as e:  # unmarked: say what PyYAML says, never a traceback
+        raise SpecError([Problem(str(path), None, "", f"invalid YAML: {e}")]) from None
     if not isinstance(data, dict):
         why = f"expected a mapping of fields, got {_kind(data)}"
         raise SpecError([Problem(str(path), 1, "", why)])

@@ -118,6 +118,44 @@ class Constraint(_Spec):
     op: Literal["eq", "le", "ge"] = "eq"
 
 
+BUILTIN_GRADERS: tuple[str, ...] = (
+    "goal_completed",
+    "constraints",
+    "confirmation",
+    "trajectory",
+    "canary",
+)
+"""The code graders simlab ships, by name, in the order they report."""
+
+
+class Grading(_Spec):
+    """Which graders run and how their checks make a score and a verdict.
+
+    Unset fields keep simlab's defaults: the built-in graders, the built-in
+    score (30 goal completed and every constraint kept, 40 constraints, 15
+    confirmation, 15 trajectory F1, with shares moved where a part does not
+    apply) and the built-in pass rule (goal completed, every constraint and the
+    confirmation passed, no canary leaked, and every check of a user's grader
+    passed). A goal's ``grading`` overrides the suite's, field by field.
+    """
+
+    graders: list[str] | None = None
+    """Built-in names (``goal_completed``, ``constraints``, ``confirmation``,
+    ``trajectory``, ``canary``) and users' graders as ``module:attr``."""
+    weights: dict[str, Annotated[float, Field(ge=0)]] | None = None
+    """Grader name to weight: the score is 100 times the weighted mean of each
+    applicable grader's credit (the mean of its checks' credit). Unlisted graders
+    weigh 0. A leaked canary still voids the score."""
+    require: list[str] | None = None
+    """Check names (globs: ``constraint:*``) or grader names that must all pass."""
+    min_score: Annotated[float, Field(ge=0, le=100)] | None = None
+    """Passing also needs at least this score."""
+
+    def over(self, base: Grading) -> Grading:
+        """This grading's set fields over ``base``'s."""
+        return base.model_copy(update=self.model_dump(exclude_unset=True, exclude_none=True))
+
+
 class Goal(_Spec):
     """What the simulated user wants done, and how success is checked."""
 
@@ -135,6 +173,8 @@ class Goal(_Spec):
     """Fields of the final action's result the agent's reply must state to the
     user (a booking reference, a total price); graded as ``confirmation``."""
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
+    grading: Grading | None = None
+    """Over the suite's grading for this goal's sessions (its own weights, pass rule)."""
 
     @model_validator(mode="after")
     def _references_exist(self) -> Goal:
@@ -296,6 +336,23 @@ def _parse_target(value: Any) -> Any:
     return value
 
 
+def _target_schema(schema: dict[str, Any]) -> None:
+    """The ``target`` field's JSON schema also takes the short string form `_parse_target` reads."""
+    short = {
+        "type": "string",
+        "description": "reference:VERSION, module:attr (a Python callable) or an http(s):// URL",
+    }
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    schema["anyOf"] = [short, full]
+
+
+def _buckets_schema(schema: dict[str, Any]) -> None:
+    """The ``buckets`` items' JSON schema also takes the short forms `_parse_bucket` reads."""
+    # the string's own whitespace is stripped when read: editors may allow it too
+    short = {"type": "string", "pattern": r"^\s*\d+(-\d+|\+)\s*$", "examples": ["2-4", "10+"]}
+    schema["items"] = {"anyOf": [short, schema["items"]]}
+
+
 class Suite(_Spec):
     """A run's whole configuration: who talks to what, how often, how it is cut."""
 
@@ -306,7 +363,7 @@ class Suite(_Spec):
     goals: list[str] = Field(default_factory=lambda: ["*"])
     modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
-    target: TargetSpec = ReferenceTarget()
+    target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTarget()
     simulator: SimulatorSpec = ScriptedSimulator()
     judge: LLMJudge | None = None
     """An optional LLM judge; code graders always run."""
@@ -325,7 +382,7 @@ class Suite(_Spec):
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
     limits: OutputLimits = OutputLimits()
     """Caps on what the target returns per turn (reply, tool arguments and results)."""
-    buckets: Annotated[list[Bucket], Field(min_length=1)] = [
+    buckets: Annotated[list[Bucket], Field(min_length=1, json_schema_extra=_buckets_schema)] = [
         Bucket(name="2-4", min=2, max=4),
         Bucket(name="5-9", min=5, max=9),
         Bucket(name="10+", min=10),
@@ -336,6 +393,8 @@ class Suite(_Spec):
     """Regression cases saved by ``simlab replay --save-cases`` (files or folders,
     relative to the suite file): after the run, each failing prefix is replayed to
     the suite's target K times and its keep-rate reported (``prefix_cases.json``)."""
+    grading: Grading = Field(default_factory=Grading)
+    """Graders, score weights and the pass rule (defaults: simlab's built-ins)."""
     perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
     """Where the brittleness experiment finds its perturbations (the first that exists)."""
 

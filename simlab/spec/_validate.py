@@ -18,8 +18,8 @@ from simlab.spec._loader import (
     _line_for,
     _mapping,
     _read,
+    _validated,
     load_library,
-    parse_model,
 )
 from simlab.spec._models import Goal, Persona, Suite
 from simlab.spec._perturbation import Perturbation
@@ -142,7 +142,7 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             told = (kind, "--kind") if kind is not None else kind_for(path, data)
             guessed = kind is None and _kind_from_folder(path) is None
             checked.append(CheckedFile(path, *told, guessed=guessed))
-            spec = parse_model(spec_models()[told[0]], path, text)
+            spec = _validated(spec_models()[told[0]], path, data, lines)
             if isinstance(spec, Suite):
                 problems.extend(_suite_selection(path, spec, lines))
         except SpecError as e:

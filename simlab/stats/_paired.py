@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 
@@ -26,5 +25,10 @@ def mcnemar(b: int, c: int) -> McNemar:
     n = b + c
     if n == 0:
         return McNemar(b, c, 1.0)
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
-    return McNemar(b, c, min(1.0, 2 * tail / 2**n))
+    # scipy's binomial CDF (what scipy.stats.binom.cdf calls): microseconds at any n,
+    # where summing C(n, i) took 25 s at 12,000 discordant pairs. Imported here: the
+    # import costs ~0.25 s, which a run that never compares should not pay.
+    from scipy.special import bdtr
+
+    tail = float(bdtr(min(b, c), n, 0.5))
+    return McNemar(b, c, min(1.0, 2.0 * tail))

@@ -1,5 +1,6 @@
 """The run directory: its record format, writer, reader and resume."""
 
+from simlab.store._files import GroupStats, RunInfo, RunSummary
 from simlab.store._record import (
     SCHEMA_VERSION,
     SessionRecord,
@@ -42,8 +43,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "SESSIONS_FILE",
     "SUMMARY_FILE",
+    "GroupStats",
     "RunDirError",
+    "RunInfo",
     "RunLock",
+    "RunSummary",
     "SessionRecord",
     "SessionWriter",
     "SessionsFile",

@@ -124,61 +124,60 @@ class SessionsFile:
     """What every complete line cost, superseded and duplicate records included."""
 
 
-SUMMARY_META_KEYS = ("llm", "retries", "simulator_faults", "grader_error", "truncated")
+SUMMARY_META_KEYS = ("llm", "retries", "simulator_faults", "grader_error", "truncated", "imported")
 """The ``meta`` entries a run's summary reads; a slim record keeps only these."""
 
 
 def slim_record(record: SessionRecord) -> SessionRecord:
-    """``record`` with what a summary needs only: no transcript, the ``goal_completed``
-    check, the first line of the error, the summary's meta entries.
+    """``record`` with what a summary needs only: no transcript, each check's name,
+    verdict and credit (no detail), the first line of the error, the summary's
+    meta entries.
 
     A run's full records take about 60 KB each in memory; slim ones share what
-    repeats (ids, an empty transcript, zero usage, the check) and take about 1 KB.
+    repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
     """
     key = record.key
-    completed = record.checks.get("goal_completed")
     meta = {k: record.meta[k] for k in SUMMARY_META_KEYS if k in record.meta}
-    return SessionRecord.model_construct(
-        _fields_set=_ALL_FIELDS,
-        schema_version=record.schema_version,
-        key=SessionKey.model_construct(
+    fields = {
+        **record.__dict__,
+        "key": SessionKey.model_construct(
             _fields_set=_KEY_FIELDS,
-            persona=sys.intern(key.persona),
-            goal=sys.intern(key.goal),
-            mode=sys.intern(key.mode),
-            rep=key.rep,
-            perturbations=tuple(sys.intern(p) for p in key.perturbations),
+            **{
+                **key.__dict__,
+                "persona": sys.intern(key.persona),
+                "goal": sys.intern(key.goal),
+                "mode": sys.intern(key.mode),
+                "perturbations": tuple(sys.intern(p) for p in key.perturbations),
+            },
         ),
-        seed=record.seed,
-        status=record.status,
-        stop_reason=record.stop_reason,
-        n_user_turns=record.n_user_turns,
-        score=record.score,
-        passed=record.passed,
-        checks=_shared_check(completed),
-        transcript=_EMPTY_TRANSCRIPT,
-        usage=_ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
-        cost_usd=record.cost_usd,
-        error=None if record.error is None else record.error.split("\n", 1)[0],
-        duration_s=record.duration_s,
-        meta=meta or _NO_META,
-    )
+        "checks": _shared_checks(record.checks),
+        "transcript": _EMPTY_TRANSCRIPT,
+        "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
+        "error": None if record.error is None else record.error.split("\n", 1)[0],
+        "meta": meta or _NO_META,
+    }
+    return SessionRecord.model_construct(_fields_set=_ALL_FIELDS, **fields)
 
 
-def _shared_check(check: Check | None) -> dict[str, Check]:
-    if check is None:
-        return _NO_CHECKS
-    if check.detail or check.turn is not None:
-        return {"goal_completed": Check(passed=check.passed)}
-    return _COMPLETED if check.passed else _NOT_COMPLETED
+def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
+    """The checks without their detail or turn, one shared dict per pattern of verdicts
+    (a run has few: sessions pass and fail the same checks in a few ways)."""
+    pattern = tuple((name, c.passed, c.score) for name, c in checks.items())
+    shared = _CHECK_PATTERNS.get(pattern)
+    if shared is None:
+        shared = {
+            name: Check.model_construct(name=c.name, passed=c.passed, score=c.score)
+            for name, c in checks.items()
+        }
+        if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
+            _CHECK_PATTERNS[pattern] = shared
+    return shared
 
 
+_CHECK_PATTERNS: dict[tuple[tuple[str, bool, float | None], ...], dict[str, Check]] = {}
 _EMPTY_TRANSCRIPT = Transcript()
 _ZERO_USAGE = Usage()
 _NO_META: dict[str, Any] = {}
-_NO_CHECKS: dict[str, Check] = {}
-_COMPLETED = {"goal_completed": Check(passed=True)}
-_NOT_COMPLETED = {"goal_completed": Check(passed=False)}
 _ALL_FIELDS = set(SessionRecord.model_fields)  # shared: every field is set
 _KEY_FIELDS = set(SessionKey.model_fields)
 

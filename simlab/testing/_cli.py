@@ -62,7 +62,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout-hang", type=float, default=30.0, help="hang of timeout faults (s)"
     )
-    parser.add_argument("--responder", choices=sorted(_RESPONDERS), default="default")
+    parser.add_argument(
+        "--responder",
+        choices=sorted(_RESPONDERS),
+        # roleplay: what `simlab run --llm ...` needs (its user, agent and judge prompts)
+        default="roleplay",
+        help="how it answers (default roleplay): roleplay plays simlab's own roles (the "
+        "simulated user, the LLM agent as reference agent v2, the judge); roleplay-v1 plays "
+        "the agent as v1, defects on; default is a generic answer; echo repeats the last "
+        "user message",
+    )
     return parser
 
 

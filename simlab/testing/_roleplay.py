@@ -1,6 +1,6 @@
 """A responder that plays simlab's own LLM roles well enough for end-to-end runs.
 
-With it, ``simlab fake-provider --responder roleplay`` stands in for a real
+With it, ``simlab fake-provider`` (its default responder) stands in for a real
 model behind every role of a suite run with ``--llm``:
 
 * the simulated user says the plan's plain version (the turn prompt carries it),

@@ -68,14 +68,14 @@ def _sigterm_then_wait(*_: object) -> None:
     time.sleep(30)
 
 
-@pytest.mark.parametrize("phase", ["_plan_run", "_run_experiments"])
+@pytest.mark.parametrize("phase", ["_plan_run", "_nothing_graded"])
 def test_sigterm_before_or_after_the_sessions_ends_like_ctrl_c(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
     phase: str,
 ) -> None:
-    # _plan_run: start-up, before any loop; _run_experiments: after the sessions' loop,
+    # _plan_run: start-up, before any loop; _nothing_graded: after the run's loop,
     # whose signal receiver leaves SIGTERM at its default when it closes
     import simlab.cli as cli
 

@@ -19,11 +19,14 @@ import pytest
 from simlab.testing import FakeProvider, FakeProviderConfig, FaultMix, roleplay
 
 ROOT = Path(__file__).resolve().parents[2]
+BOOKING_LLM = ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml"
 SECRET = "sk-ant-test-DO-NOT-LEAK-0123456789"
 
 
 def suite(tmp: Path, **extra: object) -> Path:
+    """A 12-session suite against the shipped LLM booking agent (``target`` overrides it)."""
     body = {
+        "target": {"kind": "llm", "agent": str(BOOKING_LLM)},
         "seed": 4,
         "reps": 1,
         "personas": ["terse_en", "fickle_vi", "nodiacritics_vi"],
@@ -67,6 +70,7 @@ def test_every_role_on_anthropic(tmp_path: Path, server: str) -> None:
     out = tmp_path / "out"
     proc = run([str(suite(tmp_path)), "--llm", "anthropic", "--out", str(out)], env_for(server))
     assert proc.returncode == 0, proc.stderr
+    assert f"target: LLM agent {BOOKING_LLM} on anthropic\n" in proc.stderr
     got = records(out)
     assert len(got) == 3 * 2 * 2
     assert all(r["status"] == "ok" for r in got), [r["error"] for r in got]
@@ -81,6 +85,44 @@ def test_every_role_on_anthropic(tmp_path: Path, server: str) -> None:
     assert cost["total_usd"] == pytest.approx(sum(r["cost_usd"] for r in got), abs=1e-6)
     by_role = sum(c["cost_usd"] for c in cost["by_role"].values())
     assert by_role == pytest.approx(cost["total_usd"], abs=1e-5)
+
+
+def test_the_llm_user_has_the_scripted_users_planned_lengths(tmp_path: Path, server: str) -> None:
+    path = suite(tmp_path, reps=2, target="reference:v1")
+    scripted, llm_user = tmp_path / "scripted", tmp_path / "llm_user"
+    proc = run([str(path), "--out", str(scripted)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    proc = run([str(path), "--llm", "user=anthropic", "--out", str(llm_user)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    plain = {json.dumps(r["key"]): r["planned_turns"] for r in records(scripted)}
+    voiced = {json.dumps(r["key"]): r for r in records(llm_user)}
+    assert all(set(r["meta"]["llm"]) == {"user"} for r in voiced.values())
+    assert {k: r["planned_turns"] for k, r in voiced.items()} == plain
+    assert len(set(plain.values())) > 1
+
+
+def test_every_role_keeps_a_target_that_is_not_an_llm_and_says_which_runs(
+    tmp_path: Path, server: str
+) -> None:
+    out = tmp_path / "out"
+    path = suite(tmp_path, target="reference:v1", personas=["terse_en"], goals=["refund"])
+    proc = run([str(path), "--llm", "anthropic", "--out", str(out)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    assert "target: reference:v1\n" in proc.stderr
+    got = records(out)
+    assert got and all(set(r["meta"]["llm"]) == {"user", "judge"} for r in got)
+    (run_dir,) = list(out.iterdir())
+    assert json.loads((run_dir / "run.json").read_text())["suite"]["target"]["kind"] == "reference"
+
+
+def test_an_llm_agent_asked_for_on_a_suite_without_one_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    path = suite(tmp_path, target="reference:v1")
+    proc = run([str(path), "--llm", "agent=anthropic", "--out", str(out)], dict(os.environ))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "the suite's target is reference:v1, not an LLM agent" in proc.stderr
+    assert "`target: {kind: llm, agent: PATH}`" in proc.stderr
+    assert not out.exists()
 
 
 def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:

@@ -84,11 +84,36 @@ def test_headline_figures_recomputed_independently(run_dir: Path) -> None:
         assert row["aptitude"] == pytest.approx(p90, abs=1e-6)
         assert row["unreliability"] == pytest.approx(p90 - p10, abs=1e-6)
 
-    long_ones = [d for d in data if d["n_user_turns"] >= 10]
-    assert summary["by_bucket"]["10+"]["n"] == len(long_ones)
-    assert summary["by_bucket"]["10+"]["passes"] == sum(d["passed"] for d in long_ones)
+    # length rows bucket by the planned length each line records, never the realised one
+    for name, lo, hi in (("2-4", 2, 4), ("5-9", 5, 9), ("10+", 10, 10**9)):
+        planned = [d for d in data if lo <= d["planned_turns"] <= hi]
+        assert summary["by_bucket"][name]["n"] == len(planned)
+        assert summary["by_bucket"][name]["passes"] == sum(d["passed"] for d in planned)
+        realised = [d for d in data if lo <= d["n_user_turns"] <= hi]
+        assert summary["by_realised_length"][name]["n"] == len(realised)
+        assert summary["by_realised_length"][name]["passes"] == sum(d["passed"] for d in realised)
+    assert all(isinstance(d["planned_turns"], int) for d in data)
+    assert summary["lengths"]["unplanned"] == 0
 
     full_cells = [np.percentile(v, 90) for (_, _, m), v in cells.items() if m == "full"]
     assert summary["full_vs_sharded"]["full"]["aptitude"] == pytest.approx(
         float(np.mean(full_cells)), abs=1e-6
     )
+
+
+def test_by_check_recomputed_from_the_lines(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    tally: dict[str, list[tuple[bool, float]]] = {}
+    for d in lines(run_dir):
+        if d["status"] != "ok":
+            continue
+        for name, c in d["checks"].items():
+            credit = c["score"] if c.get("score") is not None else float(c["passed"])
+            tally.setdefault(name, []).append((c["passed"], credit))
+    assert set(summary["by_check"]) == set(tally)
+    for name, seen in tally.items():
+        row = summary["by_check"][name]
+        k, n = sum(1 for p, _ in seen if p), len(seen)
+        assert (row["passes"], row["n"]) == (k, n)
+        assert row["pass_ci"] == pytest.approx(list(wilson(k, n)), abs=1e-9)
+        assert row["mean_credit"] == pytest.approx(sum(c for _, c in seen) / n, abs=1e-4)

@@ -1,16 +1,33 @@
 import pytest
 
+from simlab.engine import target_label
 from simlab.engine._llm_option import BOOKING_AGENT, apply_llm_options, parse_llm_value
 from simlab.spec import SpecError, Suite
 
 
-def test_one_value_for_every_role() -> None:
+def test_one_value_for_every_role_keeps_a_target_that_is_not_an_llm() -> None:
     suite = apply_llm_options(Suite(), ["anthropic:claude-haiku-4-5"])
     assert suite.llm is not None
     assert (suite.llm.backend, suite.llm.model) == ("anthropic", "claude-haiku-4-5")
     assert suite.simulator.kind == "llm" and suite.simulator.llm is None  # takes the default
     assert suite.judge is not None and suite.judge.llm is None
-    assert suite.target.kind == "llm" and suite.target.agent == str(BOOKING_AGENT)
+    assert suite.target.kind == "reference" and target_label(suite) == "reference:v1"
+
+
+def test_one_value_for_every_role_sets_an_llm_targets_model() -> None:
+    agent = {"kind": "llm", "agent": "a.yaml", "llm": {"backend": "openai", "model": "m"}}
+    suite = apply_llm_options(Suite.model_validate({"target": agent}), ["anthropic:claude-x"])
+    assert suite.target.kind == "llm" and suite.target.agent == "a.yaml"
+    assert suite.target.llm is None  # takes the suite's llm, just set
+    assert target_label(suite) == "LLM agent a.yaml on anthropic:claude-x"
+
+
+def test_agent_role_sets_the_model_of_an_llm_target() -> None:
+    suite = Suite.model_validate({"target": {"kind": "llm", "agent": "a.yaml"}})
+    suite = apply_llm_options(suite, ["agent=openai:gpt-x"])
+    assert suite.target.kind == "llm" and suite.target.llm is not None
+    assert (suite.target.llm.backend, suite.target.llm.model) == ("openai", "gpt-x")
+    assert suite.simulator.kind == "scripted" and suite.judge is None
 
 
 def test_one_role_at_a_time_keeps_the_others() -> None:
@@ -37,10 +54,14 @@ def test_a_value_keeps_what_the_suite_file_set() -> None:
     assert judge_only.judge.llm.timeout_s == 5
 
 
-def test_agent_role_needs_a_target_with_a_model() -> None:
-    suite = Suite.model_validate({"target": "my.mod:reply"})
-    with pytest.raises(SpecError, match="has no model to set"):
+@pytest.mark.parametrize("target", ["my.mod:reply", "reference:v1"])
+def test_agent_role_on_a_target_that_is_not_an_llm_is_refused(target: str) -> None:
+    suite = Suite.model_validate({"target": target})
+    with pytest.raises(SpecError) as caught:
         apply_llm_options(suite, ["agent=openai"])
+    message = str(caught.value)
+    assert f"the suite's target is {target}, not an LLM agent" in message
+    assert "`target: {kind: llm, agent: PATH}`" in message and str(BOOKING_AGENT) in message
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ def write_suite(tmp_path: Path, budget_usd: float) -> Path:
 
 def down_for_rep_1(plan: RunPlan) -> TargetFactory:
     """The suite's target, whose construction fails for rep-1 sessions (an outage)."""
-    healthy = target_factory(plan.suite, plan.suite_path.parent)
+    healthy = target_factory(plan.suite, plan.suite_dir)
 
     def make(setup: SessionSetup) -> TargetAgent:
         if setup.key.rep == 1:

@@ -1,6 +1,7 @@
 """The session loop against tiny scripted fakes: stop reasons, errors as data, timeouts."""
 
 from collections.abc import Sequence
+from functools import partial
 
 import anyio
 import pytest
@@ -118,14 +119,20 @@ def test_failures_are_errors_not_scores(
     assert record.error is not None and text in record.error
 
 
-def test_a_grader_crash_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    import simlab.engine._session as session_module
+class BrokenGrader:
+    name = "broken"
 
-    def broken(*args: object, **kwargs: object) -> None:
+    def grade(self, ctx: object) -> None:
         raise KeyError("oops")
 
-    monkeypatch.setattr(session_module, "grade", broken)
-    record = run(Sim(), Agent(refund_on=2))
+
+def test_a_grader_crash_is_an_error_not_a_crash() -> None:
+    record = anyio.run(
+        partial(
+            run_session, JOB, lambda setup: Agent(refund_on=2), lambda setup: Sim(), LIMITS,
+            graders=[BrokenGrader()],
+        )
+    )  # fmt: skip
     assert record.status == "error" and record.stop_reason is StopReason.INFRA_ERROR
     assert record.error is not None and record.error.startswith("grading failed: KeyError")
 

@@ -155,3 +155,16 @@ def test_missing_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert calibrate_cli([str(tmp_path / "none.jsonl"), str(_run_dir(tmp_path))]) == 2
     assert "cannot read labels" in capsys.readouterr().err
     assert calibrate_cli([str(labels)]) == 2  # argparse: RUN_DIR missing
+
+
+def test_deeply_nested_and_huge_labels_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "labels.jsonl"
+    deep = '{"key": ' + "[" * 100_000 + "]" * 100_000 + ', "passed": true}'
+    huge = '{"key": "terse_en/one_way/full/0", "passed": ' + "1" * 5000 + "}"
+    labels.write_text(f"{deep}\n{huge}\n", encoding="utf-8")
+    assert calibrate_cli([str(labels), str(_run_dir(tmp_path))]) == 2
+    err = capsys.readouterr().err
+    assert f"{labels}:1: nested too deeply to read" in err
+    assert f"{labels}:2: " in err and "Traceback" not in err

@@ -7,18 +7,25 @@ from typing import Any
 
 import pytest
 
-from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, Turn, UserTurn
+from simlab.core import (
+    AgentReply,
+    StatedFact,
+    StopSignal,
+    ToolCall,
+    Transcript,
+    Turn,
+    UserTurn,
+    stated_facts,
+)
 from simlab.graders import (
     CONFIRMATION_WEIGHT,
     CONSTRAINTS_WEIGHT,
     GOAL_COMPLETED_WEIGHT,
     TRAJECTORY_WEIGHT,
-    StatedFact,
     confirmation_check,
     constraint_checks,
     goal_completed_check,
     grade,
-    stated_facts,
 )
 from simlab.spec import Goal
 

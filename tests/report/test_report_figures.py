@@ -68,7 +68,7 @@ def test_no_sessions_no_interval() -> None:
         assert EMPTY_INTERVAL not in text
     ten = next(
         line
-        for line in table_lines(terminal, "Pass rate by conversation length (user turns)")
+        for line in table_lines(terminal, "Pass rate by planned length (user turns the plan needs)")
         if "10+" in line
     )
     assert cells(ten)[:4] == ["10+", "0", "—", "—"]
@@ -79,7 +79,9 @@ def test_no_sessions_no_interval() -> None:
     )
     assert cells(gave_up) == ["carol", "0", "— (0/0)", "—", "— (0/0)", "—"]
     by_length = next(
-        line for line in table_lines(terminal, "Pass rate by persona × length") if "alice" in line
+        line
+        for line in table_lines(terminal, "Pass rate by persona × planned length")
+        if "alice" in line
     )
     assert cells(by_length)[2] == "— (0/0)"
     assert "| 10+ | 0 | — | — |" in md
@@ -112,7 +114,7 @@ def test_errors_are_counted_in_the_singular_too() -> None:
 def test_persona_by_length_cells_carry_wilson_intervals_at_160_columns() -> None:
     long_name = "impatient_customer_en"
     terminal, md, html = outputs(small_run(long_name), width=160)
-    lines = table_lines(terminal, "Pass rate by persona × length")
+    lines = table_lines(terminal, "Pass rate by persona × planned length")
     assert max(len(line) for line in lines) <= 160
     row = next(line for line in lines if long_name in line)  # one line: nothing wrapped
     assert cells(row) == [

@@ -27,7 +27,7 @@ def test_terminal_rows_carry_n_and_intervals(records: list[SessionRecord]) -> No
     bucket = _line(text, "5-9")
     assert "66.7%" in bucket and "[20.8%, 93.9%]" in bucket
     assert "other" in text
-    by_length = text[text.index("Pass rate by persona × length") :]
+    by_length = text[text.index("Pass rate by persona × planned length") :]
     cells = [c.strip() for c in _line(by_length, "alice").split("│")[2:-1]]
     assert cells == [
         "0.0% (0/1) [0.0%, 79.3%]",
@@ -75,8 +75,9 @@ def test_markdown_escapes_a_pipe_in_a_persona_id() -> None:
 def test_markdown_tables_are_well_formed(records: list[SessionRecord]) -> None:
     md = render_markdown(summarize(records, BUCKETS, seed=7), "r")
     blocks = [b for b in md.split("\n\n") if b.startswith("|")]
-    # persona, giving up, goal, length, persona x length, modes, pass^k, errors
-    assert len(blocks) == 8
+    # persona, giving up, goal, planned length, persona x planned length, realised length,
+    # modes, pass^k, checks, errors
+    assert len(blocks) == 10
     for block in blocks:
         widths = {line.replace("\\|", "").count("|") for line in block.splitlines()}
         assert len(widths) == 1, block

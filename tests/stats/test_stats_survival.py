@@ -50,3 +50,17 @@ def test_mcnemar_exact() -> None:
     assert mcnemar(1, 9).p_value == pytest.approx(22 / 1024)
     assert mcnemar(0, 0).p_value == 1.0
     assert mcnemar(5, 5).p_value == 1.0
+
+
+def test_median_at_an_exact_half_plateau_ignores_float_rounding() -> None:
+    # 24 subjects, one event at each of t = 1..12: S(12) = 23/24 * 22/23 * ... * 12/13 = 1/2
+    # exactly, but the float product is 0.5000000000000001. The median is the first t
+    # with S(t) <= 1/2: 12, not the next event time.
+    times = list(range(1, 25))
+    km = kaplan_meier(times, [True] * 24)
+    assert km.steps[11].survival == pytest.approx(0.5, abs=1e-15)
+    assert km.median == 12.0
+    # The same plateau with the later half censored: still 12.
+    assert kaplan_meier(times, [True] * 12 + [False] * 12).median == 12.0
+    # Just above one half stays above: 13 of 25 left after 12 events is 0.52.
+    assert kaplan_meier(list(range(1, 26)), [True] * 25).median == 13.0

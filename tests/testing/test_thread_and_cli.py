@@ -1,5 +1,6 @@
 """The sync, thread-backed server and the command line."""
 
+import json
 import os
 import signal
 import socket
@@ -75,3 +76,41 @@ def test_cli_serves_until_interrupted() -> None:
             proc.kill()
     assert proc.returncode == 0
     assert "stopped after 1 requests (0 faults)" in out
+
+
+def test_cli_default_serves_simlabs_own_roles(tmp_path: Path) -> None:
+    """``simlab fake-provider`` with no --responder answers a run's LLM roles as they expect."""
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "simlab.cli", "fake-provider", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "personas: [terse_en]\ngoals: [refund]\nreps: 1\n"
+        f"persona_dirs: [{ROOT / 'personas'}]\ngoal_dirs: [{ROOT / 'goals'}]\n",
+        encoding="utf-8",
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().rsplit(" ", 1)[-1].strip()
+        out = ["--out", str(tmp_path / "out"), "--quiet"]
+        run = subprocess.run(
+            [sys.executable, "-m", "simlab.cli", "run", str(suite), "--llm", "anthropic", *out],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env | {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "test"},
+        )
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=10)
+    assert run.returncode == 0, run.stderr
+    (run_dir,) = (tmp_path / "out").iterdir()
+    lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 2
+    assert all(r["status"] == "ok" for r in records), [r["error"] for r in records]
+    assert all(set(r["meta"]["llm"]) == {"user", "judge"} for r in records)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from simlab.core import Transcript
-from simlab.spec import FactValue
+from simlab.core._transcript import Transcript
 
 
 @dataclass(frozen=True, slots=True)
 class StatedFact:
     """A fact's latest stated value and the user turn (1-based) that stated it."""
 
-    value: FactValue
+    value: Any
     turn: int
 
 
@@ -31,7 +31,7 @@ def stated_facts(transcript: Transcript) -> dict[str, StatedFact]:
         Fact id to its latest ``StatedFact``; facts never stated are absent.
     """
     # plain tuples while scanning: a frozen dataclass per overwritten statement is wasted work
-    latest: dict[str, tuple[FactValue, int]] = {}
+    latest: dict[str, tuple[Any, int]] = {}
     for turn in transcript.turns:
         if turn.user.stop is not None:
             break

@@ -1,0 +1,59 @@
+"""A run's sessions as JUnit XML, one testcase per session, for CI test views."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from simlab.report._tables import escape_controls
+from simlab.store import SessionRecord
+
+
+def render_run_junit(
+    records: Sequence[SessionRecord], summary: Mapping[str, Any], name: str
+) -> str:
+    """Every session as a testcase: a failed one lists its failing checks, an
+    error one (never the target's verdict) is a JUnit ``error``.
+
+    The overall pass rate, its n and Wilson interval ride along as properties.
+    """
+    failures = sum(1 for r in records if r.status == "ok" and not r.passed)
+    errors = sum(1 for r in records if r.status == "error")
+    counts = {"tests": str(len(records)), "failures": str(failures), "errors": str(errors)}
+    root = ET.Element("testsuites", {"name": escape_controls(name), **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": escape_controls(name), **counts})
+    props = ET.SubElement(suite, "properties")
+    overall = summary.get("overall", {})
+    lo, hi = overall.get("pass_ci") or (None, None)
+    for key, value in (
+        ("n_graded", overall.get("n")),
+        ("pass_rate", overall.get("pass_rate")),
+        ("pass_ci_low", lo),
+        ("pass_ci_high", hi),
+    ):
+        ET.SubElement(props, "property", {"name": key, "value": str(value)})
+    for r in records:
+        k = r.key
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": escape_controls(f"simlab.{k.persona}.{k.goal}"),
+                "name": escape_controls(k.id),
+                "time": f"{r.duration_s:.3f}",
+            },
+        )
+        if r.status == "error":
+            # the error's first line: tracebacks stay in sessions.jsonl, not in CI pages
+            first = (r.error or "").strip().splitlines()[:1]
+            message = escape_controls(f"{r.stop_reason}: {''.join(first)}")
+            ET.SubElement(case, "error", {"message": message, "type": str(r.stop_reason)})
+        elif not r.passed:
+            failed = [f"{n}: {c.detail}" for n, c in r.checks.items() if not c.passed]
+            message = escape_controls("; ".join(failed) or f"score {r.score}")
+            ET.SubElement(
+                case, "failure", {"message": message, "type": "SessionFailed"}
+            ).text = message
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

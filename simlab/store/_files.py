@@ -1,0 +1,98 @@
+"""The run's JSON files as typed models: ``run.json`` and ``summary.json``.
+
+Readers validate through these models instead of walking dicts. Rows of the
+summary allow fields a newer simlab added (a reader keeps them as extras), so
+an analysis can grow without breaking older readers; every field a report
+relies on is declared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Interval = tuple[float, float]
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RunInfo(_File):
+    """``run.json``: what a run is — its suite, hash, roles, models and prices."""
+
+    schema_version: int
+    run_id: str
+    created_at: str | None = None
+    simlab_version: str | None = None
+    config_hash: str | None = None
+    suite_path: str | None = None
+    suite_dir: str | None = None
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    suite: dict[str, Any]
+    n_sessions: int | None = None
+    personas: list[str] = Field(default_factory=list)
+    goals: list[str] = Field(default_factory=list)
+    inline: dict[str, Any] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)
+    pricing: dict[str, Any] = Field(default_factory=dict)
+    budget_usd: float | None = None
+    imported: dict[str, Any] | None = None
+
+    @property
+    def target(self) -> str:
+        """The target that really ran (an overridden one's name, else the suite's)."""
+        return self.models.get("agent") or str(self.overrides.get("target") or "")
+
+
+class GroupStats(_File):
+    """One row of the summary: a group of sessions (a persona, a bucket, all...)."""
+
+    n: int = 0
+    """Graded sessions (errors excluded)."""
+    passes: int = 0
+    pass_rate: float | None = None
+    pass_ci: Interval | None = None
+    n_errors: int = 0
+    n_cells: int = 0
+    mean_score: float | None = None
+    mean_score_ci: Interval | None = None
+    aptitude: float | None = None
+    aptitude_ci: Interval | None = None
+    unreliability: float | None = None
+    unreliability_ci: Interval | None = None
+
+
+class RunSummary(_File):
+    """``summary.json``: every figure the reports print, with its n and interval."""
+
+    schema_version: int
+    run_id: str | None = None
+    seed: int | None = None
+    level: float | None = None
+    n_resamples: int | None = None
+    overall: GroupStats
+    by_persona: dict[str, GroupStats] = Field(default_factory=dict)
+    by_goal: dict[str, GroupStats] = Field(default_factory=dict)
+    by_mode: dict[str, GroupStats] = Field(default_factory=dict)
+    by_bucket: dict[str, GroupStats] = Field(default_factory=dict)
+    """By planned length: the user turns a session's plan needs, fixed before it ran."""
+    by_persona_bucket: dict[str, dict[str, GroupStats]] = Field(default_factory=dict)
+    by_realised_length: dict[str, GroupStats] = Field(default_factory=dict)
+    """Descriptive only: realised length depends on the outcome (failing users talk longer)."""
+    lengths: dict[str, Any] = Field(default_factory=dict)
+    """What the length rows mean, sessions per planned length, sessions without a plan."""
+    errors: dict[str, Any] = Field(default_factory=dict)
+    cost: dict[str, Any] = Field(default_factory=dict)
+    faults: dict[str, Any] = Field(default_factory=dict)
+    pass_hat_k: dict[str, Any] = Field(default_factory=dict)
+    by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Each check's pass rate with its n and Wilson interval, and mean credit."""
+    stop_reasons: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def n_sessions(self) -> int:
+        """Every session of the run, graded or not."""
+        extra = self.overall.model_extra or {}
+        return int(extra.get("n_sessions", self.overall.n + self.overall.n_errors))
