@@ -151,10 +151,27 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write the sessions as JUnit XML",
     )
+    run.add_argument(
+        "--yes", action="store_true", help="start a run past --confirm-above without asking"
+    )
+    run.add_argument(
+        "--confirm-above",
+        type=at_least_one,
+        default=100_000,
+        metavar="N",
+        help="ask (or want --yes) before running more than N sessions, saying how long, how "
+        "much disk and memory they will take (default 100000)",
+    )
     run.set_defaults(handler=_cmd_run)
 
     report = sub.add_parser("report", help="re-render a run's reports from its files alone")
     report.add_argument("run_dir", type=Path)
+    report.add_argument(
+        "--tracebacks",
+        action="store_true",
+        help="show error sessions' tracebacks (local paths, code) in report.html; by default "
+        "only their error's type and message are published",
+    )
     report.set_defaults(handler=_cmd_report)
 
     validate = sub.add_parser(
@@ -269,10 +286,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     run_plan = _plan_run(args)
     if run_plan is None:
         return EXIT_USAGE
+    if not _large_run_confirmed(run_plan, args):
+        if args.resume is None:
+            _discard_if_empty(run_plan)
+        return EXIT_USAGE
     # never a surprise which agent runs
     _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
-    work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint)
+    work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint, slim=True)
     try:
         result = anyio.run(_until_signalled, work)
     except (KeyboardInterrupt, RunInterrupted):
@@ -298,6 +319,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _eprint(ungraded)
         return EXIT_FAIL
     return EXIT_OK
+
+
+def _large_run_confirmed(plan: RunPlan, args: argparse.Namespace) -> bool:
+    """Whether a run past ``--confirm-above`` sessions may start: ``--yes``, or a yes
+    typed at a terminal, after an estimate of its time, disk and memory."""
+    from simlab.engine import estimate_run
+
+    n = len(plan.pending)
+    if n <= args.confirm_above:
+        return True
+    estimate = anyio.run(estimate_run, plan)
+    _eprint(f"this run is large: {estimate.describe()}")
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        _eprint(
+            f"error: {n:,} sessions is past --confirm-above {args.confirm_above:,}; pass --yes "
+            "to start it, or lower --reps"
+        )
+        return False
+    answer = input("start it? [y/N] ").strip().lower()
+    if answer in ("y", "yes"):
+        return True
+    _eprint("not started")
+    return False
 
 
 def _discard_if_empty(run_plan: Any) -> None:
@@ -422,16 +468,19 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
 
 
 def _write_reports(
-    run_dir: Path, sessions: Sequence[Any] | SessionsFile | None, console: Console | None
+    run_dir: Path,
+    sessions: Sequence[Any] | SessionsFile | None,
+    console: Console | None,
+    tracebacks: bool = False,
 ) -> dict[str, Any]:
     """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
     from simlab.report import render_terminal, write_run_reports
     from simlab.store import SessionsFile
 
     if isinstance(sessions, SessionsFile):
-        summary = write_run_reports(run_dir, sessions.records, sessions.replaced)
+        summary = write_run_reports(run_dir, sessions.records, sessions.replaced, tracebacks)
     else:
-        summary = write_run_reports(run_dir, sessions)
+        summary = write_run_reports(run_dir, sessions, tracebacks=tracebacks)
     if console is not None:
         render_terminal(summary, console)
     return summary
@@ -442,10 +491,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.store import read_run_info, read_sessions
 
     read_run_info(args.run_dir)  # a missing folder or a file says so, not "no sessions"
-    sessions = read_sessions(args.run_dir)
-    if not sessions.records:
+    if not read_sessions(args.run_dir, slim=True).records:
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
-    _write_reports(args.run_dir, sessions, stdout_console())
+    _write_reports(args.run_dir, None, stdout_console(), args.tracebacks)  # reads it slim
     return EXIT_OK
 
 

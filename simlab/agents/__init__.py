@@ -26,16 +26,19 @@ from simlab.agents._http import (
 )
 from simlab.agents._llm_agent import LLMAgent, ParsedReply, llm_target_factory, parse_reply
 from simlab.agents._tool_results import (
-    NOT_REPORTED,
-    TOOL_RESULTS_META,
     ReportedResult,
     attach_results,
     decode_result,
 )
+from simlab.agents._worker import (
+    ProcessAgent,
+    ProcessTargetFactory,
+    TargetRaised,
+    TargetWorkerError,
+    process_target_factory,
+)
 
 __all__ = [
-    "NOT_REPORTED",
-    "TOOL_RESULTS_META",
     "AnthropicHttpAgent",
     "AnthropicHttpTargetFactory",
     "CallableTarget",
@@ -46,8 +49,12 @@ __all__ = [
     "HttpTargetFactory",
     "LLMAgent",
     "ParsedReply",
+    "ProcessAgent",
+    "ProcessTargetFactory",
     "ReportedResult",
     "TargetLoadError",
+    "TargetRaised",
+    "TargetWorkerError",
     "anthropic_http_target_factory",
     "attach_results",
     "callable_target_factory",
@@ -60,5 +67,6 @@ __all__ = [
     "messages_body",
     "object_target_factory",
     "parse_reply",
+    "process_target_factory",
     "to_reply",
 ]

@@ -5,6 +5,10 @@ OpenAI-style dicts (``{"role": ..., "content": ...}``) and returns a string, an
 ``AgentReply`` or a dict with ``text`` and optional ``tool_calls``. A *class*
 is instantiated once per session with no arguments and must implement
 ``TargetAgent``.
+
+Their code runs beside the engine (``simlab.agents._isolation``), so a target
+that blocks, spins or ignores cancellation is recorded at its turn timeout and
+never holds up the run or the process.
 """
 
 from __future__ import annotations
@@ -16,8 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import anyio
-
+from simlab.agents._isolation import IsolatedCalls, TargetSlots
 from simlab.contracts import TargetAgent
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext
 
@@ -82,22 +85,31 @@ class CallableTarget:
 
     capabilities = AgentCapabilities()
 
-    def __init__(self, fn: Callable[..., Any], limiter: anyio.CapacityLimiter | None) -> None:
+    def __init__(self, fn: Callable[..., Any], calls: IsolatedCalls | None = None) -> None:
         self._fn = fn
         self._is_async = inspect.iscoroutinefunction(fn)
-        self._limiter = limiter
+        self._calls = calls or IsolatedCalls(TargetSlots(1))
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """Call the function with the history as role/content dicts."""
         messages = [{"role": m.role, "content": m.text} for m in history]
         if self._is_async:
-            return to_reply(await self._fn(messages, ctx))
-        # A sync target may block on I/O: keep it off the event loop.
-        # abandon_on_cancel: the engine's per-turn timeout must not wait for a hung thread
-        result = await anyio.to_thread.run_sync(
-            self._fn, messages, ctx, limiter=self._limiter, abandon_on_cancel=True
-        )
-        return to_reply(result)
+            return to_reply(await self._calls.call_async(lambda: self._fn(messages, ctx)))
+        return to_reply(await self._calls.call_sync(self._fn, messages, ctx))
+
+
+class _IsolatedAgent:
+    """A ``TargetAgent`` instance whose ``reply`` runs on the target's own loop."""
+
+    def __init__(self, agent: TargetAgent, calls: IsolatedCalls) -> None:
+        self._agent = agent
+        self._calls = calls
+        self.capabilities = getattr(agent, "capabilities", AgentCapabilities())
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        """The wrapped agent's reply."""
+        reply: AgentReply = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
+        return reply
 
 
 def callable_target_factory(
@@ -114,17 +126,19 @@ def object_target_factory(
 
     A class is instantiated once per session with no arguments and must define
     ``async def reply(history, ctx)``; a function is adapted (``CallableTarget``).
+    At most ``concurrency`` of its calls run at once (one that never returns keeps
+    its slot).
 
     Raises:
         TargetLoadError: ``obj`` is neither.
     """
     name = name or repr(obj)
+    calls = IsolatedCalls(TargetSlots(concurrency))
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
             raise TargetLoadError(f"class {name!r} must define `async def reply(history, ctx)`")
         cls = cast("type[TargetAgent]", obj)
-        return lambda seed: cls()
+        return lambda seed: _IsolatedAgent(cls(), calls)
     if not callable(obj):
         raise TargetLoadError(f"target {name!r} is a {type(obj).__name__}, not a callable")
-    limiter = anyio.CapacityLimiter(concurrency)
-    return lambda seed: CallableTarget(obj, limiter)
+    return lambda seed: CallableTarget(obj, calls)

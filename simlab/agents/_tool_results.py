@@ -14,12 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from simlab.core import ToolCall
+from simlab.core import NOT_REPORTED, TOOL_RESULTS_META, ToolCall
 
-TOOL_RESULTS_META = "tool_results"
-"""The ``AgentReply.meta`` key saying how the reply's tool results were reported."""
-NOT_REPORTED = "not_reported"
-"""``meta["tool_results"]`` of a reply whose tool calls came without their results."""
 HTTP_TARGETS_DOC = "docs/http-targets.md"
 
 

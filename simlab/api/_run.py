@@ -171,8 +171,14 @@ async def execute_plan(
     progress: bool = True,
     junit: str | Path | None = None,
     say: Callable[[str], None] | None = None,
+    slim: bool = False,
 ) -> RunResult:
     """Run a planned run to its end: sessions, experiments, prefix cases, reports.
+
+    ``slim``: the result holds no records (``sessions.jsonl`` has them) and the
+    reports read the file back, so memory does not grow with the sessions
+    finished (the command line's way). A resumed plan's earlier records are slim
+    either way (``plan_resume``: no transcript).
 
     Raises:
         RunInterrupted: cancelled (Ctrl-C, SIGTERM); finished sessions are saved.
@@ -187,7 +193,7 @@ async def execute_plan(
     bar = RunProgress(len(run_plan.jobs), len(run_plan.done), enabled=progress)
     try:
         with bar:
-            records = await execute(run_plan, bar.advance)
+            records = await execute(run_plan, bar.advance, slim=slim)
     except anyio.get_cancelled_exc_class():
         raise
     except BaseException as e:
@@ -204,15 +210,19 @@ async def execute_plan(
         )
     if run_plan.retried:
         tell(_retried_outcome(run_plan.retried, records))
+    if slim:
+        records = []  # let them go before the reports: they read the file
     cases = await _experiments(run_plan, tell)
-    # a resumed run re-reads its file: error records a retry replaced count in its cost
-    if run_plan.done or run_plan.retried:
-        sessions = read_sessions(run_plan.run_dir)
-        summary = write_run_reports(run_plan.run_dir, sessions.records, sessions.replaced)
+    # a resumed or slim run re-reads its file (slim, the viewer's sessions in full):
+    # error records a retry replaced count in its cost
+    read_back = slim or bool(run_plan.done or run_plan.retried)
+    if read_back:
+        summary = write_run_reports(run_plan.run_dir)
     else:
         summary = write_run_reports(run_plan.run_dir, records)
     if junit is not None:
-        text = render_run_junit(records, summary, f"simlab run {run_plan.run_dir.name}")
+        given = read_sessions(run_plan.run_dir).records if read_back else records
+        text = render_run_junit(given, summary, f"simlab run {run_plan.run_dir.name}")
         write_atomic(Path(junit), text)
     return RunResult(
         run_id=run_plan.run_dir.name,

@@ -10,6 +10,8 @@ from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._key import Check, SessionKey
 from simlab.core._seeds import derive_seed
 from simlab.core._transcript import (
+    NOT_REPORTED,
+    TOOL_RESULTS_META,
     AgentReply,
     ContextInfo,
     Message,
@@ -18,10 +20,13 @@ from simlab.core._transcript import (
     Transcript,
     Turn,
     UserTurn,
+    tool_call_counts,
 )
 from simlab.core._version import simlab_version
 
 __all__ = [
+    "NOT_REPORTED",
+    "TOOL_RESULTS_META",
     "AgentCapabilities",
     "AgentReply",
     "Check",
@@ -39,4 +44,5 @@ __all__ = [
     "derive_seed",
     "simlab_version",
     "stated_facts",
+    "tool_call_counts",
 ]

@@ -123,3 +123,22 @@ class Transcript(BaseModel):
             if turn.agent is not None
             for call in turn.agent.tool_calls
         ]
+
+
+TOOL_RESULTS_META = "tool_results"
+"""The ``AgentReply.meta`` key saying how the reply's tool results were reported."""
+NOT_REPORTED = "not_reported"
+"""``meta["tool_results"]`` of a reply whose tool calls came without their results."""
+
+
+def tool_call_counts(transcript: Transcript) -> tuple[int, int]:
+    """The session's tool calls, and those whose results the target did not report."""
+    calls = unreported = 0
+    for turn in transcript.turns:
+        reply = turn.agent
+        if reply is None:
+            continue
+        calls += len(reply.tool_calls)
+        if reply.meta.get(TOOL_RESULTS_META) == NOT_REPORTED:
+            unreported += len(reply.tool_calls)
+    return calls, unreported

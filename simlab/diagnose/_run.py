@@ -121,7 +121,7 @@ async def _verify(cases: list[_Case], plan: RunPlan, concurrency: int) -> list[V
             if (replay := COUNTERFACTUAL.get(c.found.cause)) is not None:
                 out[i] = Verification(replay=replay, verified=False, outcome=f"no replay: {e}")
         return out
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     todo: list[int] = []
     caps = target_capabilities(make_target, cases[0].job) if cases else None
     for i, c in enumerate(cases):
@@ -196,7 +196,7 @@ async def diagnose_run_async(
 ) -> DiagnosisReport:
     """``diagnose_run`` inside a running event loop."""
     info = read_run_info(run_dir)
-    plan = plan_resume(run_dir, overrides=overrides)
+    plan = plan_resume(run_dir, overrides=overrides, lock=False)  # read only: a run may go on
     jobs = {j.key: j for j in plan.jobs}
     records = plan.done
     cases = _classify_all(records, jobs, late_turn)

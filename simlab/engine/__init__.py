@@ -14,12 +14,15 @@ from simlab.engine._run import (
     source_of_run,
     target_factory,
 )
+from simlab.engine._run_size import CONFIRM_ABOVE, RunEstimate, estimate_run
 from simlab.engine._session import SessionLimits, run_session, session_setup
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
+    "CONFIRM_ABOVE",
     "NO_OVERRIDES",
     "RoleOverrides",
+    "RunEstimate",
     "RunPlan",
     "RunRoles",
     "SessionJob",
@@ -27,6 +30,7 @@ __all__ = [
     "SuiteSource",
     "build_roles",
     "config_hash",
+    "estimate_run",
     "execute",
     "expand",
     "plan_new_run",

@@ -7,7 +7,7 @@ session's meter.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from simlab.agents import (
     callable_target_factory,
     http_target_factory,
     llm_target_factory,
+    process_target_factory,
 )
 from simlab.agents.reference import reference_agent
 from simlab.contracts import (
@@ -145,7 +146,12 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
     elif target.kind == "callable":
         # the user's module beside their suite, or where they stand, needs no PYTHONPATH
         search = (suite_dir, Path.cwd())
-        by_seed = callable_target_factory(target.ref, suite.concurrency, search)
+        if target.isolation == "process":
+            workers = process_target_factory(target.ref, search)
+            roles.closers.append(workers)  # kills the workers when the run ends
+            by_seed: Callable[[int], TargetAgent] = workers
+        else:
+            by_seed = callable_target_factory(target.ref, suite.concurrency, search)
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":

@@ -21,15 +21,26 @@ from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
-from simlab.spec import Goal, Persona, Suite, load_agent_spec, load_goals, load_personas
+from simlab.spec import (
+    Goal,
+    OutputLimits,
+    Persona,
+    Suite,
+    load_agent_spec,
+    load_goals,
+    load_personas,
+)
 from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
     RunDirError,
+    RunLock,
     SessionRecord,
     SessionWriter,
     read_run_info,
     read_sessions,
+    read_sessions_locked,
+    slim_record,
     write_json,
 )
 
@@ -51,6 +62,8 @@ class RunPlan:
     """What the sessions already in ``sessions.jsonl`` cost, retried ones included."""
     overrides: RoleOverrides = NO_OVERRIDES
     """Roles the caller gave instead of the suite's (recorded in run.json, hashed)."""
+    lock: RunLock | None = None
+    """A resumed run's lock, taken before its sessions were read; the writer keeps it."""
 
     @property
     def suite_dir(self) -> Path:
@@ -77,9 +90,7 @@ def config_hash(
     payload: dict[str, Any] = {
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
-        # how much to spend and how many at once do not change what a session is,
-        # so a run can be resumed with a bigger budget or another concurrency
-        "suite": suite.model_dump(mode="json", exclude={"budget_usd", "concurrency"}),
+        "suite": _hashed_suite(suite),
         "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
         "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
     }
@@ -87,6 +98,19 @@ def config_hash(
         payload["overrides"] = overrides
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _hashed_suite(suite: Suite) -> dict[str, Any]:
+    # how much to spend and how many at once do not change what a session is, so a
+    # run resumes with another budget or concurrency; settings added later are left
+    # out at their defaults, so runs started before they existed keep their hash
+    fields = {"budget_usd", "concurrency"}
+    if suite.limits == OutputLimits():
+        fields.add("limits")
+    dumped = suite.model_dump(mode="json", exclude=fields)
+    if dumped["target"].get("isolation") == "thread":
+        del dumped["target"]["isolation"]
+    return dumped
 
 
 def _load(
@@ -221,6 +245,7 @@ def plan_resume(
     suite_path: Path | None = None,
     retry_errors: bool = False,
     overrides: RoleOverrides = NO_OVERRIDES,
+    lock: bool = True,
 ) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run.
 
@@ -233,10 +258,15 @@ def plan_resume(
             supersedes the error record when the run is read.
         overrides: The roles given in place of the suite's; they must be the
             ones the run started with.
+        lock: Take the run's one-writer lock before reading its sessions, and
+            keep it in the plan for ``execute``; the plan's records are then slim
+            (``store.slim_record``: no transcript), so resuming a large run holds
+            little. False for a plan only read, with full records (a diagnosis).
 
     Raises:
         RunDirError: the run cannot be read, or its configuration (suite,
-            personas, goals, files, overridden roles) changed.
+            personas, goals, files, overridden roles) changed, or another
+            process holds its lock.
     """
     info = read_run_info(run_dir)
     source = source_of_run(info, suite_path)
@@ -246,14 +276,28 @@ def plan_resume(
     )
     if chash != info.get("config_hash"):
         raise RunDirError(_changed_config(run_dir, info, source, overrides))
-    existing = read_sessions(run_dir)
+    run_lock: RunLock | None = None
+    if lock:  # locked before reading: see RunLock
+        run_lock, existing = read_sessions_locked(run_dir, slim=True)
+    else:
+        existing = read_sessions(run_dir)
     wanted = {j.key for j in jobs}
     outcomes = [r for r in existing.records if r.key in wanted]
     retried = [r for r in outcomes if r.status == "error"] if retry_errors else []
     done = [r for r in outcomes if not (retry_errors and r.status == "error")]
     truncate = existing.good_bytes if existing.torn else None
     return RunPlan(
-        suite, source, run_dir, jobs, chash, done, truncate, retried, existing.cost_usd, overrides
+        suite,
+        source,
+        run_dir,
+        jobs,
+        chash,
+        done,
+        truncate,
+        retried,
+        existing.cost_usd,
+        overrides,
+        run_lock,
     )
 
 
@@ -300,8 +344,13 @@ async def execute(
     on_record: Callable[[SessionRecord], None] = lambda r: None,
     make_target: TargetFactory | None = None,
     make_simulator: SimulatorFactory | None = None,
+    slim: bool = False,
 ) -> list[SessionRecord]:
     """Run the plan's pending sessions, appending each to ``sessions.jsonl``.
+
+    ``slim``: hand back each new record as ``store.slim_record`` makes it (no
+    transcript), so a run's memory does not grow by 60 KB per finished session;
+    its reports read the file.
 
     Returns each key's outcome, earlier records (on resume) included, in the
     suite's session order: a retried session's new record replaces its error
@@ -320,15 +369,15 @@ async def execute(
     _record_roles(plan.run_dir, roles)
     # what the sessions already run cost (retried ones too) counts against the budget
     roles.budget.charge(plan.spent_usd)
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     # a retried key keeps its error record until it has a new one (a budget may stop it)
     outcomes = {r.key: r for r in (*plan.done, *plan.retried)}
 
-    with SessionWriter(plan.run_dir, truncate_to=plan.truncate_to) as writer:
+    with SessionWriter(plan.run_dir, plan.truncate_to, plan.lock) as writer:
 
         def sink(record: SessionRecord) -> None:
             writer.append(record)
-            outcomes[record.key] = record
+            outcomes[record.key] = slim_record(record) if slim else record
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:

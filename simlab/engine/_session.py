@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -34,19 +35,21 @@ from simlab.core import (
     derive_seed,
 )
 from simlab.engine._expand import SessionJob
+from simlab.engine._output_caps import cap_reply
 from simlab.graders import grade_session
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
-from simlab.spec import Grading, SpecError, resolve_perturbations
+from simlab.spec import Grading, OutputLimits, SpecError, resolve_perturbations
 from simlab.store import SessionRecord, StopReason, Usage
 
 
 @dataclass(frozen=True, slots=True)
 class SessionLimits:
-    """How long a session may go on."""
+    """How long a session may go on, and how much of the target's output it keeps."""
 
     max_turns: int
     turn_timeout_s: float
+    output: OutputLimits = field(default_factory=OutputLimits)
 
 
 class _Stop(Exception):
@@ -92,12 +95,16 @@ async def run_session(
             setup, make_target, make_simulator, limits, knobs, transcript, parts
         )
     except _Stop as stop:
+        await _close_target(parts)
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started, planned),
+            **_with_traceback(
+                _base(job, setup, transcript, parts, started, planned), stop.__cause__
+            ),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
         )
+    await _close_target(parts)
     try:
         ctx = GradingContext(
             key=job.key,
@@ -113,7 +120,7 @@ async def run_session(
         )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started, planned),
+            **_with_traceback(_base(job, setup, transcript, parts, started, planned), e),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=f"grading failed: {_describe(e)}",
@@ -154,6 +161,8 @@ def _base(
     faults = getattr(parts.get("simulator"), "faults", None)
     if faults:
         meta["simulator_faults"] = list(faults)
+    if parts.get("truncated"):
+        meta["truncated"] = parts["truncated"]
     usage = meter.usage
     return {
         "key": job.key,
@@ -190,7 +199,7 @@ async def _converse(
     except Exception as e:
         raise _Stop(StopReason.SIMULATOR_ERROR, _describe(e)) from e
     try:
-        target = make_target(setup)
+        target = parts["target"] = make_target(setup)
     except Exception as e:
         raise _Stop(_agent_reason(e), _describe(e)) from e
     knobs = knobs or Knobs()
@@ -214,6 +223,9 @@ async def _converse(
             if agent_clock.cancel_called:  # the reply came, but after the deadline
                 break
             agent_clock.deadline = math.inf
+            reply, cuts = cap_reply(reply, limits.output, turn_no)
+            if cuts:
+                parts.setdefault("truncated", []).extend(cuts)
             turn.agent = reply
             history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
         else:
@@ -222,8 +234,16 @@ async def _converse(
     # reply is not recorded, the turn is the one that timed out
     raise _Stop(
         StopReason.AGENT_ERROR,
-        f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",
+        f"turn {transcript.n_user_turns}: turn timeout, no reply within {limits.turn_timeout_s:g}s",
     )
+
+
+async def _close_target(parts: dict[str, Any]) -> None:
+    """A target that holds something for its session (a worker process) releases it."""
+    close = getattr(parts.get("target"), "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):  # the session's outcome is already decided
+            await close()
 
 
 def _planned_turns(setup: SessionSetup) -> int | None:
@@ -269,6 +289,22 @@ def _agent_reason(e: BaseException) -> StopReason:
     return StopReason.INFRA_ERROR if isinstance(e, LLMError) else StopReason.AGENT_ERROR
 
 
+_MESSAGE_CHARS = 2000
+"""The most of an exception's message a record's ``error`` keeps."""
+
+
 def _describe(e: BaseException) -> str:
-    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-3))
-    return f"{type(e).__name__}: {e}\n{tb}"
+    """``Type: message``: what the record's ``error`` says; the traceback goes to its meta."""
+    message = str(e)
+    if len(message) > _MESSAGE_CHARS:
+        message = f"{message[:_MESSAGE_CHARS]}... [{len(message):,} characters in all]"
+    return f"{type(e).__name__}: {message}"
+
+
+def _with_traceback(base: dict[str, Any], e: BaseException | None) -> dict[str, Any]:
+    """``base`` with the last frames of ``e``'s traceback in ``meta["traceback"]``: kept in
+    sessions.jsonl for the developer, left out of published reports unless asked for."""
+    if e is not None:
+        frames = traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
+        base["meta"]["traceback"] = "".join(frames)[-20_000:]
+    return base

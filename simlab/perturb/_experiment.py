@@ -114,7 +114,7 @@ async def _experiment(
         raise SpecError(
             [Problem("run", None, "sessions", f"not in the suite any more: {missing[:3]}")]
         )
-    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+    limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
     depth = len(library) if max_k is None else min(max_k, len(library))
     targets: dict[str, TargetBrittleness] = {}
     own_name = overrides.target_name or target_name(suite)

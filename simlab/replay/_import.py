@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 import secrets
 import shutil
@@ -311,18 +310,21 @@ def _failing_turn(data: Any, options: ImportOptions, n_turns: int) -> int | None
     return value
 
 
+_RUN_ID = re.compile(r"[\w.-]{1,200}")
+
+
 def check_run_id(run_id: str) -> str:
-    """``run_id`` when it names one folder inside ``--out``, so the run lands there.
+    """``run_id`` when it is a plain folder name inside ``--out``, so the run lands there.
 
     Raises:
-        ValueError: It is empty or ``.``, or holds a path separator (so an absolute
-            path too), ``..`` or a NUL byte.
+        ValueError: It is not 1-200 letters, digits, ``_``, ``-`` and ``.`` (a
+            separator, a space, a control or bidi character: an ESC would reach
+            the terminal of whoever lists the folder), or it is ``.`` or holds ``..``.
     """
-    forbidden = {"/", os.sep, "..", "\0", *([os.altsep] if os.altsep else [])}
-    if run_id in ("", ".") or any(part in run_id for part in forbidden):
+    if ".." in run_id or run_id == "." or not _RUN_ID.fullmatch(run_id):
         raise ValueError(
-            f"run id {run_id!r} must be one folder name (no '/' or '..'); "
-            "the run is written inside --out"
+            f"run id {run_id!r} must be one folder name: 1-200 letters, digits, '_', '-' "
+            "and '.' (no '/', '..', space or control character); the run is written in --out"
         )
     return run_id
 

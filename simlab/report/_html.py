@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from simlab.report._charts import (
     transition_heatmap_chart,
 )
 from simlab.report._html_assets import SCRIPT, STYLE
-from simlab.report._html_viewer import render_viewer
+from simlab.report._html_viewer import outcome, render_viewer
 from simlab.report._lengths import UNBUCKETED, UNPLANNED
 from simlab.report._summary import summarize
 from simlab.report._tables import (
@@ -39,7 +40,14 @@ from simlab.report._tables import (
     rate_ci,
 )
 from simlab.spec import Bucket, Suite
-from simlab.store import HTML_REPORT_FILE, SessionRecord, read_run_info, read_sessions, write_atomic
+from simlab.store import (
+    HTML_REPORT_FILE,
+    SessionRecord,
+    read_lines,
+    read_run_info,
+    read_sessions,
+    write_atomic,
+)
 
 EXTRA_CHARTS = ("survival", "confusion", "transitions", "comparison")
 """The keys ``extras`` may hold; each draws one more chart when present."""
@@ -244,6 +252,8 @@ def render_html(
     records: Sequence[SessionRecord],
     title: str,
     extras: Mapping[str, Any] | None = None,
+    tracebacks: bool = False,
+    n_sessions: int | None = None,
 ) -> str:
     """Render a run as one self-contained HTML page.
 
@@ -258,6 +268,10 @@ def render_html(
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.
+        tracebacks: Show error sessions' tracebacks (local paths, code); by
+            default only their error's type and message are published.
+        n_sessions: How many sessions the run has, when ``records`` (the
+            viewer's) are fewer (see ``viewer_choice``); the page says so.
 
     Returns:
         The HTML text. It makes no network request: a Content-Security-Policy
@@ -268,7 +282,7 @@ def render_html(
     """
     charts = _summary_charts(summary) + _extra_charts(extras or {})
     t = _text(title)
-    return f"""<!DOCTYPE html>
+    page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -288,14 +302,58 @@ bootstrap intervals over cells. Transcripts are shown as text, exactly as record
 <section id="overview"><h2>Overview</h2>{_overview(summary)}</section>
 <section id="charts"><h2>Charts</h2><div class="charts">{"".join(charts)}</div></section>
 <section id="tables"><h2>Tables</h2>{_tables(summary)}</section>
-<section id="sessions"><h2>Sessions</h2>
-{render_viewer(records, _buckets(summary))}
+<section id="sessions"><h2>Sessions</h2>{_viewer_note(len(records), n_sessions)}
+{render_viewer(records, _buckets(summary), tracebacks)}
 </section>
 </main>
 <script>{SCRIPT}</script>
 </body>
 </html>
 """
+    # Every renderer above escapes what it writes; this pass makes sure of it: no raw
+    # control or bidi character reaches the file, whatever a new section forgets.
+    return escape_controls(page)
+
+
+MAX_VIEWER_SESSIONS = 2000
+"""The most sessions the transcript viewer holds: the report of a 100,000-session run
+stays a file a browser opens, and its writing takes bounded memory."""
+
+
+def viewer_choice(records: Sequence[SessionRecord], limit: int) -> list[int]:
+    """The indices of the sessions the viewer shows: all of them up to ``limit``, else
+    the errors, then the failures, then the passes, each by key."""
+    if len(records) <= limit:
+        return list(range(len(records)))
+    rank = {"error": 0, "failed": 1, "passed": 2}
+    order = sorted(
+        range(len(records)), key=lambda i: (rank[outcome(records[i])], records[i].key.id)
+    )
+    return sorted(order[:limit])
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerSelection:
+    """The sessions the viewer shows, by their line in ``sessions.jsonl``, of how many."""
+
+    lines: list[int]
+    n_sessions: int
+
+
+def select_viewer(records: Sequence[SessionRecord], lines: Sequence[int]) -> ViewerSelection:
+    """The viewer's sessions among ``records`` (slim ones will do), found at ``lines``."""
+    chosen = viewer_choice(records, MAX_VIEWER_SESSIONS)
+    return ViewerSelection([lines[i] for i in chosen], len(records))
+
+
+def _viewer_note(shown: int, total: int | None) -> str:
+    if total is None or total <= shown:
+        return ""
+    return (
+        f'<p class="line">The viewer holds {shown:,} of the run\'s {total:,} sessions: its '
+        "errors, then its failures, then passes, by key. Every session is in sessions.jsonl; "
+        "every figure above counts them all.</p>"
+    )
 
 
 def write_html_report(
@@ -304,6 +362,9 @@ def write_html_report(
     summary: dict[str, Any] | None = None,
     records: Sequence[SessionRecord] | None = None,
     extras: Mapping[str, Any] | None = None,
+    tracebacks: bool = False,
+    lines: Sequence[int] | None = None,
+    selection: ViewerSelection | None = None,
 ) -> Path:
     """Write ``run_dir/report.html`` from the run directory alone (or from what is given).
 
@@ -313,6 +374,11 @@ def write_html_report(
             the run's buckets and seed.
         records: The run's sessions, when the caller has them; else read.
         extras: More charts; see ``render_html``.
+        tracebacks: Publish error sessions' tracebacks; see ``render_html``.
+        lines: The line of each of ``records`` in ``sessions.jsonl`` when they are
+            slim (``store.slim_record``): the viewer's sessions are read from there.
+        selection: The viewer's sessions, chosen beforehand (``select_viewer``):
+            ``records`` are not needed, so a caller can let go of them first.
 
     Returns:
         The path written.
@@ -321,11 +387,28 @@ def write_html_report(
         RunDirError: The run directory cannot be read.
     """
     info = read_run_info(run_dir)
-    if records is None:
-        records = read_sessions(run_dir).records
+    shown: Sequence[SessionRecord] = []
+    if selection is None:
+        if records is None:
+            sessions = read_sessions(run_dir, slim=True)
+            records, lines = sessions.records, sessions.lines
+        if summary is None:
+            suite = Suite.model_validate(info["suite"])
+            summary = summarize(records, suite.buckets, suite.seed)
+        if lines is None:  # full records in hand: no need to read them again
+            chosen = viewer_choice(records, MAX_VIEWER_SESSIONS)
+            shown = [records[i] for i in chosen]
+            selection = ViewerSelection([], len(records))
+        else:
+            selection = select_viewer(records, lines)
+        records = None  # from here on the page needs only the sessions it shows
+    if selection.lines:
+        full = read_lines(run_dir, selection.lines)
+        shown = [full[n] for n in selection.lines]
     if summary is None:
-        suite = Suite.model_validate(info["suite"])
-        summary = summarize(records, suite.buckets, suite.seed)
+        raise ValueError("a ViewerSelection comes with the summary it was made with")
+    title = f"simlab run {info['run_id']}"
+    page = render_html(summary, shown, title, extras, tracebacks, selection.n_sessions)
     path = run_dir / HTML_REPORT_FILE
-    write_atomic(path, render_html(summary, records, f"simlab run {info['run_id']}", extras))
+    write_atomic(path, page)
     return path

@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from simlab.report._lengths import bucket_order, planned_bucket
+from simlab.report._tables import escape_controls
 from simlab.spec import Bucket
 from simlab.store import SessionRecord
 
@@ -37,8 +38,26 @@ def json_for_script(data: Any) -> str:
 
 
 def session_anchor(record: SessionRecord) -> str:
-    """The element id of a session in the report: ``session-`` and its key, ``/`` as ``-``."""
-    return "session-" + record.key.id.replace("/", "-")
+    """The element id of a session in the report: ``session-`` and its key, ``/`` as ``-``
+    (control characters shown as escapes, as everywhere in the report)."""
+    return "session-" + escape_controls(record.key.id).replace("/", "-")
+
+
+def _shown(text: str) -> str:
+    """Record text for HTML: control and bidi characters as visible escapes, then escaped."""
+    return escape(escape_controls(text))
+
+
+def _inert(value: Any) -> Any:
+    """``value`` with every string (keys too) shown with ``escape_controls``: the viewer
+    puts them in the page as text, where an ESC or a bidi override would act."""
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, dict):
+        return {escape_controls(str(k)): _inert(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_inert(v) for v in value]
+    return value
 
 
 def outcome(record: SessionRecord) -> str:
@@ -73,7 +92,18 @@ def first_failing_turn(record: SessionRecord) -> int | None:
     return min(turns)
 
 
-def _session_data(record: SessionRecord) -> dict[str, Any]:
+def _error(record: SessionRecord, tracebacks: bool) -> str | None:
+    """The session's error as published: its first line (type and message), and the
+    traceback (local paths and code) only when asked for."""
+    if record.error is None:
+        return None
+    if tracebacks:
+        found = record.meta.get("traceback")
+        return record.error + (f"\n{found}" if isinstance(found, str) else "")
+    return record.error.split("\n", 1)[0]  # older records kept the traceback in the error
+
+
+def _session_data(record: SessionRecord, tracebacks: bool = False) -> dict[str, Any]:
     """What the viewer shows on expand, with short keys: the blob is most of the file."""
     turns: list[dict[str, Any]] = []
     for turn in record.transcript.turns:
@@ -92,7 +122,11 @@ def _session_data(record: SessionRecord) -> dict[str, Any]:
             ]
         turns.append(t)
     failing = [[name, c.detail, c.turn] for name, c in record.checks.items() if not c.passed]
-    return {"ff": first_failing_turn(record), "f": failing, "err": record.error, "t": turns}
+    err = _error(record, tracebacks)
+    data: dict[str, Any] = _inert(
+        {"ff": first_failing_turn(record), "f": failing, "err": err, "t": turns}
+    )
+    return data
 
 
 def _plain(value: Any) -> Any:
@@ -113,7 +147,7 @@ def _bucket_names(records: Sequence[SessionRecord], buckets: Sequence[Bucket]) -
 
 
 def _select(field: str, values: Sequence[str]) -> str:
-    options = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+    options = "".join(f'<option value="{_shown(v)}">{_shown(v)}</option>' for v in values)
     return (
         f'<label>{field.capitalize()}<select id="f-{field}">'
         f'<option value="">all</option>{options}</select></label>'
@@ -143,16 +177,16 @@ def _row(i: int, r: SessionRecord, bucket: str) -> str:
         "data-bucket": bucket,
         "data-status": status,
     }
-    attr_text = " ".join(f'{k}="{escape(v)}"' for k, v in attrs.items())
+    attr_text = " ".join(f'{k}="{_shown(v)}"' for k, v in attrs.items())
     cells = [
-        f'<span class="key">{escape(r.key.id)}</span>',
-        f"<span>{escape(r.key.persona)}</span>",
-        f"<span>{escape(r.key.goal)}</span>",
-        f"<span>{escape(r.key.mode)}</span>",
-        f"<span>{escape(bucket)} ({_lengths(r)})</span>",
+        f'<span class="key">{_shown(r.key.id)}</span>',
+        f"<span>{_shown(r.key.persona)}</span>",
+        f"<span>{_shown(r.key.goal)}</span>",
+        f"<span>{_shown(r.key.mode)}</span>",
+        f"<span>{_shown(bucket)} ({_lengths(r)})</span>",
         f'<span class="st {status}">{status}</span>',
         f"<span>{score}</span>",
-        f"<span>{escape(r.stop_reason.value)}</span>",
+        f"<span>{_shown(r.stop_reason.value)}</span>",
     ]
     return (
         f'<details class="session" {attr_text}><summary class="srow">{"".join(cells)}</summary>'
@@ -160,12 +194,16 @@ def _row(i: int, r: SessionRecord, bucket: str) -> str:
     )
 
 
-def render_viewer(records: Sequence[SessionRecord], buckets: Sequence[Bucket]) -> str:
+def render_viewer(
+    records: Sequence[SessionRecord], buckets: Sequence[Bucket], tracebacks: bool = False
+) -> str:
     """The transcript viewer section: filters, one expandable row per session, the JSON blob.
 
     Args:
         records: The sessions, shown sorted by key.
         buckets: The length buckets sessions are filtered by (by planned length).
+        tracebacks: Show error sessions' tracebacks (local paths and code), not
+            only their error's type and message.
 
     Returns:
         HTML for the section; every piece of record text is escaped.
@@ -183,7 +221,7 @@ def render_viewer(records: Sequence[SessionRecord], buckets: Sequence[Bucket]) -
     }
     filters = "".join(_select(f, choices[f]) for f in FILTERS)
     rows = "\n".join(_row(i, r, b) for i, (r, b) in enumerate(zip(ordered, names, strict=True)))
-    blob = json_for_script([_session_data(r) for r in ordered])
+    blob = json_for_script([_session_data(r, tracebacks) for r in ordered])
     return (
         f'<div class="filters">{filters}<span id="shown"></span></div>\n'
         f'<div class="sessions">{_HEAD}\n{rows}\n</div>\n'

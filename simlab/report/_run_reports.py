@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from simlab.report._html import write_html_report
+from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
 from simlab.spec import Suite
@@ -38,25 +38,38 @@ def write_run_reports(
     run_dir: Path,
     records: Sequence[SessionRecord] | None = None,
     replaced: Sequence[SessionRecord] = (),
+    tracebacks: bool = False,
 ) -> dict[str, Any]:
     """Write the run's summary and reports; return the summary.
 
     ``records`` (with ``replaced``, the error records a retry replaced: the
     cost section counts them) saves re-reading ``sessions.jsonl`` when the
-    caller has them.
+    caller has them. Error sessions' tracebacks (local paths, code) stay in
+    ``sessions.jsonl`` unless ``tracebacks`` asks to publish them in report.html.
     """
     info = read_run_info(run_dir)
-    if records is None:
-        sessions = read_sessions(run_dir)
-        records, replaced = sessions.records, sessions.replaced
     suite = Suite.model_validate(info["suite"])
-    summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
+    selection: ViewerSelection | None = None
+    if records is None:  # slim records; the viewer reads the transcripts it shows
+        sessions = read_sessions(run_dir, slim=True)
+        summary = summarize(sessions.records, suite.buckets, suite.seed, replaced=sessions.replaced)
+        selection = select_viewer(sessions.records, sessions.lines)
+        del sessions  # let the run's records go before the page is built
+    else:
+        summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
     summary["run_id"] = info["run_id"]
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if "imported" in info else "simlab run"
     title = f"{kind} {info['run_id']}"
     write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
-    write_html_report(run_dir, summary=summary, records=records, extras=analysis_charts(run_dir))
+    write_html_report(
+        run_dir,
+        summary=summary,
+        records=records,
+        extras=analysis_charts(run_dir),
+        tracebacks=tracebacks,
+        selection=selection,
+    )
     return summary
 
 

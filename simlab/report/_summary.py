@@ -249,6 +249,31 @@ def _cost(records: list[SessionRecord], replaced: Sequence[SessionRecord]) -> Ro
     }
 
 
+def _truncated(records: list[SessionRecord]) -> Row:
+    """Target output cut at the suite's ``limits``: sessions, cuts by kind of field,
+    the largest original size, and example sessions."""
+    by_field: dict[str, int] = {}
+    sessions: list[str] = []
+    largest = 0
+    for r in records:
+        cuts = [c for c in r.meta.get("truncated") or [] if isinstance(c, dict)]
+        if not cuts:
+            continue
+        sessions.append(r.key.id)
+        for c in cuts:
+            field = str(c.get("field", "?")).rsplit(".", 1)[-1]  # tool_calls[2].args -> args
+            by_field[field] = by_field.get(field, 0) + 1
+            chars = c.get("chars")
+            if isinstance(chars, int) and not isinstance(chars, bool):
+                largest = max(largest, chars)
+    return {
+        "sessions": len(sessions),
+        "by_field": dict(sorted(by_field.items())),
+        "largest_chars": largest,
+        "examples": sorted(sessions)[:_MAX_EXAMPLES],
+    }
+
+
 def _faults(records: list[SessionRecord]) -> Row:
     """The LLM roles' counted faults: every fidelity finding of the simulated user, by
     kind (retried, or kept in the text sent), and the sessions whose judge failed."""
@@ -399,6 +424,7 @@ def summarize(
         "errors": _errors(recs),
         "faults": _faults(recs),
         "tool_results": tool_results_section(recs),
+        "truncated": _truncated(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])

@@ -424,6 +424,19 @@ def _tool_results(s: dict[str, Any]) -> str | None:
     )
 
 
+def _truncated(s: dict[str, Any]) -> str | None:
+    t = s.get("truncated")
+    if not t or not t["sessions"]:
+        return None
+    fields = ", ".join(f"{name} {n}" for name, n in t["by_field"].items())
+    return (
+        f"Target output cut at the suite's limits in {plural(t['sessions'], 'session')} "
+        f"({fields}; the largest was {t['largest_chars']:,} characters), e.g. "
+        f"{', '.join(t['examples'])}: each cut is listed in the session's meta.truncated "
+        "and marked where it happened; raise `limits:` in the suite to keep more."
+    )
+
+
 def _cost(s: dict[str, Any]) -> str:
     c = s.get("cost") or {}
     if not c.get("calls"):
@@ -501,6 +514,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _errors(summary),
         _faults(summary),
         _tool_results(summary),
+        _truncated(summary),
         _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),

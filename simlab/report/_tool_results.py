@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from simlab.agents import NOT_REPORTED, TOOL_RESULTS_META
-from simlab.store import SessionRecord
+from simlab.core import tool_call_counts
+from simlab.store import TOOL_CALL_COUNTS_META, SessionRecord
 
 
 def tool_results_section(records: Iterable[SessionRecord]) -> dict[str, Any]:
@@ -19,14 +19,10 @@ def tool_results_section(records: Iterable[SessionRecord]) -> dict[str, Any]:
     calls = unreported = 0
     sessions: list[str] = []
     for r in records:
-        missing = 0
-        for turn in r.transcript.turns:
-            reply = turn.agent
-            if reply is None:
-                continue
-            calls += len(reply.tool_calls)
-            if reply.meta.get(TOOL_RESULTS_META) == NOT_REPORTED:
-                missing += len(reply.tool_calls)
+        # a slim record (no transcript) carries its counts
+        counted = r.meta.get(TOOL_CALL_COUNTS_META)
+        made, missing = counted if counted else tool_call_counts(r.transcript)
+        calls += made
         unreported += missing
         if missing:
             sessions.append(r.key.id)

@@ -209,6 +209,10 @@ class CallableTargetSpec(_Spec):
 
     kind: Literal["callable"] = "callable"
     ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
+    isolation: Literal["thread", "process"] = "thread"
+    """Where the target's code runs: ``thread`` (beside simlab's, in daemon threads and
+    a loop of its own) or ``process`` (worker processes killed at the turn timeout: for
+    targets that may hold the GIL, such as a runaway regex or a C extension)."""
 
 
 class LLMTargetSpec(_Spec):
@@ -330,6 +334,21 @@ def _parse_bucket(value: Any) -> Any:
     return value
 
 
+class OutputLimits(_Spec):
+    """The most of a target's output a session keeps, per turn (characters).
+
+    A target's reply text, each tool call's arguments and result (as JSON) and
+    its free-form ``meta`` past these sizes are cut, the cut recorded in the
+    session's ``meta["truncated"]`` and shown in the reports: one runaway reply
+    must not make a run's files hundreds of megabytes.
+    """
+
+    reply_chars: Annotated[int, Field(ge=100)] = 20_000
+    tool_args_chars: Annotated[int, Field(ge=100)] = 20_000
+    tool_result_chars: Annotated[int, Field(ge=100)] = 20_000
+    meta_chars: Annotated[int, Field(ge=100)] = 20_000
+
+
 def _parse_target(value: Any) -> Any:
     if isinstance(value, str):
         if value.startswith("reference:"):
@@ -384,6 +403,8 @@ class Suite(_Spec):
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
     max_turns: Annotated[int, Field(ge=1, le=500)] = 20
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    limits: OutputLimits = OutputLimits()
+    """Caps on what the target returns per turn (reply, tool arguments and results)."""
     buckets: Annotated[list[Bucket], Field(min_length=1, json_schema_extra=_buckets_schema)] = [
         Bucket(name="2-4", min=2, max=4),
         Bucket(name="5-9", min=5, max=9),

@@ -19,16 +19,18 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
 
-from simlab.core import SessionKey
+from simlab.core import Check, SessionKey, Transcript, tool_call_counts
 from simlab.store._files import RunInfo
-from simlab.store._record import SCHEMA_VERSION, SessionRecord
+from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
@@ -133,31 +135,91 @@ class SessionsFile:
     """What every complete line cost, superseded and duplicate records included."""
 
 
-def read_sessions(run_dir: Path) -> SessionsFile:
+TOOL_CALL_COUNTS_META = "tool_call_counts"
+"""A slim record's ``meta`` entry: ``[calls, calls without reported results]``."""
+
+SUMMARY_META_KEYS = ("llm", "retries", "simulator_faults", "grader_error", "truncated", "imported")
+"""The ``meta`` entries a run's summary reads; a slim record keeps only these."""
+
+
+def slim_record(record: SessionRecord) -> SessionRecord:
+    """``record`` with what a summary needs only: no transcript, each check's name,
+    verdict and credit (no detail), the first line of the error, the summary's
+    meta entries.
+
+    A run's full records take about 60 KB each in memory; slim ones share what
+    repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
+    """
+    key = record.key
+    meta = {k: record.meta[k] for k in SUMMARY_META_KEYS if k in record.meta}
+    counts = tool_call_counts(record.transcript)
+    if counts != (0, 0):  # what the summary counts from the transcript it drops
+        meta[TOOL_CALL_COUNTS_META] = list(counts)
+    fields = {
+        **record.__dict__,
+        "key": SessionKey.model_construct(
+            _fields_set=_KEY_FIELDS,
+            **{
+                **key.__dict__,
+                "persona": sys.intern(key.persona),
+                "goal": sys.intern(key.goal),
+                "mode": sys.intern(key.mode),
+                "perturbations": tuple(sys.intern(p) for p in key.perturbations),
+            },
+        ),
+        "checks": _shared_checks(record.checks),
+        "transcript": _EMPTY_TRANSCRIPT,
+        "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
+        "error": None if record.error is None else record.error.split("\n", 1)[0],
+        "meta": meta or _NO_META,
+    }
+    return SessionRecord.model_construct(_fields_set=_ALL_FIELDS, **fields)
+
+
+def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
+    """The checks without their detail or turn, one shared dict per pattern of verdicts
+    (a run has few: sessions pass and fail the same checks in a few ways)."""
+    pattern = tuple((name, c.passed, c.score) for name, c in checks.items())
+    shared = _CHECK_PATTERNS.get(pattern)
+    if shared is None:
+        shared = {
+            name: Check.model_construct(name=c.name, passed=c.passed, score=c.score)
+            for name, c in checks.items()
+        }
+        if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
+            _CHECK_PATTERNS[pattern] = shared
+    return shared
+
+
+_CHECK_PATTERNS: dict[tuple[tuple[str, bool, float | None], ...], dict[str, Check]] = {}
+_EMPTY_TRANSCRIPT = Transcript()
+_ZERO_USAGE = Usage()
+_NO_META: dict[str, Any] = {}
+_ALL_FIELDS = set(SessionRecord.model_fields)  # shared: every field is set
+_KEY_FIELDS = set(SessionKey.model_fields)
+
+
+def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:
     """Every key's outcome in ``sessions.jsonl``; a torn last line is dropped.
 
     A key's outcome is its first graded record, or else its last error record
     (see the module docstring); ``records`` are in the order of their lines.
     A bad line anywhere but the end is corruption, not a crash artefact, and is
-    reported with its line number.
+    reported with its line number. ``slim``: each record as ``slim_record``
+    makes it, as it is read (memory then grows by about 1 KB per session, not 60).
     """
     path = run_dir / SESSIONS_FILE
     if not path.exists():
         return SessionsFile([], 0, False)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise _unreadable(path, e) from None
-    *complete, tail = data.split(b"\n")  # tail: bytes after the last newline (a torn line)
+    size, complete, tail = _lines(path)
     outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
     duplicates = 0
     replaced: list[SessionRecord] = []
     cost = 0.0
     for number, raw in enumerate(complete, start=1):
-        try:
-            record = SessionRecord.model_validate_json(raw)
-        except ValidationError as e:
-            raise RunDirError(f"{path}:{number}: {_why_not_a_record(raw, e)}") from None
+        record = _parse(path, number, raw)
+        if slim:
+            record = slim_record(record)
         cost += record.cost_usd  # a superseded session's money was spent all the same
         earlier = outcomes.get(record.key)
         if earlier is not None and earlier[1].status != "error":
@@ -169,13 +231,73 @@ def read_sessions(run_dir: Path) -> SessionsFile:
     ordered = sorted(outcomes.values(), key=lambda pair: pair[0])
     return SessionsFile(
         records=[record for _, record in ordered],
-        good_bytes=len(data) - len(tail),
+        good_bytes=size - len(tail),
         torn=tail != b"",
         duplicates=duplicates,
         lines=[number for number, _ in ordered],
         replaced=replaced,
         cost_usd=cost,
     )
+
+
+def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
+    """The file's size, its complete lines (read as they are iterated) and its torn tail."""
+    if path.is_dir():
+        raise RunDirError(f"{path} is a directory, not a file; move it away to read the run")
+    if not path.is_file():  # a FIFO would block the read forever
+        raise RunDirError(f"{path} is not a regular file; a run's sessions are a JSON-lines file")
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:  # the tail: whatever follows the last newline
+            f.seek(max(0, size - 65536))
+            end = f.read()
+    except OSError as e:
+        raise _unreadable(path, e) from None
+    newline = end.rfind(b"\n")
+    if newline < 0 and size > len(end):  # a last line longer than 64 KB
+        with path.open("rb") as f:
+            whole = f.read()
+        newline, end = whole.rfind(b"\n"), whole
+    tail = end[newline + 1 :] if newline >= 0 else end
+    good = size - len(tail)
+
+    def complete() -> Iterator[bytes]:
+        try:
+            with path.open("rb") as f:
+                done = 0
+                for line in f:
+                    if done + len(line) > good:
+                        return
+                    done += len(line)
+                    yield line[:-1]
+        except OSError as e:
+            raise _unreadable(path, e) from None
+
+    return size, complete(), tail
+
+
+def _parse(path: Path, number: int, raw: bytes) -> SessionRecord:
+    try:
+        return SessionRecord.model_validate_json(raw)
+    except ValidationError as e:
+        raise RunDirError(f"{path}:{number}: {_why_not_a_record(raw, e)}") from None
+
+
+def read_lines(run_dir: Path, numbers: Iterable[int]) -> dict[int, SessionRecord]:
+    """The full records on the given 1-based lines of ``sessions.jsonl`` (``SessionsFile.lines``
+    says where each outcome is), read in one pass that keeps only those."""
+    wanted = set(numbers)
+    path = run_dir / SESSIONS_FILE
+    found: dict[int, SessionRecord] = {}
+    if not wanted or not path.exists():
+        return found
+    _, complete, _ = _lines(path)
+    for number, raw in enumerate(complete, start=1):
+        if number in wanted:
+            found[number] = _parse(path, number, raw)
+            if len(found) == len(wanted):
+                break
+    return found
 
 
 def _unreadable(path: Path, e: OSError | UnicodeDecodeError) -> RunDirError:
@@ -201,19 +323,77 @@ def _why_not_a_record(raw: bytes, e: ValidationError) -> str:
     return f"not a session record: {field}: {first['msg']}{more}"
 
 
+class RunLock:
+    """A run directory's one-writer lock (an ``flock`` on ``.lock``), held until closed.
+
+    Resume takes it *before* reading ``sessions.jsonl``: a second process that
+    read the file first would re-run every session the first one finishes.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self._file: IO[str] = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            pid = self._file.read().strip()
+            self._file.close()
+            holder = f" (pid {pid})" if pid.isdigit() else ""
+            raise RunDirError(
+                f"another simlab process{holder} is running or resuming {run_dir}; "
+                "wait for it to finish or stop it, then resume again"
+            ) from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"{os.getpid()}\n")
+        self._file.flush()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the lock was released."""
+        return self._file.closed
+
+    def close(self) -> None:
+        """Release the lock."""
+        if not self._file.closed:
+            self._file.close()  # releases the flock
+
+
+def read_sessions_locked(run_dir: Path, slim: bool = False) -> tuple[RunLock, SessionsFile]:
+    """Take the run's lock, then read its sessions (``slim``: see ``read_sessions``):
+    what resume must do, in that order.
+
+    Raises:
+        RunDirError: another process holds the lock, or the file is damaged
+            (the lock is released again).
+    """
+    lock = RunLock(run_dir)
+    try:
+        sessions = read_sessions(run_dir, slim)
+        _pause_for_tests()
+    except BaseException:
+        lock.close()
+        raise
+    return lock, sessions
+
+
+def _pause_for_tests() -> None:
+    # Widens the window between reading the file and writing to it, so a test can
+    # start a second resume inside it (tests/e2e/test_resume_race.py). Unset: no pause.
+    pause = os.environ.get("SIMLAB_TEST_PAUSE_AFTER_READ_S")
+    if pause:
+        time.sleep(float(pause))
+
+
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
-    def __init__(self, run_dir: Path, truncate_to: int | None = None) -> None:
+    def __init__(
+        self, run_dir: Path, truncate_to: int | None = None, lock: RunLock | None = None
+    ) -> None:
+        """Open the file for appending, under ``lock`` (taken now when not given)."""
         # One writer per run: two processes resuming one run would append the same keys.
-        self._lock = (run_dir / LOCK_FILE).open("w")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise RunDirError(
-                f"another simlab process is writing {run_dir}; wait for it or stop it first"
-            ) from None
+        self._lock = lock if lock is not None and not lock.closed else RunLock(run_dir)
         path = run_dir / SESSIONS_FILE
         if truncate_to is not None and path.exists():
             with path.open("r+b") as f:
@@ -231,8 +411,7 @@ class SessionWriter:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
-        if not self._lock.closed:
-            self._lock.close()  # releases the flock
+        self._lock.close()
 
     def __enter__(self) -> SessionWriter:
         return self

@@ -23,3 +23,9 @@ def test_llm_sessions_runs() -> None:
     proc = bench("bench/llm_sessions.py", "--latency-ms", "5", "--concurrency", "8", "--reps", "1")
     assert proc.returncode == 0, proc.stderr
     assert "ratio" in proc.stdout and "cache-read share" in proc.stdout
+
+
+def test_run_memory_runs() -> None:
+    proc = bench("bench/run_memory.py", "--small", "144", "--large", "288")
+    assert proc.returncode == 0, proc.stderr
+    assert "ratio of peaks" in proc.stdout

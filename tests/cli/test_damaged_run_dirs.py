@@ -21,7 +21,6 @@ import pytest
 from simlab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-TYPED_RUN_FILES = pytest.mark.xfail(strict=False, reason="typed run files")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +93,6 @@ def test_a_run_json_of_the_wrong_shape_is_a_message(
 
 
 @pytest.mark.slow  # a hang is waited for
-@TYPED_RUN_FILES
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 @pytest.mark.parametrize("command", ["report", "compare", "runs"])
 def test_a_fifo_in_place_of_sessions_jsonl_does_not_hang(

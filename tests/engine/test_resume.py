@@ -56,7 +56,7 @@ def test_retry_errors_reruns_error_keys_only_and_their_cost_stays_charged(
     assert [(r.key.rep, r.status) for r in first] == [(0, "ok"), (1, "error")] * 2
     run_dir = plan.run_dir
 
-    plain = plan_resume(run_dir)
+    plain = plan_resume(run_dir, lock=False)  # only looked at: it must not keep the lock
     assert len(plain.done) == 4 and plain.pending == [] and plain.retried == []
 
     # a paid retry that failed too, as an earlier --retry-errors would have appended it

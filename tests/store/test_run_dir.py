@@ -16,6 +16,7 @@ from simlab.store import (
     StopReason,
     read_run_info,
     read_sessions,
+    read_sessions_locked,
     write_atomic,
     write_json,
 )
@@ -98,6 +99,22 @@ def test_only_one_writer_per_run(tmp_path: Path) -> None:
         SessionWriter(tmp_path)
     with SessionWriter(tmp_path) as w:  # released on close
         w.append(record(0))
+
+
+def test_resume_takes_the_lock_before_reading_and_hands_it_to_the_writer(tmp_path: Path) -> None:
+    with SessionWriter(tmp_path) as w:
+        w.append(record(0))
+    lock, got = read_sessions_locked(tmp_path)
+    assert [r.key.rep for r in got.records] == [0]
+    # a second resume cannot even read: it says who holds the run
+    with pytest.raises(RunDirError, match=rf"another simlab process \(pid {os.getpid()}\)"):
+        read_sessions_locked(tmp_path)
+    with SessionWriter(tmp_path, lock=lock) as w:  # the writer keeps the resume's lock
+        w.append(record(1))
+    assert lock.closed  # the writer released it on close
+    lock, got = read_sessions_locked(tmp_path)
+    lock.close()
+    assert [r.key.rep for r in got.records] == [0, 1]
 
 
 def test_run_json_without_its_fields_is_named(tmp_path: Path) -> None:

@@ -1,0 +1,92 @@
+"""Caps on what a target returns: a runaway reply is cut, and the cut is said.
+
+A target answering 10 MB per turn would otherwise put every byte into
+``sessions.jsonl``, the history sent back to it, and every report. The suite's
+``limits`` (``OutputLimits``) bound the reply text, each tool call's arguments
+and result, and the reply's ``meta``. Each cut is listed, with the field and
+its original size, in the session's ``meta["truncated"]``; a cut text ends with
+a marker saying so, so the transcript viewer shows it where it happened.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from simlab.core import AgentReply, ToolCall
+from simlab.spec import OutputLimits
+
+TRUNCATED_KEY = "simlab_truncated"
+"""The key of the object that stands in for cut tool arguments, results or meta."""
+
+
+def cap_reply(
+    reply: AgentReply, limits: OutputLimits, turn: int
+) -> tuple[AgentReply, list[dict[str, Any]]]:
+    """``reply`` within ``limits``, and the cuts made (``[]`` when none was needed).
+
+    Each cut is ``{"turn", "field", "chars", "kept"}``: ``field`` is ``text``,
+    ``meta`` or ``tool_calls[i].args|result|error``; ``chars`` its original size.
+    """
+    cuts: list[dict[str, Any]] = []
+
+    def cut(field: str, chars: int, kept: int) -> None:
+        cuts.append({"turn": turn, "field": field, "chars": chars, "kept": kept})
+
+    update: dict[str, Any] = {}
+    if len(reply.text) > limits.reply_chars:
+        update["text"] = _cut_text(reply.text, limits.reply_chars, "reply_chars")
+        cut("text", len(reply.text), limits.reply_chars)
+    if reply.meta:
+        meta, size = _cap_json(reply.meta, limits.meta_chars, "meta_chars", excerpt=False)
+        if size is not None:
+            update["meta"] = meta
+            cut("meta", size, 0)
+    calls = [_cap_call(i, c, limits, cut) for i, c in enumerate(reply.tool_calls)]
+    if any(new is not old for new, old in zip(calls, reply.tool_calls, strict=True)):
+        update["tool_calls"] = calls
+    if not update:
+        return reply, []
+    return reply.model_copy(update=update), cuts
+
+
+def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:
+    update: dict[str, Any] = {}
+    args, size = _cap_json(call.args, limits.tool_args_chars, "tool_args_chars")
+    if size is not None:
+        update["args"] = args
+        cut(f"tool_calls[{i}].args", size, limits.tool_args_chars)
+    result, size = _cap_json(call.result, limits.tool_result_chars, "tool_result_chars")
+    if size is not None:
+        update["result"] = result
+        cut(f"tool_calls[{i}].result", size, limits.tool_result_chars)
+    if call.error is not None and len(call.error) > limits.tool_result_chars:
+        update["error"] = _cut_text(call.error, limits.tool_result_chars, "tool_result_chars")
+        cut(f"tool_calls[{i}].error", len(call.error), limits.tool_result_chars)
+    return call.model_copy(update=update) if update else call
+
+
+def _cap_json(
+    value: Any, limit: int, setting: str, *, excerpt: bool = True
+) -> tuple[Any, int | None]:
+    """``value``, or a stand-in holding the start of its JSON, and its size if cut."""
+    if value is None or isinstance(value, bool | int | float):
+        return value, None
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value, None
+        return _cut_text(value, limit, setting), len(value)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= limit:
+        return value, None
+    stand_in: dict[str, Any] = {"chars": len(text), "limit": f"limits.{setting}={limit}"}
+    if excerpt:
+        stand_in["excerpt"] = text[:limit]
+    return {TRUNCATED_KEY: stand_in}, len(text)
+
+
+def _cut_text(text: str, limit: int, setting: str) -> str:
+    return (
+        f"{text[:limit]}\n[simlab cut this here: {len(text):,} characters, the first "
+        f"{limit:,} kept (limits.{setting})]"
+    )

@@ -1,0 +1,49 @@
+"""cap_reply: what is cut, what is kept, and what is said about it."""
+
+from __future__ import annotations
+
+from simlab.core import AgentReply, ToolCall
+from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
+from simlab.spec import OutputLimits
+
+LIMITS = OutputLimits(reply_chars=100, tool_args_chars=100, tool_result_chars=100, meta_chars=100)
+
+
+def test_a_reply_within_the_limits_is_the_same_object() -> None:
+    reply = AgentReply(
+        text="x" * 100,
+        tool_calls=[ToolCall(name="t", args={"a": 1}, result="r" * 100)],
+        meta={"k": "v"},
+    )
+    assert cap_reply(reply, LIMITS, 1) == (reply, [])
+    assert cap_reply(reply, LIMITS, 1)[0] is reply
+
+
+def test_each_field_past_its_limit_is_cut_and_listed_with_its_size() -> None:
+    reply = AgentReply(
+        text="x" * 101,
+        tool_calls=[
+            ToolCall(name="ok", args={"a": 1}),
+            ToolCall(name="big", args={"q": "y" * 200}, result="z" * 150, error="e" * 300),
+        ],
+        meta={"blob": "m" * 500},
+    )
+    capped, cuts = cap_reply(reply, LIMITS, 3)
+    assert cuts == [
+        {"turn": 3, "field": "text", "chars": 101, "kept": 100},
+        {"turn": 3, "field": "meta", "chars": 512, "kept": 0},
+        {"turn": 3, "field": "tool_calls[1].args", "chars": 209, "kept": 100},
+        {"turn": 3, "field": "tool_calls[1].result", "chars": 150, "kept": 100},
+        {"turn": 3, "field": "tool_calls[1].error", "chars": 300, "kept": 100},
+    ]
+    assert capped.text.startswith("x" * 100)
+    assert capped.text.endswith(
+        "[simlab cut this here: 101 characters, the first 100 kept (limits.reply_chars)]"
+    )
+    assert capped.meta == {TRUNCATED_KEY: {"chars": 512, "limit": "limits.meta_chars=100"}}
+    assert capped.tool_calls[0] is reply.tool_calls[0]  # untouched calls are kept as they are
+    stand_in = capped.tool_calls[1].args[TRUNCATED_KEY]
+    assert stand_in["chars"] == 209 and stand_in["excerpt"] == '{"q": "' + "y" * 93
+    assert capped.tool_calls[1].result.startswith("z" * 100)
+    assert "300 characters" in (capped.tool_calls[1].error or "")
+    assert reply.text == "x" * 101  # the original is not changed

@@ -1,0 +1,111 @@
+"""A run's reports in bounded memory (issue 14, item 4): summaries from slim records,
+a viewer of at most MAX_VIEWER_SESSIONS sessions read back from the file, and a
+confirmation before a very large run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+import simlab.report._html as html_module
+from simlab.engine import execute, plan_new_run
+from simlab.report import summarize, write_run_reports
+from simlab.spec import Suite
+from simlab.store import SessionRecord, read_sessions, slim_record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def small_run(tmp_path: Path) -> tuple[Path, list[SessionRecord]]:
+    suite = {
+        "seed": 4,
+        "personas": ["terse_en", "fickle_vi", "impatient_en"],
+        "goals": ["one_way", "refund", "family_child"],
+        "modes": ["full", "sharded"],
+        "reps": 2,
+        "target": "reference:v1",
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+    }
+    path = tmp_path / "suite.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    plan = plan_new_run(path, tmp_path / "out")
+    records = anyio.run(lambda: execute(plan))
+    return plan.run_dir, records
+
+
+def test_a_summary_from_slim_records_is_the_summary_from_full_ones(tmp_path: Path) -> None:
+    run_dir, full = small_run(tmp_path)
+    assert any(not r.passed for r in full) and any(r.passed for r in full)
+    suite = Suite.model_validate(json.loads((run_dir / "run.json").read_text())["suite"])
+    expected = summarize(full, suite.buckets, suite.seed)
+    slim = [slim_record(r) for r in full]
+    assert all(not r.transcript.turns for r in slim)
+    assert summarize(slim, suite.buckets, suite.seed) == expected
+    read = read_sessions(run_dir, slim=True)
+    assert summarize(read.records, suite.buckets, suite.seed) == expected
+
+
+def test_the_viewer_holds_at_most_its_limit_failures_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir, full = small_run(tmp_path)
+    failed = sorted(r.key.id for r in full if not r.passed)
+    assert 3 < len(failed) < len(full)
+    monkeypatch.setattr(html_module, "MAX_VIEWER_SESSIONS", 3)
+    write_run_reports(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count('<details class="session"') == 3
+    for key in failed[:3]:  # the first failures by key, read back with their transcripts
+        assert f'<span class="key">{key}</span>' in page
+    assert f"The viewer holds 3 of the run's {len(full)} sessions" in page
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["overall"]["n_sessions"] == len(full)  # the figures count them all
+
+
+def test_a_run_past_confirm_above_asks_first(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        json.dumps(
+            {
+                "personas": ["terse_en"],
+                "goals": ["one_way", "refund"],
+                "modes": ["full"],
+                "reps": 6,
+                "persona_dirs": [str(ROOT / "personas")],
+                "goal_dirs": [str(ROOT / "goals")],
+            }
+        )
+    )
+    cli = [sys.executable, "-m", "simlab.cli", "run", str(suite), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*cli, *extra],
+            env=env,
+            stdin=subprocess.DEVNULL,  # not a terminal: nobody to ask
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    refused = run("--out", str(tmp_path / "a"), "--confirm-above", "10")
+    assert refused.returncode == 2, refused.stderr
+    assert "this run is large: 12 sessions: about" in refused.stderr
+    assert "of sessions.jsonl (from 8 of them played here" in refused.stderr
+    assert "pass --yes" in refused.stderr and "Traceback" not in refused.stderr
+    assert not any((tmp_path / "a").iterdir())  # nothing half-made is left behind
+
+    started = run("--out", str(tmp_path / "b"), "--confirm-above", "10", "--yes")
+    assert started.returncode == 0, started.stderr
+    (run_dir,) = (tmp_path / "b").iterdir()
+    assert len((run_dir / "sessions.jsonl").read_text().splitlines()) == 12
+    assert run("--out", str(tmp_path / "c"), "--confirm-above", "12").returncode == 0
