@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,11 +209,9 @@ async def _converse(
                 return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
             history.append(Message(role="user", text=user.text))
             ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
-            agent_clock.deadline = anyio.current_time() + limits.turn_timeout_s
-            reply = await _agent_turn(target, history, ctx)
+            reply = await _agent_turn(target, history, ctx, agent_clock, limits.turn_timeout_s)
             if agent_clock.cancel_called:  # the reply came, but after the deadline
                 break
-            agent_clock.deadline = math.inf
             turn.agent = reply
             history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
         else:
@@ -256,12 +254,67 @@ async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) ->
 
 
 async def _agent_turn(
-    target: TargetAgent, history: list[Message], ctx: SessionContext
+    target: TargetAgent,
+    history: list[Message],
+    ctx: SessionContext,
+    clock: anyio.CancelScope,
+    timeout_s: float,
 ) -> AgentReply:
+    """The agent's reply, within ``timeout_s`` of the call (``clock`` is the session's
+    agent cancel scope, disarmed on return).
+
+    The deadline is armed only if the agent waits for something: a reply that comes
+    back without ever yielding to the event loop cannot be cancelled, so arming and
+    disarming a timer for it (most of an in-process agent's turn overhead) is skipped.
+    The deadline still counts from the call.
+    """
     try:
-        return await target.reply(history, ctx)
+        started = anyio.current_time()
+        steps = target.reply(history, ctx).__await__()
+        try:
+            pending = steps.send(None)
+        except StopIteration as done:
+            reply: AgentReply = done.value
+            return reply
+        clock.deadline = started + timeout_s
+        try:
+            return await _Resumed(steps, pending)
+        finally:
+            clock.deadline = math.inf
     except Exception as e:
         raise _Stop(_agent_reason(e), f"turn {ctx.turn}: {_describe(e)}") from e
+
+
+class _Resumed:
+    """Awaits the rest of a coroutine already stepped once (``yield from`` by hand):
+    re-yields its first pending value to the event loop, then forwards what the loop
+    sends or throws until the coroutine returns."""
+
+    __slots__ = ("pending", "steps")
+
+    def __init__(self, steps: Generator[Any, Any, AgentReply], pending: Any) -> None:
+        self.steps, self.pending = steps, pending
+
+    def __await__(self) -> Generator[Any, Any, AgentReply]:
+        steps, pending = self.steps, self.pending
+        while True:
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as e:  # a cancellation: the agent sees it where it waits
+                try:
+                    pending = steps.throw(e)
+                except StopIteration as done:
+                    reply: AgentReply = done.value
+                    return reply
+            else:
+                try:
+                    pending = steps.send(sent)
+                except StopIteration as done:
+                    reply = done.value
+                    return reply
 
 
 def _agent_reason(e: BaseException) -> StopReason:
