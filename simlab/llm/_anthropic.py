@@ -8,7 +8,10 @@ the transcript, so each turn reads the previous turn's prefix from the cache.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import inspect
+import json
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -76,6 +79,17 @@ def _default_http_client(sdk: Any) -> Any:
     return factory() if factory is not None else None
 
 
+def _raw_post(sdk: Any, client: Any) -> tuple[Any, bool]:
+    """The response class of the httpx-like module the SDK is built on (``httpx2`` for
+    SDK 2.x, ``httpx`` before), and whether its ``post`` takes a ready ``content`` body."""
+    base = importlib.import_module(f"{sdk.__name__}._base_client")
+    http = getattr(base, "httpx2", None) or base.httpx
+    return http.Response, "content" in inspect.signature(client.post).parameters
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 class AnthropicLLM(LLM):
     """Claude through ``anthropic.AsyncAnthropic``.
 
@@ -118,6 +132,8 @@ class AnthropicLLM(LLM):
             http_client=http_client,
         )
         self._anthropic = anthropic
+        self._response_class, self._lean = _raw_post(anthropic, self._client)
+        self._post_options: Any = {"headers": {"Content-Type": "application/json"}}
 
     @property
     def name(self) -> str:
@@ -135,48 +151,76 @@ class AnthropicLLM(LLM):
         await self._client.close()
 
     async def complete(self, req: LLMRequest) -> LLMResponse:
-        """One Messages API call; SDK errors become simlab ``ProviderError``s."""
-        params: dict[str, Any] = {
-            "model": req.model or self._model,
-            "max_tokens": req.max_tokens or self._spec.max_tokens,
-            "messages": build_messages(req),
-        }
-        if system := build_system(req):
-            params["system"] = system
-        temperature = req.temperature if req.temperature is not None else self._spec.temperature
-        if temperature is not None:
-            # extra_body: SDK 2.x dropped the typed argument; the API still takes it.
-            params["extra_body"] = {"temperature": temperature}
-        if req.stop:
-            params["stop_sequences"] = list(req.stop)
-        # The Messages API takes no seed; it is still part of the replay key.
+        """One Messages API call; SDK errors become simlab ``ProviderError``s.
+
+        The body is serialised here, once, and posted through the SDK's client as
+        bytes, and the reply is read as JSON: the SDK's typed ``messages.create``
+        deep-copies and transforms the parameters and builds a pydantic ``Message``
+        per call, which bounded a client with hundreds of sessions in flight. The
+        SDK still sends it (headers, auth, timeout, status errors), with its
+        retries off as before.
+        """
+        body = self.request_body(req)
+        model = body["model"]
         start = time.perf_counter()
         try:
-            msg = await self._client.messages.create(**params)
+            if self._lean:
+                raw = await self._client.post(
+                    "/v1/messages",
+                    cast_to=self._response_class,
+                    content=_JSON.encode(body).encode(),
+                    options=self._post_options,
+                )
+                data = json.loads(raw.content)
+            else:  # an SDK whose post takes no ready body: its typed call
+                temperature = body.pop("temperature", None)
+                extra = {} if temperature is None else {"extra_body": {"temperature": temperature}}
+                create: Any = self._client.messages.create
+                msg = await create(**body, **extra)
+                data = msg.model_dump()
         except Exception as exc:
-            raise self._translate(exc, params["model"]) from None
+            raise self._translate(exc, model) from None
         latency = time.perf_counter() - start
         try:
-            text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
-            u = msg.usage
+            if not isinstance(data, dict) or data.get("type") == "error":
+                raise ValueError("not a message")
+            text = "".join(b["text"] for b in data["content"] if b.get("type") == "text")
+            u = data["usage"]
             usage = Usage(
-                input_tokens=u.input_tokens,
-                output_tokens=u.output_tokens,
-                cache_read_tokens=u.cache_read_input_tokens or 0,
-                cache_write_tokens=u.cache_creation_input_tokens or 0,
+                input_tokens=u["input_tokens"],
+                output_tokens=u["output_tokens"],
+                cache_read_tokens=u.get("cache_read_input_tokens") or 0,
+                cache_write_tokens=u.get("cache_creation_input_tokens") or 0,
             )
             return LLMResponse(
                 text=text,
                 usage=usage,
-                model=msg.model or params["model"],
+                model=data.get("model") or model,
                 latency_s=latency,
-                stop_reason=msg.stop_reason,
-                raw_id=msg.id,
+                stop_reason=data.get("stop_reason"),
+                raw_id=data.get("id"),
             )
-        except (AttributeError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise MalformedResponseError(
                 f"anthropic returned an unreadable message: {type(exc).__name__}"
             ) from None
+
+    def request_body(self, req: LLMRequest) -> dict[str, Any]:
+        """The Messages API request body for ``req`` (what ``complete`` posts)."""
+        body: dict[str, Any] = {
+            "max_tokens": req.max_tokens or self._spec.max_tokens,
+            "messages": build_messages(req),
+            "model": req.model or self._model,
+        }
+        if req.stop:
+            body["stop_sequences"] = list(req.stop)
+        if system := build_system(req):
+            body["system"] = system
+        temperature = req.temperature if req.temperature is not None else self._spec.temperature
+        if temperature is not None:
+            body["temperature"] = temperature  # SDK 2.x has no typed argument; the API takes it
+        # The Messages API takes no seed; it is still part of the replay key.
+        return body
 
     def _translate(self, exc: Exception, model: str) -> Exception:
         sdk = self._anthropic
