@@ -14,7 +14,7 @@ import inspect
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from simlab.llm._base import LLM
@@ -104,6 +104,10 @@ class AnthropicLLM(LLM):
             loopback fake provider.
     """
 
+    lean_post: ClassVar[bool] = True
+    """Post a ready JSON body and read the reply as JSON (see ``complete``); False takes
+    the SDK's typed ``messages.create`` (``bench/llm_sessions.py --paths`` compares them)."""
+
     def __init__(self, spec: LLMSpec, *, http_client: Any = None) -> None:
         import anthropic  # a core dependency, imported late to keep start-up fast
 
@@ -132,7 +136,8 @@ class AnthropicLLM(LLM):
             http_client=http_client,
         )
         self._anthropic = anthropic
-        self._response_class, self._lean = _raw_post(anthropic, self._client)
+        self._response_class, takes_content = _raw_post(anthropic, self._client)
+        self._lean = self.lean_post and takes_content
         self._post_options: Any = {"headers": {"Content-Type": "application/json"}}
 
     @property
