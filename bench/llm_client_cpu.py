@@ -1,13 +1,15 @@
-"""Client CPU per LLM call on the anthropic backend: the SDK's typed call vs simlab's lean post.
+"""Client CPU per LLM call on the anthropic backend: the SDK's typed call vs simlab's paths.
 
 The fake provider answers at once in its own process; this process makes
 ``--calls`` Messages API calls with ``--concurrency`` in flight through
-``AnthropicLLM``, alternating the SDK's typed ``messages.create`` (parameters
-deep-copied and transformed, a pydantic ``Message`` built per reply) and the
-lean path ``complete`` takes (one ``json`` encode, the SDK's ``post`` with the
-bytes, the reply read as JSON), ``--rounds`` times each, and prints the CPU
+``AnthropicLLM``, alternating three request paths ``--rounds`` times each:
+``sdk``, the SDK's typed ``messages.create`` (parameters deep-copied and
+transformed, a pydantic ``Message`` built per reply); ``lean``, one ``json``
+encode posted through the SDK client's ``post``, the reply read as JSON (the
+path when a test hands the backend an ``http_client``); ``direct``, the same
+body posted with simlab's aiohttp transport (the default). It prints the CPU
 microseconds per call (CPU time: other load on the machine does not count) and
-their ratio. A client at C sessions in flight and latency L needs C / L calls
+the ratios to ``sdk``. A client at C sessions in flight and latency L needs C / L calls
 a second, so this figure bounds the LLM path's achieved/ideal ratio.
 
     python bench/llm_client_cpu.py [--calls 600] [--concurrency 64] [--rounds 6]
@@ -66,10 +68,11 @@ async def compare(n: int, concurrency: int, rounds: int) -> None:
     llm = AnthropicLLM(LLMSpec(backend="anthropic", concurrency=concurrency))
     req = request()
     await calls(llm, req, 200, concurrency)  # connections open, imports done
-    per_call: dict[str, list[float]] = {"sdk": [], "lean": []}
+    per_call: dict[str, list[float]] = {"sdk": [], "lean": [], "direct": []}
+    order = list(per_call)
     for r in range(rounds):
-        for path in ("sdk", "lean") if r % 2 == 0 else ("lean", "sdk"):
-            llm._lean = path == "lean"
+        for path in order if r % 2 == 0 else order[::-1]:
+            llm._lean, llm._direct = path != "sdk", path == "direct"
             started = time.process_time()
             await calls(llm, req, n, concurrency)
             per_call[path].append((time.process_time() - started) / n * 1e6)
@@ -77,8 +80,11 @@ async def compare(n: int, concurrency: int, rounds: int) -> None:
     for path, values in per_call.items():
         shown = "  ".join(f"{v:,.0f}" for v in values)
         print(f"{path:<5} {shown}   median {statistics.median(values):,.0f} us of CPU per call")
-    ratio = statistics.median(per_call["sdk"]) / statistics.median(per_call["lean"])
-    print(f"sdk / lean: {ratio:.2f} ({rounds} interleaved rounds of {n} calls, C={concurrency})")
+    sdk = statistics.median(per_call["sdk"])
+    for path in ("lean", "direct"):
+        ratio = sdk / statistics.median(per_call[path])
+        print(f"sdk / {path}: {ratio:.2f}x the CPU per call")
+    print(f"({rounds} interleaved rounds of {n} calls each, C={concurrency})")
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """LLM-role throughput against the fake provider at a fixed latency, and prompt-cache reuse.
 
-Every role (user, agent, judge) is an LLM on the anthropic backend (the
-official SDK over loopback HTTP); the fake provider runs in its own process
+Every role (user, agent, judge) is an LLM on the anthropic backend (simlab's
+aiohttp transport over loopback HTTP; ``--paths sdk``: the official SDK's typed
+call); the fake provider runs in its own process
 with the roleplay responder and answers after ``--latency-ms``. For each
 concurrency C, the ideal wall time is what C sessions in flight would need if
 every call took exactly the latency, given each session's number of calls and
@@ -18,9 +19,10 @@ On a shared machine the wall-time ratio says as much about the other load as
 about simlab, so the client's CPU is printed too: CPU-ms per LLM call, and the
 share of one core the client needs to keep C sessions in flight at the ideal
 pace (client CPU / ideal wall time; under 100% the client is not the bound).
-``--paths lean sdk`` runs each concurrency with simlab's lean request path and
-with the SDK's typed ``messages.create`` (``AnthropicLLM.lean_post``), in one
-run, and prints their ratios.
+``--paths lean sdk`` runs each concurrency with simlab's lean request path (the
+default: the body posted by simlab's transport) and with the SDK's typed
+``messages.create`` (``AnthropicLLM.lean_post = False``, the path before), in
+one run, and prints their ratios.
 """
 
 from __future__ import annotations
