@@ -7,11 +7,25 @@ wrapping them; what remains of the wall time is the engine itself (session
 loop, orchestration, records, writing ``sessions.jsonl``).
 
     python bench/engine_throughput.py [--reps N] [--suite simlab.yaml]
+                                      [--profile]          # what remains, by CPU share
+                                      [--against REF [--rounds N]]
+
+``--profile`` samples this process's stack on CPU time (``bench/cpu_profile.py``)
+and prints the top functions by cumulative share. ``--against REF`` measures the
+code of git ref REF and the working tree's in alternating subprocesses, one core
+each, ``--rounds`` times, and prints both medians and their ratio: on a shared
+machine two figures taken minutes apart are not comparable, a ratio of
+interleaved runs is. Results must not change: ``bench/same_sessions.py`` checks that.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -26,6 +40,7 @@ from simlab.core import AgentReply, Message, SessionContext, UserTurn
 from simlab.engine import execute, plan_new_run, simulator_factory, target_factory
 
 ROOT = Path(__file__).resolve().parents[1]
+TARGET = 10_000  # agent turns per CPU-second on one core (issue 13)
 
 
 class Clock:
@@ -60,11 +75,9 @@ class TimedSimulator:
         return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--suite", type=Path, default=ROOT / "simlab.yaml")
-    parser.add_argument("--reps", type=int, default=20)
-    args = parser.parse_args()
+def measure(suite: Path, reps: int, profile: bool = False) -> dict[str, Any]:
+    """Run ``suite`` once in this process; the figures (and the profile, if asked)."""
+    from cpu_profile import CpuProfile
 
     clock = Clock()
     real_grade = session_module.grade_session
@@ -76,9 +89,9 @@ def main() -> None:
         return out
 
     session_module.grade_session = timed_grade  # type: ignore[assignment]
-
+    prof = CpuProfile() if profile else None
     with tempfile.TemporaryDirectory() as out:
-        plan = plan_new_run(args.suite, Path(out), reps=args.reps)
+        plan = plan_new_run(suite, Path(out), reps=reps)
         make_target = target_factory(plan.suite)
         make_sim = simulator_factory(plan.suite)
 
@@ -89,27 +102,89 @@ def main() -> None:
             return TimedSimulator(make_sim(setup), clock)
 
         started, cpu_started = time.perf_counter(), time.process_time()
-        records = anyio.run(execute, plan, lambda r: None, target, simulator)
+        if prof is not None:
+            with prof:
+                records = anyio.run(execute, plan, lambda r: None, target, simulator)
+        else:
+            records = anyio.run(execute, plan, lambda r: None, target, simulator)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
+    session_module.grade_session = real_grade
+    return {
+        "sessions": len(records),
+        "agent_turns": clock.agent_turns,
+        "wall": wall,
+        "cpu": cpu,
+        "parts": dict(clock.seconds),
+        "profile": prof,
+    }
 
-    parts = clock.seconds
+
+def report(m: dict[str, Any]) -> None:
+    n, turns, wall, cpu = m["sessions"], m["agent_turns"], m["wall"], m["cpu"]
+    parts = m["parts"]
     engine = wall - sum(parts.values())
-    print(f"sessions            {len(records)}")
-    print(f"agent turns         {clock.agent_turns}")
+    print(f"sessions            {n}")
+    print(f"agent turns         {turns}")
     print(f"wall                {wall:.3f} s (one process, one core)")
     print(f"cpu                 {cpu:.3f} s (this process; other load on the machine excluded)")
+    print(f"sessions/s          {n / wall:,.0f} wall, {n / cpu:,.0f} per cpu-s")
     print(
-        f"sessions/s          {len(records) / wall:,.0f} wall, {len(records) / cpu:,.0f} per cpu-s"
-    )
-    print(
-        f"agent turns/s       {clock.agent_turns / wall:,.0f} wall, "
-        f"{clock.agent_turns / cpu:,.0f} per cpu-s   (target >= 5,000 on one core)"
+        f"agent turns/s       {turns / wall:,.0f} wall, "
+        f"{turns / cpu:,.0f} per cpu-s   (target >= {TARGET:,} per cpu-s on one core)"
     )
     print("where the wall time goes:")
     for name, seconds in [*parts.items(), ("engine (loop, records, disk)", engine)]:
         print(f"  {name:<30} {seconds / wall:6.1%}")
     print(f"engine share of wall {engine / wall:.1%}")
+
+
+def against(ref: str, suite: str, reps: int, rounds: int) -> None:
+    """Interleaved runs of ``ref``'s code and the working tree's; medians and their ratio."""
+    from same_sessions import export
+
+    figures: dict[str, list[float]] = {"ref": [], "tree": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        code = {"ref": export(ref, Path(tmp) / "ref"), "tree": ROOT}
+        for r in range(rounds):
+            for side in ("ref", "tree") if r % 2 == 0 else ("tree", "ref"):
+                env = {**os.environ, "PYTHONPATH": str(code[side])}
+                out = subprocess.run(
+                    [sys.executable, __file__, "--json", "--reps", str(reps), "--suite", suite],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                ).stdout
+                m = json.loads(out)
+                figures[side].append(m["agent_turns"] / m["cpu"])
+    ref_m, tree_m = statistics.median(figures["ref"]), statistics.median(figures["tree"])
+    print(f"agent turns per cpu-s, {rounds} interleaved rounds of {reps} reps each:")
+    print(f"  {ref[:12]:<12} " + "  ".join(f"{x:,.0f}" for x in figures["ref"]))
+    print(f"  {'working tree':<12} " + "  ".join(f"{x:,.0f}" for x in figures["tree"]))
+    print(f"  medians {ref_m:,.0f} -> {tree_m:,.0f}: ratio {tree_m / ref_m:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--suite", type=Path, default=ROOT / "simlab.yaml")
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="CPU-sampled profile")
+    parser.add_argument("--against", metavar="REF", help="git ref to compare with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.against:
+        against(args.against, str(args.suite), args.reps, args.rounds)
+        return
+    m = measure(args.suite, args.reps, args.profile)
+    if args.json:
+        print(json.dumps({k: v for k, v in m.items() if k != "profile"}))
+        return
+    report(m)
+    if m["profile"] is not None:
+        print("profile (top 40 by cumulative share of CPU samples):")
+        print(m["profile"].table(40))
 
 
 if __name__ == "__main__":

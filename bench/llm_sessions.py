@@ -1,7 +1,8 @@
 """LLM-role throughput against the fake provider at a fixed latency, and prompt-cache reuse.
 
-Every role (user, agent, judge) is an LLM on the anthropic backend (the
-official SDK over loopback HTTP); the fake provider runs in its own process
+Every role (user, agent, judge) is an LLM on the anthropic backend (simlab's
+aiohttp transport over loopback HTTP; ``--paths sdk``: the official SDK's typed
+call); the fake provider runs in its own process
 with the roleplay responder and answers after ``--latency-ms``. For each
 concurrency C, the ideal wall time is what C sessions in flight would need if
 every call took exactly the latency, given each session's number of calls and
@@ -11,7 +12,17 @@ stack, 2 shared cores) costs on top. Also printed: the share of the simulated
 user's input tokens read from the prompt cache on sessions of 10+ user turns.
 
     python bench/llm_sessions.py [--latency-ms 300] [--concurrency 64 256] [--reps 2]
+                                 [--paths lean sdk]  # the anthropic request path(s)
                                  [--profile]   # where the time goes at the largest C
+
+On a shared machine the wall-time ratio says as much about the other load as
+about simlab, so the client's CPU is printed too: CPU-ms per LLM call, and the
+share of one core the client needs to keep C sessions in flight at the ideal
+pace (client CPU / ideal wall time; under 100% the client is not the bound).
+``--paths lean sdk`` runs each concurrency with simlab's lean request path (the
+default: the body posted by simlab's transport) and with the SDK's typed
+``messages.create`` (``AnthropicLLM.lean_post = False``, the path before), in
+one run, and prints their ratios.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from typing import Any
 import anyio
 
 from simlab.engine import execute, plan_new_run
+from simlab.llm._anthropic import AnthropicLLM
 from simlab.store import SessionRecord
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +98,7 @@ def measure(
     suite: Path, out: Path, profile: bool, server_pid: int
 ) -> tuple[list[SessionRecord], float, dict[str, float], Any]:
     plan = plan_new_run(suite, out)
-    profiler = cProfile.Profile() if profile else None
+    profiler = cProfile.Profile(time.process_time) if profile else None
     cpu0, server0 = time.process_time(), cpu_seconds(server_pid)
     started = time.perf_counter()
     if profiler:
@@ -124,45 +136,76 @@ def cache_share(records: list[SessionRecord]) -> tuple[float, int]:
     return (read / total if total else float("nan")), n
 
 
+def show(
+    records: list[SessionRecord],
+    wall: float,
+    cpu: dict[str, float],
+    profiler: Any,
+    c: int,
+    path: str,
+    args: argparse.Namespace,
+) -> dict[str, float]:
+    """Print one measurement; its ratio and client CPU-ms per call."""
+    latency = args.latency_ms / 1000
+    calls = [r.usage.calls for r in records]
+    ideal = scheduled_makespan(calls, c, latency)
+    ok = sum(r.status == "ok" for r in records)
+    share, n_long = cache_share(records)
+    cpu_ms = cpu["client"] / max(sum(calls), 1) * 1000
+    print(f"== concurrency {c}, latency {args.latency_ms:g} ms, {path} request path")
+    print(f"  sessions            {len(records)} ({ok} ok), {sum(calls)} LLM calls")
+    print(f"  achieved            {len(records) / wall * 60:,.0f} sessions/min")
+    print(f"  ideal (C in flight) {len(records) / ideal * 60:,.0f} sessions/min")
+    print(f"  ratio               {ideal / wall:.2f}")
+    print(f"  simulator cache-read share on 10+-turn sessions: {share:.1%} (n={n_long})")
+    print(
+        f"  cpu busy            client {cpu['client'] / wall:.0%} of a core, "
+        f"server {cpu['server'] / wall:.0%} of a core (2 cores shared)"
+    )
+    print(
+        f"  client cpu          {cpu_ms:.2f} ms per LLM call; needs "
+        f"{cpu['client'] / ideal:.0%} of a core at the ideal pace"
+    )
+    if profiler is not None:
+        print(f"  profile at concurrency {c} (client process, top 25 by cumulative time):")
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("cumulative").print_stats(25)
+    return {"ratio": ideal / wall, "cpu_ms": cpu_ms}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency-ms", type=float, default=300.0)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--paths", nargs="+", choices=["lean", "sdk"], default=["lean"])
     args = parser.parse_args()
 
     server, url = start_server(args.latency_ms)
     os.environ["ANTHROPIC_BASE_URL"] = url
     os.environ.setdefault("ANTHROPIC_API_KEY", "bench-not-a-secret")
-    latency = args.latency_ms / 1000
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            seen: dict[tuple[int, str], dict[str, float]] = {}
             for c in args.concurrency:
-                profile = args.profile and c == max(args.concurrency)
-                records, wall, cpu, profiler = measure(
-                    write_suite(Path(tmp), c, args.reps), Path(tmp) / f"out{c}", profile, server.pid
-                )
-                calls = [r.usage.calls for r in records]
-                ideal = scheduled_makespan(calls, c, latency)
-                ok = sum(r.status == "ok" for r in records)
-                share, n_long = cache_share(records)
-                print(f"== concurrency {c}, latency {args.latency_ms:g} ms")
-                print(f"  sessions            {len(records)} ({ok} ok), {sum(calls)} LLM calls")
-                print(f"  achieved            {len(records) / wall * 60:,.0f} sessions/min")
-                print(f"  ideal (C in flight) {len(records) / ideal * 60:,.0f} sessions/min")
-                print(f"  ratio               {ideal / wall:.2f}")
-                print(
-                    f"  simulator cache-read share on 10+-turn sessions: {share:.1%} (n={n_long})"
-                )
-                print(
-                    f"  cpu busy            client {cpu['client'] / wall:.0%} of a core, "
-                    f"server {cpu['server'] / wall:.0%} of a core (2 cores shared)"
-                )
-                if profiler is not None:
-                    print(f"  profile at concurrency {c} (client process, top 15 by own time):")
-                    stats = pstats.Stats(profiler)
-                    stats.sort_stats("tottime").print_stats(15)
+                for path in args.paths:
+                    AnthropicLLM.lean_post = path == "lean"
+                    profile = args.profile and c == max(args.concurrency)
+                    out = Path(tmp) / f"out{c}{path}"
+                    suite = write_suite(Path(tmp), c, args.reps)
+                    records, wall, cpu, profiler = measure(suite, out, profile, server.pid)
+                    seen[(c, path)] = show(records, wall, cpu, profiler, c, path, args)
+            AnthropicLLM.lean_post = True
+            if len(args.paths) == 2:
+                print("== lean vs sdk request path (same run)")
+                for c in args.concurrency:
+                    lean, sdk = seen[(c, "lean")], seen[(c, "sdk")]
+                    print(
+                        f"  C={c}: achieved/ideal {sdk['ratio']:.2f} -> {lean['ratio']:.2f}; "
+                        f"client CPU per call {sdk['cpu_ms']:.2f} -> {lean['cpu_ms']:.2f} ms "
+                        f"({sdk['cpu_ms'] / lean['cpu_ms']:.2f}x less)"
+                    )
     finally:
         server.terminate()
         server.wait()

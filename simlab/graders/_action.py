@@ -8,7 +8,7 @@ the result).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -26,11 +26,16 @@ def action_view(call: ToolCall) -> dict[str, Any]:
 
 def final_action(goal: Goal, transcript: Transcript) -> tuple[int, ToolCall] | None:
     """The last successful ``final_tool`` call and the user turn it answered."""
-    found: tuple[int, ToolCall] | None = None
-    for turn, call in transcript.tool_calls():
-        if call.name == goal.final_tool and call.error is None:
-            found = (turn, call)
-    return found
+    return final_call(goal.final_tool, transcript.tool_calls())
+
+
+def final_call(tool: str, calls: Sequence[tuple[int, ToolCall]]) -> tuple[int, ToolCall] | None:
+    """The last successful call of ``tool`` among ``calls`` (user turn, call), as
+    ``final_action`` finds it; graders pass the context's cached tool calls."""
+    for turn, call in reversed(calls):
+        if call.name == tool and call.error is None:
+            return turn, call
+    return None
 
 
 def satisfies(constraint: Constraint, view: Mapping[str, Any], wanted: FactValue) -> bool:
@@ -64,6 +69,11 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
 
 
 def _comparable(value: Any) -> float | str:
+    kind = type(value)  # the common exact types first: one type() instead of isinstance chains
+    if kind is str:
+        return _comparable_str(value)
+    if kind is int or kind is float:
+        return float(value)
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int | float):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from simlab.contracts import GraderResult, GradingContext
 from simlab.core import Check
-from simlab.graders._action import final_action
+from simlab.graders._action import final_call
 from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import GOAL_COMPLETED, judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
@@ -20,7 +20,7 @@ class GoalCompleted:
     name: str = "goal_completed"
 
     def grade(self, ctx: GradingContext) -> GraderResult:
-        action = final_action(ctx.goal, ctx.transcript)
+        action = final_call(ctx.goal.final_tool, ctx.tool_calls)
         return _named(judge_completed(ctx.goal, ctx.transcript, action), GOAL_COMPLETED)
 
 
@@ -31,7 +31,7 @@ class Constraints:
     name: str = "constraints"
 
     def grade(self, ctx: GradingContext) -> GraderResult:
-        action = final_action(ctx.goal, ctx.transcript)
+        action = final_call(ctx.goal.final_tool, ctx.tool_calls)
         checks = judge_constraints(ctx.goal, ctx.stated, action)
         return [_named(c, n) for n, c in checks.items()] or None
 
@@ -43,7 +43,7 @@ class Confirmation:
     name: str = "confirmation"
 
     def grade(self, ctx: GradingContext) -> GraderResult:
-        action = final_action(ctx.goal, ctx.transcript)
+        action = final_call(ctx.goal.final_tool, ctx.tool_calls)
         check = judge_confirmation(ctx.goal, ctx.transcript, action)
         return None if check is None else _named(check, self.name)
 
@@ -58,9 +58,9 @@ class Trajectory:
         actual = [call.name for _, call in ctx.tool_calls]
         metrics = trajectory_metrics(ctx.goal.expected_tools, actual)
         check = judge_trajectory(ctx.goal, actual, metrics)
-        if not ctx.goal.expected_tools:  # nothing expected: reported, not scored
-            return _named(check, TRAJECTORY)
-        return check.model_copy(update={"name": TRAJECTORY, "score": round(metrics.lcs_f1, 4)})
+        if ctx.goal.expected_tools:  # else nothing expected: reported, not scored
+            check.score = round(metrics.lcs_f1, 4)  # a fresh check: no copy needed
+        return _named(check, TRAJECTORY)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from simlab.simulators._perturbation_stack import PerturbationStack
-from simlab.simulators._plan import DisclosurePlan
+from simlab.simulators._plan import DisclosurePlan, draw_for_session
 from simlab.spec import Goal, Language, Mode, Persona, Perturbation
 
 _HORIZON = 10_000
@@ -53,7 +53,7 @@ def planned_turns(
     Returns:
         At least 2: one turn that says something and the closing turn.
     """
-    plan = DisclosurePlan.draw(persona.traits, goal, mode, seed)
+    plan = draw_for_session(persona.traits, goal, mode, seed)
     return plan_length(plan, goal, persona.language, seed, perturbations)
 
 

@@ -115,6 +115,37 @@ class DisclosurePlan:
         )
 
 
+_Drawn = tuple[Traits, Goal, Mode, DisclosurePlan, random.Random]
+# Plans drawn for a session's planned length, waiting for its simulated user (the
+# engine computes the length just before it builds the user): key -> the traits and
+# goal and mode they were drawn for, the plan, and the generator right after drawing it.
+_drawn: dict[tuple[int, int, Mode, int], _Drawn] = {}
+_MAX_WAITING = 256
+
+
+def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
+    """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
+    rng = random.Random(seed)
+    plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
+    if len(_drawn) >= _MAX_WAITING:  # lengths computed with no user built after them
+        _drawn.clear()
+    _drawn[(id(traits), id(goal), mode, seed)] = (traits, goal, mode, plan, rng)
+    return plan
+
+
+def take_drawn(
+    traits: Traits, goal: Goal, mode: Mode, seed: int
+) -> tuple[DisclosurePlan, random.Random]:
+    """The plan for these arguments and a generator positioned right after drawing it,
+    as ``random.Random(seed)`` then ``draw_from`` give them: the one ``draw_for_session``
+    kept (each is handed out once), or a fresh draw."""
+    kept = _drawn.pop((id(traits), id(goal), mode, seed), None)  # atomic under the GIL
+    if kept is not None and kept[0] is traits and kept[1] is goal and kept[2] is mode:
+        return kept[3], kept[4]
+    rng = random.Random(seed)
+    return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
+
+
 def _bernoulli_turns(p: float, horizon: int, rng: random.Random) -> frozenset[int]:
     """Turns 1..horizon-1 each chosen with probability ``p``, via geometric gaps.
 

@@ -6,7 +6,6 @@ agent replies give byte-identical user turns. No I/O after construction.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ from simlab.contracts import SimState
 from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
 from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
-from simlab.simulators._plan import DisclosurePlan, PlannedChange
+from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, read_reply
 from simlab.simulators._voice import add_typos, fast_strip, phrasebook, render_values
 from simlab.spec import FactValue, Goal, Mode, Persona, Perturbation, resolve_perturbations
@@ -104,8 +103,8 @@ class ScriptedSimulator:
         self.mode = mode
         # One stream: the plan is drawn first (as DisclosurePlan.draw(seed) would),
         # then wording choices continue it, saving a second generator per session.
-        self._rng = random.Random(seed)
-        self.plan = DisclosurePlan.draw_from(persona.traits, goal, mode, self._rng)
+        # The engine drew this plan a moment ago for the planned length: take it.
+        self.plan, self._rng = take_drawn(persona.traits, goal, mode, seed)
         traits = persona.traits
         self._book = phrasebook(persona.language, traits.style)
         intents = self._book.intent.get(goal.final_tool)

@@ -385,6 +385,9 @@ def _pause_for_tests() -> None:
         time.sleep(float(pause))
 
 
+_RECORD_JSON = SessionRecord.__pydantic_serializer__
+
+
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
@@ -398,11 +401,12 @@ class SessionWriter:
         if truncate_to is not None and path.exists():
             with path.open("r+b") as f:
                 f.truncate(truncate_to)
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._file: IO[bytes] = path.open("ab")
 
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
-        self._file.write(record.model_dump_json(exclude_none=False) + "\n")
+        # the serializer's UTF-8 bytes as they are: no str round trip, no re-encoding
+        self._file.write(_RECORD_JSON.to_json(record) + b"\n")
         self._file.flush()
 
     def close(self) -> None:

@@ -156,3 +156,32 @@ def test_a_hung_sync_target_times_out_at_its_own_turn() -> None:
     )
     assert record.transcript.turns[0].agent is not None  # turn 1 answered in time
     assert record.transcript.turns[1].agent is None  # the late reply is not recorded
+
+
+class BlocksThenWaits:
+    """Blocks the loop past the deadline on turn 2, then waits once (the deadline is
+    armed only when an agent waits, but it still counts from the call)."""
+
+    capabilities = AgentCapabilities()
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        if ctx.turn == 2:
+            import time as _time
+
+            _time.sleep(0.3)
+            await anyio.sleep(0)
+        return AgentReply(text="Which booking reference?")
+
+
+def test_the_deadline_counts_from_the_call_when_an_agent_waits_late() -> None:
+    limits = SessionLimits(max_turns=5, turn_timeout_s=0.1)
+    record = run(Sim(), BlocksThenWaits(), limits)  # type: ignore[arg-type]
+    assert record.stop_reason is StopReason.AGENT_ERROR
+    assert record.error is not None and record.error.startswith("turn 2: turn timeout, no reply within 0.1s")
+    assert record.transcript.turns[0].agent is not None  # turn 1 answered at once
+
+
+def test_an_agent_that_waits_and_then_answers_in_time_is_recorded() -> None:
+    record = run(Sim(), Agent(refund_on=2, sleep=0.01))
+    assert record.status == "ok" and record.stop_reason is StopReason.GOAL_REACHED
+    assert [t.agent is not None for t in record.transcript.turns] == [True, True, False]

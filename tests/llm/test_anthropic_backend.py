@@ -14,6 +14,7 @@ from simlab.llm import (
     LLMRequest,
     LLMSpec,
     LLMStats,
+    MalformedResponseError,
     ProviderStatusError,
     create_llm,
 )
@@ -140,3 +141,41 @@ async def test_transcript_prefix_is_read_from_cache_on_the_fake_server(
     breakpoints = [s.breakpoint for s in fake.requests[-1].segments]
     assert breakpoints.count(True) == 2 and breakpoints[-1]
     assert dict(stats.role("agent").errors) == {"http_529": 1}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        httpx2.Response(200, content=b"<html>gateway</html>"),  # not JSON
+        httpx2.Response(200, json={"id": "msg_1", "content": [{"type": "text"}]}),  # no usage
+        httpx2.Response(200, json=["not", "a", "message"]),
+    ],
+)
+async def test_a_2xx_reply_that_is_not_a_message_is_malformed(
+    monkeypatch: pytest.MonkeyPatch, reply: httpx2.Response
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(lambda _request: reply))
+    llm = AnthropicLLM(LLMSpec(backend="anthropic"), http_client=client)
+    with pytest.raises(MalformedResponseError):
+        await llm.complete(LLMRequest(messages=_transcript(1)))
+
+
+async def test_the_lean_post_and_the_sdk_call_send_the_same_body_and_read_the_same_reply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    seen: list[tuple[dict[str, Any], str]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append((json.loads(request.content), request.headers["content-type"]))
+        return httpx2.Response(200, json=_message_body("same"))
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    llm = AnthropicLLM(LLMSpec(backend="anthropic", temperature=0.3), http_client=client)
+    req = LLMRequest(messages=_transcript(3), system=SYSTEM, stop=("DONE",), json_output=True)
+    lean = await llm.complete(req)
+    llm._lean = False  # the SDK's typed messages.create
+    typed = await llm.complete(req)
+    assert seen[0] == seen[1] and seen[0][1] == "application/json"
+    assert lean.model_dump(exclude={"latency_s"}) == typed.model_dump(exclude={"latency_s"})
