@@ -218,9 +218,12 @@ async def _converse(
                 return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
             history.append(Message(role="user", text=user.text))
             ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
-            agent_clock.deadline = anyio.current_time() + limits.turn_timeout_s
+            deadline = anyio.current_time() + limits.turn_timeout_s
+            agent_clock.deadline = deadline
             reply = await _agent_turn(target, history, ctx)
-            if agent_clock.cancel_called:  # the reply came, but after the deadline
+            # the reply came, but after the deadline (a cancel may not have fired yet:
+            # an agent that blocked the loop and then returned at its first wait)
+            if agent_clock.cancel_called or anyio.current_time() > deadline:
                 break
             agent_clock.deadline = math.inf
             reply, cuts = cap_reply(reply, limits.output, turn_no)

@@ -177,7 +177,8 @@ def test_the_deadline_counts_from_the_call_when_an_agent_waits_late() -> None:
     limits = SessionLimits(max_turns=5, turn_timeout_s=0.1)
     record = run(Sim(), BlocksThenWaits(), limits)  # type: ignore[arg-type]
     assert record.stop_reason is StopReason.AGENT_ERROR
-    assert record.error is not None and record.error.startswith("turn 2: turn timeout, no reply within 0.1s")
+    assert record.error is not None
+    assert record.error.startswith("turn 2: turn timeout, no reply within 0.1s")
     assert record.transcript.turns[0].agent is not None  # turn 1 answered at once
 
 
