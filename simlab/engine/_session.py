@@ -272,3 +272,12 @@ def _agent_reason(e: BaseException) -> StopReason:
 def _describe(e: BaseException) -> str:
     tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-3))
     return f"{type(e).__name__}: {e}\n{tb}"
+
+
+def unrun_record(job: SessionJob, reason: StopReason, message: str) -> SessionRecord:
+    """The error record of a session that never came back from where it ran (its
+    worker died each time): no transcript, its planned length, ``status="error"``,
+    so ``--retry-errors`` runs it again."""
+    setup = session_setup(job)
+    base = _base(job, setup, Transcript(), {}, time.perf_counter(), _planned_turns(setup))
+    return SessionRecord(**base, status="error", stop_reason=reason, error=message)
