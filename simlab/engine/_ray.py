@@ -230,8 +230,8 @@ class RayExecutor:
             actors.extend(workers)
             dispatch = _Dispatch(ray, jobs, batch, on_record, should_start, self.budget)
             async with anyio.create_task_group() as tg:
-                for w in workers:
-                    for _ in range(lanes):
+                for _ in range(lanes):
+                    for w in workers:  # round the workers, so each gets sessions first
                         tg.start_soon(dispatch.lane, w)
             with anyio.move_on_after(10, shield=True):
                 for w in workers:
