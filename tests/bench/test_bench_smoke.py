@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,3 +25,11 @@ def test_llm_sessions_runs() -> None:
     proc = bench("bench/llm_sessions.py", "--latency-ms", "5", "--concurrency", "8", "--reps", "1")
     assert proc.returncode == 0, proc.stderr
     assert "ratio" in proc.stdout and "cache-read share" in proc.stdout
+
+
+@pytest.mark.slow
+def test_ray_executor_bench_runs() -> None:
+    pytest.importorskip("ray")
+    proc = bench("bench/ray_executor.py", "--reps", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "ratio ray/local" in proc.stdout and "same records        True" in proc.stdout
