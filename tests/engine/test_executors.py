@@ -92,10 +92,13 @@ class Died(Exception):
 class FakeWorker:
     """A worker actor: ``play.remote(tickets)`` plays them, or dies when told to."""
 
-    def __init__(self, player: BriefPlayer, deaths: int, doomed: str | None = None) -> None:
+    def __init__(
+        self, player: BriefPlayer, deaths: int, doomed: str | None = None, cost: float = 0.0
+    ) -> None:
         self.player = player
         self.deaths = deaths
         self.doomed = doomed
+        self.cost = cost
         self.calls = 0
         self.play = SimpleNamespace(remote=self._play)
 
@@ -106,15 +109,20 @@ class FakeWorker:
             self.deaths -= 1
             raise Died("The actor died unexpectedly before finishing this task.\nmore")
         records = await self.player.play(tickets)
+        for r in records:
+            r.cost_usd = self.cost  # what its LLM calls cost, as a worker reports it
         return [r.model_dump_json() for r in records]
 
 
-def dispatch(jobs: list[SessionJob], workers: list[FakeWorker], batch: int) -> list[SessionRecord]:
+def dispatch(
+    jobs: list[SessionJob], workers: list[FakeWorker], batch: int, budget: Budget | None = None
+) -> list[SessionRecord]:
     fake_ray = SimpleNamespace(
         exceptions=SimpleNamespace(RayActorError=Died, WorkerCrashedError=Died)
     )
     got: list[SessionRecord] = []
-    d = _Dispatch(fake_ray, jobs, batch, got.append, lambda: True, Budget())
+    budget = budget or Budget()
+    d = _Dispatch(fake_ray, jobs, batch, got.append, lambda: not budget.exhausted, budget)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
@@ -155,6 +163,18 @@ def test_a_session_whose_worker_dies_every_time_is_an_infra_error_with_the_reaso
     job = plan.jobs[5]
     (played,) = anyio.run(lambda: player.play([(job.key, job.seed)]))
     assert (lost.seed, lost.planned_turns) == (job.seed, played.planned_turns)
+
+
+def test_the_driver_charges_the_budget_once_from_records_and_stops_starting_sessions(
+    tmp_path: Path,
+) -> None:
+    plan = plan_new_run(write_suite(tmp_path), tmp_path / "out")
+    player = BriefPlayer(RunBrief.of(plan.suite, plan.suite_dir, plan.jobs, 4))
+    budget = Budget(0.05)
+    got = dispatch(plan.jobs, [FakeWorker(player, 0, cost=0.01)], batch=2, budget=budget)
+    # two lanes of two sessions: the budget is spent after 5, the batches in flight finish
+    assert 5 <= len(got) <= 8 < len(plan.jobs)
+    assert budget.spent_usd == pytest.approx(0.01 * len(got))
 
 
 def test_the_suite_chooses_the_executor_and_where_is_not_part_of_the_config(
