@@ -230,9 +230,12 @@ class RayExecutor:
             actors.extend(workers)
             dispatch = _Dispatch(ray, jobs, batch, on_record, should_start, self.budget)
             async with anyio.create_task_group() as tg:
+                dispatch.scope = tg.cancel_scope
                 for _ in range(lanes):
                     for w in workers:  # round the workers, so each gets sessions first
                         tg.start_soon(dispatch.lane, w)
+            if dispatch.failure is not None:
+                raise _worker_failed(dispatch.failure, self.brief)
             with anyio.move_on_after(10, shield=True):
                 for w in workers:
                     await w.close.remote()
@@ -257,6 +260,10 @@ class _Dispatch:
         budget: Budget,
     ) -> None:
         self._died = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError)
+        self._failed = ray.exceptions.RayTaskError
+        self.scope: anyio.CancelScope | None = None
+        self.failure: BaseException | None = None
+        """The first error a worker raised (not its death): it ends the run."""
         self._queue: deque[tuple[SessionJob, int]] = deque((j, 0) for j in jobs)
         self._batch = batch
         self._on_record = on_record
@@ -279,6 +286,11 @@ class _Dispatch:
             except self._died as e:
                 self._hand_back(taken, e)
                 continue
+            except self._failed as e:  # not a session's failure (those are records)
+                self.failure = self.failure or e
+                if self.scope is not None:
+                    self.scope.cancel()
+                return
             finally:
                 self._in_flight -= 1
             for line in lines:
@@ -298,6 +310,22 @@ class _Dispatch:
                 continue
             message = f"the Ray worker playing it died {attempts + 1} times; last: {why}"
             self._on_record(unrun_record(job, StopReason.INFRA_ERROR, message))
+
+
+def _worker_failed(e: BaseException, brief: RunBrief) -> SpecError:
+    """What to say when a worker raised: most likely it could not build the roles."""
+    cause = getattr(e, "cause", None) or e
+    return SpecError(
+        [
+            Problem(
+                "suite",
+                None,
+                "executor",
+                f"ray: a worker failed: {_first_line(cause)}; every machine needs simlab, the "
+                f"suite's folder at {brief.suite_dir} and the API keys in its environment",
+            )
+        ]
+    )
 
 
 def _first_line(e: BaseException) -> str:

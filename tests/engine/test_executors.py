@@ -89,6 +89,10 @@ class Died(Exception):
     """Stands for ray.exceptions.RayActorError."""
 
 
+class NotRaised(Exception):
+    """Stands for ray.exceptions.RayTaskError (a worker's own error), never raised here."""
+
+
 class FakeWorker:
     """A worker actor: ``play.remote(tickets)`` plays them, or dies when told to."""
 
@@ -118,7 +122,9 @@ def dispatch(
     jobs: list[SessionJob], workers: list[FakeWorker], batch: int, budget: Budget | None = None
 ) -> list[SessionRecord]:
     fake_ray = SimpleNamespace(
-        exceptions=SimpleNamespace(RayActorError=Died, WorkerCrashedError=Died)
+        exceptions=SimpleNamespace(
+            RayActorError=Died, WorkerCrashedError=Died, RayTaskError=NotRaised
+        )
     )
     got: list[SessionRecord] = []
     budget = budget or Budget()

@@ -214,3 +214,48 @@ def test_two_workers_together_keep_the_suites_requests_per_minute(
     )
     assert worst <= 1, f"{worst:.1f} requests over the limit"
     assert arrivals[-1] - arrivals[0] >= 0.8 * (n - RPM) * 60 / RPM
+
+
+DRIVER_ONLY_AGENT = """
+import os
+
+if not os.environ.get("SIMLAB_RAY_TEST_DRIVER"):
+    raise RuntimeError("this machine has no agent")
+
+
+def reply(messages, ctx):
+    return "ok"
+"""
+
+
+def test_a_worker_that_cannot_build_the_roles_ends_the_run_with_one_message(
+    cluster: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from simlab.cli import main
+
+    (tmp_path / "driver_only.py").write_text(DRIVER_ONLY_AGENT, encoding="utf-8")
+    suite = {
+        "reps": 1,
+        "target": "driver_only:reply",
+        "personas": ["terse_en"],
+        "goals": ["refund"],
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+    }
+    path = tmp_path / "suite.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    # set after the cluster started: its workers do not have it
+    monkeypatch.setenv("SIMLAB_RAY_TEST_DRIVER", "1")
+    out = tmp_path / "out"
+    code = main(["run", str(path), "--executor", "ray", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert (
+        "suite: executor: ray: a worker failed: RuntimeError: this machine has no agent; "
+        f"every machine needs simlab, the suite's folder at {tmp_path.resolve()}"
+    ) in err
+    assert "Traceback" not in err
+    assert not list(out.iterdir())
