@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 import simlab
+from simlab.api import plan
 from simlab.cli import main
 from simlab.engine import (
     BriefPlayer,
@@ -232,3 +233,22 @@ def test_an_unknown_executor_is_refused_before_anything_runs(
         main(["run", str(write_suite(tmp_path)), "--executor", "spark", "--out", str(tmp_path)])
     assert e.value.code == 2
     assert "executor 'spark': write local, ray or ray:ADDRESS" in capsys.readouterr().err
+
+
+def test_a_run_started_for_ray_resumes_here_or_on_ray_with_its_config_unchanged(
+    tmp_path: Path,
+) -> None:
+    started = plan(write_suite(tmp_path), out=tmp_path / "o", executor="ray")
+    assert started.suite.executor.kind == "ray"
+    info = json.loads((started.run_dir / "run.json").read_text(encoding="utf-8"))
+    assert info["suite"]["executor"] == {
+        "kind": "ray",
+        "address": None,
+        "workers": None,
+        "batch": None,
+    }
+    here = plan(resume=started.run_dir)  # the suite file says local
+    assert here.suite.executor.kind == "local" and here.config_hash == started.config_hash
+    there = plan(resume=started.run_dir, executor="ray:auto")
+    assert there.suite.executor.kind == "ray" and there.suite.executor.address == "auto"
+    assert len(there.pending) == len(started.jobs)
