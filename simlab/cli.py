@@ -18,7 +18,7 @@ from rich.console import Console
 from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
 from simlab.llm import LLMError
-from simlab.spec import SPEC_KINDS, SpecError
+from simlab.spec import SPEC_KINDS, SpecError, parse_executor
 from simlab.store import RunDirError
 
 if TYPE_CHECKING:
@@ -143,6 +143,15 @@ def _parser() -> argparse.ArgumentParser:
         "error (infra_error, agent_error including turn timeouts, simulator_error); graded "
         "sessions are never re-run. The new record is appended and supersedes the error",
     )
+    run.add_argument(
+        "--executor",
+        type=_executor_arg,
+        default=None,
+        metavar="local|ray[:ADDRESS]",
+        help="where sessions run, over the suite's `executor:`: this process (local) or "
+        "Ray workers (ray starts a local cluster, ray:auto or ray:HOST:PORT joins one; "
+        "pip install 'simlab[ray]'); records do not depend on it",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
     run.add_argument(
         "--junit",
@@ -205,6 +214,14 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--out", type=Path, default=Path("schemas"))
     schema.set_defaults(handler=_cmd_schema)
     return parser
+
+
+def _executor_arg(text: str) -> str:
+    try:
+        parse_executor(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _fake_provider(argv: list[str]) -> int:
@@ -397,7 +414,14 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
             _eprint(problem)
             return None
         suite = args.suite if args.suite is not None else _suite_here_or_shipped()
-        return plan(suite, out=args.out, seed=args.seed, reps=args.reps, llm=args.llm)
+        return plan(
+            suite,
+            out=args.out,
+            seed=args.seed,
+            reps=args.reps,
+            llm=args.llm,
+            executor=args.executor,
+        )
     clashing = [
         flag
         for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
@@ -409,7 +433,9 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
             "options it started with); start a new run to use them"
         )
         return None
-    run_plan = plan(args.suite, resume=args.resume, retry_errors=args.retry_errors)
+    run_plan = plan(
+        args.suite, resume=args.resume, retry_errors=args.retry_errors, executor=args.executor
+    )
     line = (
         f"resuming {run_plan.run_dir}: {len(run_plan.done)} of {len(run_plan.jobs)} sessions done"
     )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
+from pydantic import TypeAdapter
 
 from simlab.api._parts import GraderLike, SimulatorLike, TargetLike, with_parts
 from simlab.api._progress import RunProgress
@@ -17,7 +18,15 @@ from simlab.engine import RunPlan, SuiteSource, execute, plan_new_run, plan_resu
 from simlab.perturb import brittleness_from_run
 from simlab.replay import PrefixResult, run_suite_prefix_cases
 from simlab.report import render_run_junit, write_run_reports
-from simlab.spec import DEFAULT_SUITE, Goal, Persona, Suite, default_suite
+from simlab.spec import (
+    DEFAULT_SUITE,
+    ExecutorSpec,
+    Goal,
+    Persona,
+    Suite,
+    default_suite,
+    parse_executor,
+)
 from simlab.store import (
     HTML_REPORT_FILE,
     REPORT_FILE,
@@ -120,8 +129,12 @@ def plan(
     goals: Sequence[Goal] | None = None,
     resume: str | Path | None = None,
     retry_errors: bool = False,
+    executor: str | ExecutorSpec | None = None,
 ) -> RunPlan:
     """The run ``run`` would execute (a new run's folder and run.json are written).
+
+    ``executor`` (``local``, ``ray``, ``ray:ADDRESS`` or a spec) puts the sessions
+    there instead of where the suite says; a resumed run may change it.
 
     Raises:
         SpecError: the suite, a persona or a goal is invalid.
@@ -139,14 +152,31 @@ def plan(
                 "options it started with); start a new run to use them"
             )
         path = source.path if source is not None else None
-        return plan_resume(Path(resume), path, retry_errors=retry_errors, overrides=overrides)
+        resumed = plan_resume(Path(resume), path, retry_errors=retry_errors, overrides=overrides)
+        resumed.suite = _with_executor(resumed.suite, executor)
+        return resumed
     if retry_errors:
         raise ValueError("retry_errors needs resume=RUN_DIR: it re-runs an earlier run's errors")
     assert source is not None
-    source = replace(source, suite=new_suite)
+    source = replace(source, suite=_with_executor(new_suite, executor))
     return plan_new_run(
         source, Path(out or DEFAULT_OUT), seed, reps, tuple(llm), overrides=overrides
     )
+
+
+def _with_executor(suite: Suite, executor: str | ExecutorSpec | None) -> Suite:
+    """``suite`` with its sessions run by ``executor`` (None: where the suite says).
+
+    Raises:
+        ValueError: ``executor`` names no executor.
+    """
+    if executor is None:
+        return suite
+    spec = _EXECUTOR.validate_python(parse_executor(executor))
+    return suite.model_copy(update={"executor": spec})
+
+
+_EXECUTOR: TypeAdapter[ExecutorSpec] = TypeAdapter(ExecutorSpec)
 
 
 def _source(
@@ -287,8 +317,10 @@ async def run_async(
     resume: str | Path | None = None,
     retry_errors: bool = False,
     junit: str | Path | None = None,
+    executor: str | ExecutorSpec | None = None,
 ) -> RunResult:
-    """``simlab.run`` inside a running event loop (anyio: asyncio or trio)."""
+    """``simlab.run`` inside a running event loop (anyio: asyncio or trio; the Ray
+    executor needs asyncio)."""
     run_plan = plan(
         suite,
         target=target,
@@ -302,6 +334,7 @@ async def run_async(
         goals=goals,
         resume=resume,
         retry_errors=retry_errors,
+        executor=executor,
     )
     try:
         return await execute_plan(
@@ -329,6 +362,7 @@ def run(
     resume: str | Path | None = None,
     retry_errors: bool = False,
     junit: str | Path | None = None,
+    executor: str | ExecutorSpec | None = None,
 ) -> RunResult:
     """Run a suite against a target and write its run directory and reports.
 
@@ -358,6 +392,9 @@ def run(
         resume: Continue this interrupted run instead of starting one.
         retry_errors: With ``resume``: run error sessions again.
         junit: Also write the sessions as JUnit XML to this file.
+        executor: Where the sessions run, in place of the suite's ``executor:``:
+            ``"local"``, ``"ray"`` (``pip install 'simlab[ray]'``) or
+            ``"ray:ADDRESS"``. Records do not depend on it.
 
     Returns:
         The run's result: its summary as a model, its records and paths.
@@ -383,6 +420,7 @@ def run(
             resume=resume,
             retry_errors=retry_errors,
             junit=junit,
+            executor=executor,
         )
     )
 

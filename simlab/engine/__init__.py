@@ -1,8 +1,11 @@
 """The engine: suite expansion, the session loop, the orchestrator, runs."""
 
+from simlab.engine._brief import BriefPlayer, RunBrief
+from simlab.engine._executors import LocalExecutor, SessionExecutor, choose_executor
 from simlab.engine._expand import SessionJob, expand, session_seed
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
+from simlab.engine._ray import RayExecutor
 from simlab.engine._roles import RunRoles, build_roles, scripted_simulator_factory
 from simlab.engine._run import (
     RunPlan,
@@ -15,20 +18,26 @@ from simlab.engine._run import (
     target_factory,
 )
 from simlab.engine._run_size import CONFIRM_ABOVE, RunEstimate, estimate_run
-from simlab.engine._session import SessionLimits, run_session, session_setup
+from simlab.engine._session import SessionLimits, run_session, session_setup, unrun_record
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
     "CONFIRM_ABOVE",
     "NO_OVERRIDES",
+    "BriefPlayer",
+    "LocalExecutor",
+    "RayExecutor",
     "RoleOverrides",
+    "RunBrief",
     "RunEstimate",
     "RunPlan",
     "RunRoles",
+    "SessionExecutor",
     "SessionJob",
     "SessionLimits",
     "SuiteSource",
     "build_roles",
+    "choose_executor",
     "config_hash",
     "estimate_run",
     "execute",
@@ -44,4 +53,5 @@ __all__ = [
     "source_of_run",
     "target_factory",
     "target_label",
+    "unrun_record",
 ]

@@ -30,7 +30,7 @@ from simlab.contracts import (
     UserSimulator,
 )
 from simlab.graders import LLMJudge, resolve_graders
-from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, create_llm
+from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, RoleLimits, create_llm
 from simlab.simulators import (
     PerturbationLookup,
     ScriptedSimulator,
@@ -38,6 +38,9 @@ from simlab.simulators import (
     session_perturbations,
 )
 from simlab.spec import Problem, SpecError, Suite, load_agent_spec
+
+RoleLimitsFactory = Callable[[str, LLMSpec], RoleLimits]
+"""The limits of one LLM role (``"user"``, ``"agent"``, ``"judge"``) with its spec."""
 
 
 @dataclass
@@ -71,12 +74,15 @@ def build_roles(
     parts: Collection[str] = ("user", "agent", "judge"),
     *,
     perturbations: PerturbationLookup | None = None,
+    limits: RoleLimitsFactory | None = None,
 ) -> RunRoles:
     """Everything a run needs to make its sessions' parts (only ``parts`` are built;
     the others keep offline defaults and open no client).
 
     The simulated user, scripted or LLM, plays the perturbations a session's key
     carries, looked up with ``perturbations`` (default: ``simlab.spec.resolve_perturbations``).
+    ``limits`` gives each LLM role its limits (``role, spec -> RoleLimits``) in place of
+    its spec's own: a Ray worker's, shared with the other workers.
 
     Raises:
         SpecError: a role asks for an LLM and neither it nor the suite names one.
@@ -101,7 +107,13 @@ def build_roles(
             raise SpecError(
                 [Problem("suite", None, f"{role}.llm", "no model: set it, or the suite's `llm:`")]
             )
-        llm = create_llm(spec, budget=roles.budget, stats=roles.stats, prices=prices)
+        llm = create_llm(
+            spec,
+            budget=roles.budget,
+            stats=roles.stats,
+            prices=prices,
+            limits=None if limits is None else limits(role, spec),
+        )
         roles.closers.append(llm)
         limit = min(spec.concurrency, llm.max_connections)
         roles.max_sessions = min(roles.max_sessions or limit, limit)

@@ -15,9 +15,9 @@ from typing import Any
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import simlab_version
+from simlab.engine._executors import choose_executor
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._llm_option import apply_llm_options
-from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
@@ -101,10 +101,10 @@ def config_hash(
 
 
 def _hashed_suite(suite: Suite) -> dict[str, Any]:
-    # how much to spend and how many at once do not change what a session is, so a
-    # run resumes with another budget or concurrency; settings added later are left
-    # out at their defaults, so runs started before they existed keep their hash
-    fields = {"budget_usd", "concurrency"}
+    # how much to spend, how many at once and where do not change what a session is, so
+    # a run resumes with another budget or concurrency, or on Ray; settings added later
+    # are left out at their defaults, so runs started before they existed keep their hash
+    fields = {"budget_usd", "concurrency", "executor"}
     if suite.limits == OutputLimits():
         fields.add("limits")
     dumped = suite.model_dump(mode="json", exclude=fields)
@@ -359,6 +359,7 @@ async def execute(
     """
     suite = plan.suite
     roles = build_roles(suite, plan.suite_dir)
+    in_code = _given_in_code(plan.overrides, make_target, make_simulator)
     make_target = make_target or plan.overrides.target or roles.target
     make_simulator = make_simulator or plan.overrides.simulator or roles.simulator
     graders = list(plan.overrides.graders) if plan.overrides.graders else roles.graders
@@ -392,19 +393,36 @@ async def execute(
         thresholds = gc.get_threshold()
         gc.set_threshold(50_000, 50, 1_000)
         try:
-            await run_jobs(
-                plan.pending,
+            executor = choose_executor(
+                suite,
+                plan.suite_dir,
+                plan.jobs,
                 runner,
                 min(suite.concurrency, roles.max_sessions or suite.concurrency),
-                sink,
-                should_start=lambda: not roles.budget.exhausted,
+                roles.budget,
+                in_code,
             )
+            await executor.run(plan.pending, sink, lambda: not roles.budget.exhausted)
         finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
             await roles.aclose()
     order = {j.key: i for i, j in enumerate(plan.jobs)}
     return sorted(outcomes.values(), key=lambda r: order.get(r.key, len(order)))
+
+
+def _given_in_code(
+    overrides: RoleOverrides,
+    make_target: TargetFactory | None,
+    make_simulator: SimulatorFactory | None,
+) -> list[str]:
+    """The roles given as Python objects rather than named in the suite."""
+    given = {
+        "target": make_target or overrides.target,
+        "simulator": make_simulator or overrides.simulator,
+        "graders": overrides.graders,
+    }
+    return [role for role, part in given.items() if part]
 
 
 def _record_roles(run_dir: Path, roles: RunRoles) -> None:

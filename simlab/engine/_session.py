@@ -311,3 +311,12 @@ def _with_traceback(base: dict[str, Any], e: BaseException | None) -> dict[str, 
         frames = traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
         base["meta"]["traceback"] = "".join(frames)[-20_000:]
     return base
+
+
+def unrun_record(job: SessionJob, reason: StopReason, message: str) -> SessionRecord:
+    """The error record of a session that never came back from where it ran (its
+    worker died each time): no transcript, its planned length, ``status="error"``,
+    so ``--retry-errors`` runs it again."""
+    setup = session_setup(job)
+    base = _base(job, setup, Transcript(), {}, time.perf_counter(), _planned_turns(setup))
+    return SessionRecord(**base, status="error", stop_reason=reason, error=message)

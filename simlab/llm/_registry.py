@@ -59,6 +59,7 @@ def create_llm(
     stats: LLMStats | None = None,
     prices: PriceTable | None = None,
     jitter_seed: int = 0,
+    limits: RoleLimits | None = None,
 ) -> LLM:
     """Build the LLM a spec describes, with limits, retries and accounting.
 
@@ -71,6 +72,8 @@ def create_llm(
         stats: The run's shared per-role counters.
         prices: The price table (defaults plus a suite's ``pricing:``).
         jitter_seed: Seeds backoff jitter.
+        limits: The role's limits in place of the spec's own (``concurrency``,
+            ``rpm``, ``tpm``): limits shared by the workers of a cluster.
 
     Returns:
         An ``LLM`` whose ``complete`` is safe to call concurrently.
@@ -92,7 +95,7 @@ def create_llm(
         )
     guarded = GuardedLLM(
         backend_factory(spec.backend)(spec),
-        limits=RoleLimits(spec.concurrency, spec.rpm, spec.tpm),
+        limits=limits or RoleLimits(spec.concurrency, spec.rpm, spec.tpm),
         policy=spec.retry_policy(),
         prices=prices,
         budget=budget,

@@ -301,6 +301,55 @@ class LLMJudgeSpec(_Spec):
     """Tries before unparseable output is recorded as a grader error."""
 
 
+class LocalExecutorSpec(_Spec):
+    """Sessions run in this process, on one event loop (the default)."""
+
+    kind: Literal["local"] = "local"
+
+
+class RayExecutorSpec(_Spec):
+    """Sessions run on Ray workers (``pip install 'simlab[ray]'``); this process writes.
+
+    Each worker rebuilds the suite's roles from its files and runs up to the
+    suite's ``concurrency`` sessions at once; LLM limits (``rpm``, ``tpm``) are
+    shared by every worker, and the budget is charged once, by this process.
+    """
+
+    kind: Literal["ray"] = "ray"
+    address: str | None = None
+    """The cluster to join (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``); None joins the
+    one ``RAY_ADDRESS`` names, else starts a local one for the run."""
+    workers: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Worker actors; None: one per CPU of the cluster."""
+    batch: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    """Sessions handed to a worker per call; None: 32 for the offline roles (reference
+    agent, scripted user, no judge), else 1 (an LLM session's record is written the
+    moment it ends)."""
+
+
+ExecutorSpec = Annotated[LocalExecutorSpec | RayExecutorSpec, Field(discriminator="kind")]
+
+
+def parse_executor(value: Any) -> Any:
+    """``local``, ``ray`` or ``ray:ADDRESS`` as the executor spec they stand for; any
+    other value is returned as it is (a mapping is validated as a spec)."""
+    if isinstance(value, str):
+        kind, _, address = value.strip().partition(":")
+        if kind == "local" and not address:
+            return {"kind": "local"}
+        if kind == "ray":
+            return {"kind": "ray", "address": address or None}
+        raise ValueError(f"executor {value!r}: write local, ray or ray:ADDRESS")
+    return value
+
+
+def _executor_schema(schema: dict[str, Any]) -> None:
+    """The ``executor`` field's JSON schema also takes the short string form."""
+    short = {"type": "string", "pattern": r"^\s*(local|ray(:\S+)?)\s*$", "examples": ["ray"]}
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    schema["anyOf"] = [short, full]
+
+
 _BUCKET_RE = re.compile(r"^(\d+)(?:-(\d+)|\+)$")
 
 
@@ -420,11 +469,21 @@ class Suite(_Spec):
     """Graders, score weights and the pass rule (defaults: simlab's built-ins)."""
     perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
     """Where the brittleness experiment finds its perturbations (the first that exists)."""
+    executor: Annotated[ExecutorSpec, Field(json_schema_extra=_executor_schema)] = (
+        LocalExecutorSpec()
+    )
+    """Where sessions run: ``local`` (this process), ``ray``, ``ray:ADDRESS`` or
+    ``{kind: ray, address: ..., workers: N}``. Results do not depend on it."""
 
     @field_validator("target", mode="before")
     @classmethod
     def _target_short_form(cls, value: Any) -> Any:
         return _parse_target(value)
+
+    @field_validator("executor", mode="before")
+    @classmethod
+    def _executor_short_form(cls, value: Any) -> Any:
+        return parse_executor(value)
 
     @field_validator("buckets", mode="before")
     @classmethod

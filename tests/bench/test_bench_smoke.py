@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,3 +31,11 @@ def test_run_memory_runs() -> None:
     proc = bench("bench/run_memory.py", "--small", "144", "--large", "288")
     assert proc.returncode == 0, proc.stderr
     assert "ratio of peaks" in proc.stdout
+
+
+@pytest.mark.slow
+def test_ray_executor_bench_runs() -> None:
+    pytest.importorskip("ray")
+    proc = bench("bench/ray_executor.py", "--reps", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "ratio ray/local" in proc.stdout and "same records        True" in proc.stdout
