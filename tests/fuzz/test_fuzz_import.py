@@ -8,6 +8,7 @@ runs in the default test run; the large one (1,500 logs per format) is ``slow``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,8 @@ from tests.fuzz.test_fuzz_specs import fuzz, write_case
 
 FORMATS = ("openai", "anthropic", "otel")
 QUICK = 15
-LARGE = 1500
+LARGE = int(os.environ.get("SIMLAB_FUZZ_LARGE_LOGS", "1500"))
+"""Logs per format in the large (slow) profile (see ``SIMLAB_FUZZ_LARGE`` in test_fuzz_specs)."""
 BASES = log_bases()
 
 

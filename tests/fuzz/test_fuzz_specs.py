@@ -8,6 +8,7 @@ a sample also runs as a subprocess, whose own peak memory is measured.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,9 @@ from tests.fuzz.mutations import spec_bases, spec_documents
 
 KINDS = ("persona", "goal", "suite", "perturbation", "agent")
 QUICK = 25
-LARGE = 5000
+LARGE = int(os.environ.get("SIMLAB_FUZZ_LARGE", "5000"))
+"""Documents per kind in the large (slow) profile; CI sets a smaller count for time,
+``SIMLAB_FUZZ_LARGE=5000`` (the default) is the full audit-sized run."""
 BASES = spec_bases()
 
 
