@@ -195,7 +195,7 @@ class _Constructor(yaml.SafeLoader):
             return value
         except yaml.YAMLError:
             raise
-        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as e:
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:
             value = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
             shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")

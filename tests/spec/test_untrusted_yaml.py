@@ -62,6 +62,7 @@ def write(tmp_path: Path, text: str, name: str = "case.yaml") -> Path:
         pytest.param("id: x\nname: \x7f\n", 2, "U+007F", id="delete-char"),
         pytest.param("id: x\nname: !!float abc\n", 2, "as !!float", id="float-abc"),
         pytest.param("id: x\nname: !!timestamp abc\n", 2, "as !!timestamp", id="timestamp-abc"),
+        pytest.param("id: x\nname: !!float\n", 2, "as !!float", id="empty-float"),
         pytest.param("id: x\nname: 2026-13-45\n", 2, "as !!timestamp", id="month-13"),
         pytest.param("id: x\nname: !!bool maybe\n", 2, "true or false", id="bool-maybe"),
         pytest.param("id: x\nname: 1" + "0" * 5000 + "\n", 2, "4,300 digits", id="huge-int"),
