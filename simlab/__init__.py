@@ -6,7 +6,15 @@ in a target (``TargetAgent``, ``AgentReply``, ``ToolCall``) and read results
 (``RunResult``, ``SessionRecord``, ``Check``). Subpackages export the rest.
 """
 
-from simlab.api import Run, RunInterrupted, RunResult, read_run, run, run_async
+from simlab.api import (
+    Run,
+    RunInterrupted,
+    RunResult,
+    assert_lower_bound,
+    read_run,
+    run,
+    run_async,
+)
 from simlab.contracts import TargetAgent, UserSimulator
 from simlab.core import (
     AgentCapabilities,
@@ -58,6 +66,7 @@ __all__ = [
     "UserSimulator",
     "UserTurn",
     "__version__",
+    "assert_lower_bound",
     "read_run",
     "run",
     "run_async",

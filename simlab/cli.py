@@ -182,7 +182,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("runs", help="the runs in results/, their headline figures and the trend")
     sub.add_parser("replay", help="replay a failing prefix K times to a target: simlab replay")
 
-    schema = sub.add_parser("schema", help="write JSON schemas of the YAML files for editors")
+    schema = sub.add_parser(
+        "schema", help="write JSON schemas of the YAML files (for editors) and of the run files"
+    )
     schema.add_argument("--out", type=Path, default=Path("schemas"))
     schema.set_defaults(handler=_cmd_schema)
     return parser
@@ -348,7 +350,8 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         if problem is not None:
             _eprint(problem)
             return None
-        return plan(args.suite, out=args.out, seed=args.seed, reps=args.reps, llm=args.llm)
+        suite = args.suite if args.suite is not None else _suite_here_or_shipped()
+        return plan(suite, out=args.out, seed=args.seed, reps=args.reps, llm=args.llm)
     clashing = [
         flag
         for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
@@ -368,6 +371,18 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         line += f"; retrying {len(run_plan.retried)} error session{_s(len(run_plan.retried))}"
     _eprint(line)
     return run_plan
+
+
+def _suite_here_or_shipped() -> Path:
+    """``./simlab.yaml``, or the shipped default suite when this folder has none (said)."""
+    from simlab.spec import DEFAULT_SUITE, default_suite
+
+    here = Path(DEFAULT_SUITE)
+    if here.exists():
+        return here
+    shipped = default_suite()
+    _eprint(f"no {DEFAULT_SUITE} here: running the shipped default suite ({shipped})")
+    return shipped
 
 
 def _s(n: int) -> str:
@@ -445,10 +460,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     from simlab.spec import validate_specs
 
-    defaults = [Path(p.strip()) for p in _DEFAULT_SPECS.split(",")]
-    result = validate_specs(args.paths or [p for p in defaults if p.exists()], args.kind)
+    paths = args.paths or _specs_here_or_shipped()
+    result = validate_specs(paths, args.kind)
     if not result.files and not result.problems:
-        where = ", ".join(map(str, args.paths)) or f"{Path.cwd()} (looked for {_DEFAULT_SPECS})"
+        where = ", ".join(map(str, paths))
         _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")
         return EXIT_USAGE
     for f in result.files:
@@ -464,8 +479,25 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _specs_here_or_shipped() -> list[Path]:
+    """The default spec paths found here, or the shipped ones when none is here (said)."""
+    from simlab.spec import DEFAULT_SUITE, shipped_root
+
+    defaults = [Path(p.strip()) for p in _DEFAULT_SPECS.split(",")]
+    here = [p for p in defaults if p.exists()]
+    if here:
+        return here
+    root = shipped_root()
+    _eprint(
+        f"no {DEFAULT_SUITE} here: validating the shipped default suite and its library ({root})"
+    )
+    return [root / p for p in defaults]
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
+    from simlab.diagnose import DiagnosisReport
     from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
+    from simlab.store import RunInfo, RunSummary, SessionRecord
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:
@@ -478,6 +510,12 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("suite", Suite),
         ("perturbation", Perturbation),
         ("agent", AgentSpec),
+        # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
+        # diagnosis.json
+        ("run", RunInfo),
+        ("session", SessionRecord),
+        ("summary", RunSummary),
+        ("diagnosis", DiagnosisReport),
     ]
     for name, model in models:
         path = args.out / f"{name}.schema.json"

@@ -1,5 +1,12 @@
-"""Target agents: the protocol, adapters (callable, HTTP, LLM-from-YAML) and the reference agent."""
+"""Target agents: adapters (callable, OpenAI and Anthropic HTTP, LLM from YAML), reference."""
 
+from simlab.agents._anthropic_http import (
+    AnthropicHttpAgent,
+    AnthropicHttpTargetFactory,
+    anthropic_http_target_factory,
+    message_reply,
+    messages_body,
+)
 from simlab.agents._callable import (
     CallableTarget,
     TargetLoadError,
@@ -18,8 +25,19 @@ from simlab.agents._http import (
     http_target_factory,
 )
 from simlab.agents._llm_agent import LLMAgent, ParsedReply, llm_target_factory, parse_reply
+from simlab.agents._tool_results import (
+    NOT_REPORTED,
+    TOOL_RESULTS_META,
+    ReportedResult,
+    attach_results,
+    decode_result,
+)
 
 __all__ = [
+    "NOT_REPORTED",
+    "TOOL_RESULTS_META",
+    "AnthropicHttpAgent",
+    "AnthropicHttpTargetFactory",
     "CallableTarget",
     "HttpAgent",
     "HttpAgentConfigError",
@@ -28,12 +46,18 @@ __all__ = [
     "HttpTargetFactory",
     "LLMAgent",
     "ParsedReply",
+    "ReportedResult",
     "TargetLoadError",
+    "anthropic_http_target_factory",
+    "attach_results",
     "callable_target_factory",
     "completion_reply",
+    "decode_result",
     "http_target_factory",
     "import_ref",
     "llm_target_factory",
+    "message_reply",
+    "messages_body",
     "object_target_factory",
     "parse_reply",
     "to_reply",

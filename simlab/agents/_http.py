@@ -1,12 +1,14 @@
 """``HttpAgent``: a target agent served as an OpenAI-compatible chat-completions endpoint.
 
 Each user turn is one ``POST {url}/chat/completions`` with the conversation as
-``messages``. The endpoint runs its own tools; the ``tool_calls`` it returns are
-recorded as the agent's actions (their results are not sent back, so they are
-``None``). Only the texts of earlier turns go back in the history: a bare
-``tool_calls`` message with no tool results would be rejected by OpenAI-style
-servers. Stateful endpoints can key their memory on the ``X-Simlab-Session``
-header.
+``messages``. The endpoint runs its own tools; the ``tool_calls`` on the message
+it returns are recorded as the agent's actions, and their results are read from
+the message's ``simlab_tool_results`` list (``[{"tool_call_id", "result",
+"error"}]``, see ``docs/http-targets.md``). Without that list the calls keep no
+result and the reply says the results were not reported. Only the texts of
+earlier turns go back in the history: a bare ``tool_calls`` message with no tool
+results would be rejected by OpenAI-style servers. Stateful endpoints can key
+their memory on the ``X-Simlab-Session`` header.
 
 The API key is read from the named environment variable for every request and
 sent as ``Authorization: Bearer``; it is never kept on an object, logged, put
@@ -21,14 +23,22 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from simlab.agents._tool_results import (
+    HTTP_TARGETS_DOC,
+    ReportedResult,
+    attach_results,
+    decode_result,
+)
 from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
-from simlab.spec import HttpTarget
+from simlab.spec import HttpTargetSpec
 
 if TYPE_CHECKING:  # aiohttp is imported when a session opens (start-up time)
     import aiohttp
 
 _EXCERPT_CHARS = 200
+TOOL_RESULTS_FIELD = "simlab_tool_results"
+"""The assistant message's field listing each tool call's result (simlab's extension)."""
 _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',}]+")
 
 
@@ -43,13 +53,15 @@ class HttpAgentConfigError(HttpAgentError):
     """The adapter cannot be set up (a missing API-key variable); the message says the fix."""
 
 
-def _redact(text: str, key: str | None) -> str:
+def redact(text: str, key: str | None) -> str:
+    """``text`` with the key and any ``Bearer`` credential replaced by ``***``."""
     if key:
         text = text.replace(key, "***")
     return _BEARER.sub(r"\1***", text)
 
 
-def _check_key_env(api_key_env: str | None) -> None:
+def check_key_env(api_key_env: str | None) -> None:
+    """Raise ``HttpAgentConfigError`` when ``api_key_env`` names an unset variable."""
     if api_key_env is not None and not os.environ.get(api_key_env):
         raise HttpAgentConfigError(
             f"the HTTP target's key variable ${api_key_env} is not set; "
@@ -110,7 +122,7 @@ class HttpAgent:
         *,
         session: HttpSession | None = None,
     ) -> None:
-        _check_key_env(api_key_env)
+        check_key_env(api_key_env)
         self._endpoint = url.rstrip("/") + "/chat/completions"
         self._model = model
         self._key_env = api_key_env
@@ -124,7 +136,7 @@ class HttpAgent:
             await self._session.aclose()
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
-        """POST the history and read the completion's text and tool calls."""
+        """POST the history and read the completion's text, tool calls and their results."""
         key = os.environ.get(self._key_env) if self._key_env else None
         headers = {"X-Simlab-Session": ctx.session_id}
         if key:
@@ -134,33 +146,65 @@ class HttpAgent:
             "messages": [{"role": m.role, "content": m.text} for m in history],
             "seed": ctx.seed,
         }
-        import aiohttp
-
-        timeout = aiohttp.ClientTimeout(total=self._timeout_s)
-        try:
-            async with self._session.get().post(
-                self._endpoint, json=body, headers=headers, timeout=timeout
-            ) as resp:
-                raw = (await resp.read()).decode("utf-8", errors="replace")
-                status = resp.status
-        except TimeoutError:
-            raise HttpAgentError(
-                f"POST {self._endpoint}: no answer within {self._timeout_s:g}s"
-            ) from None
-        except aiohttp.ClientError as e:
-            detail = _redact(f"{type(e).__name__}: {e}", key)
-            raise HttpAgentError(f"POST {self._endpoint} failed: {detail}") from None
-        if not 200 <= status < 300:
-            excerpt = _redact(raw[:_EXCERPT_CHARS], key)
-            raise HttpAgentError(f"POST {self._endpoint} returned HTTP {status}: {excerpt}")
-        return completion_reply(raw, self._endpoint)
+        raw = await post_json(
+            self._session, self._endpoint, body, headers, self._timeout_s, secret=key
+        )
+        return completion_reply(raw, self._endpoint, secret=key)
 
 
-def completion_reply(raw: str, where: str = "the endpoint") -> AgentReply:
-    """An ``AgentReply`` from a chat-completions response body.
+async def post_json(
+    session: HttpSession,
+    endpoint: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout_s: float,
+    *,
+    secret: str | None,
+) -> str:
+    """POST ``body`` as JSON and return the 2xx response's text.
+
+    Args:
+        secret: The API key sent, cut out of every error message.
 
     Raises:
-        HttpAgentError: if the body is not a completion with a message.
+        HttpAgentError: no answer in time, a connection failure or a non-2xx status
+            (the message carries an excerpt of the body, the key redacted).
+    """
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=timeout_s)
+    try:
+        async with session.get().post(
+            endpoint, json=body, headers=headers, timeout=timeout
+        ) as resp:
+            raw = (await resp.read()).decode("utf-8", errors="replace")
+            status = resp.status
+    except TimeoutError:
+        raise HttpAgentError(f"POST {endpoint}: no answer within {timeout_s:g}s") from None
+    except aiohttp.ClientError as e:
+        detail = redact(f"{type(e).__name__}: {e}", secret)
+        raise HttpAgentError(f"POST {endpoint} failed: {detail}") from None
+    if not 200 <= status < 300:
+        # redacted before it is cut: a key across the cut would leave its first half
+        excerpt = redact(raw, secret)[:_EXCERPT_CHARS]
+        raise HttpAgentError(f"POST {endpoint} returned HTTP {status}: {excerpt}")
+    return raw
+
+
+def completion_reply(
+    raw: str, where: str = "the endpoint", *, secret: str | None = None
+) -> AgentReply:
+    """An ``AgentReply`` from a chat-completions response body (``secret``: the key
+    sent, cut out of an error's excerpt of the body).
+
+    The message's ``tool_calls`` are the calls the agent executed; its
+    ``simlab_tool_results`` (when present) their results, matched by
+    ``tool_call_id``. Without it the calls keep no result and
+    ``meta["tool_results"]`` is ``"not_reported"``.
+
+    Raises:
+        HttpAgentError: if the body is not a completion with a message, or its
+            ``simlab_tool_results`` do not match its tool calls one to one.
     """
     try:
         data = json.loads(raw)
@@ -170,14 +214,48 @@ def completion_reply(raw: str, where: str = "the endpoint") -> AgentReply:
     except (ValueError, LookupError, TypeError) as e:
         raise HttpAgentError(
             f"{where} answered with no choices[0].message ({type(e).__name__}: {e}); "
-            f"body starts {_redact(raw[:_EXCERPT_CHARS], None)!r}"
+            f"body starts {redact(raw, secret)[:_EXCERPT_CHARS]!r}"
         ) from None
     text = message.get("content") or ""
-    calls = [_tool_call(c) for c in message.get("tool_calls") or []]
-    meta: dict[str, Any] = {}
+    raw_calls = message.get("tool_calls") or []
+    calls = [(_call_id(c), _tool_call(c)) for c in raw_calls]
+    try:
+        results = _reported_results(message.get(TOOL_RESULTS_FIELD))
+        tool_calls, meta = attach_results(calls, results)
+    except ValueError as e:
+        raise HttpAgentError(
+            f"{where}: {TOOL_RESULTS_FIELD} do not match the message's tool_calls: {e} "
+            f"(see {HTTP_TARGETS_DOC})"
+        ) from None
     if isinstance(data.get("usage"), dict):
         meta["usage"] = data["usage"]
-    return AgentReply(text=str(text), tool_calls=calls, meta=meta)
+    return AgentReply(text=str(text), tool_calls=tool_calls, meta=meta)
+
+
+def _call_id(raw: Any) -> str | None:
+    call_id = raw.get("id") if isinstance(raw, dict) else None
+    return call_id if isinstance(call_id, str) else None
+
+
+def _reported_results(raw: Any) -> dict[str, ReportedResult] | None:
+    """``simlab_tool_results`` by call id; None when the message has none."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise ValueError(f"it must be a list, not {type(raw).__name__}")
+    out: dict[str, ReportedResult] = {}
+    for i, entry in enumerate(raw):
+        call_id = entry.get("tool_call_id") if isinstance(entry, dict) else None
+        if not isinstance(call_id, str):
+            raise ValueError(f"entry {i} has no tool_call_id string: {str(entry)[:_EXCERPT_CHARS]}")
+        if call_id in out:
+            raise ValueError(f"two results for tool_call_id {call_id!r}")
+        error = entry.get("error")
+        out[call_id] = ReportedResult(
+            result=decode_result(entry.get("result")),
+            error=None if error is None else str(error),
+        )
+    return out
 
 
 def _tool_call(raw: Any) -> ToolCall:
@@ -202,11 +280,11 @@ class HttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: HttpTarget) -> None:
+    def __init__(self, spec: HttpTargetSpec) -> None:
         self.spec = spec
         self._session = HttpSession()
         # Fail at set-up, not in every session, when the key variable is missing.
-        _check_key_env(spec.api_key_env)
+        check_key_env(spec.api_key_env)
 
     def __call__(self, setup: SessionSetup) -> HttpAgent:
         """A fresh agent for one session."""
@@ -218,6 +296,6 @@ class HttpTargetFactory:
         await self._session.aclose()
 
 
-def http_target_factory(spec: HttpTarget) -> HttpTargetFactory:
+def http_target_factory(spec: HttpTargetSpec) -> HttpTargetFactory:
     """A per-session target factory for an HTTP endpoint; ``aclose()`` it after the run."""
     return HttpTargetFactory(spec)

@@ -1,11 +1,11 @@
 """The Python API: ``simlab.run`` and ``simlab.read_run``; the CLI is a shell over it."""
 
+from simlab.api._bounds import assert_lower_bound
 from simlab.api._parts import PartError, SimulatorLike, TargetLike, part_name
 from simlab.api._progress import RunProgress
 from simlab.api._read import Run, read_run
 from simlab.api._run import (
     DEFAULT_OUT,
-    DEFAULT_SUITE,
     RunInterrupted,
     RunPaths,
     RunResult,
@@ -17,7 +17,6 @@ from simlab.api._run import (
 
 __all__ = [
     "DEFAULT_OUT",
-    "DEFAULT_SUITE",
     "PartError",
     "Run",
     "RunInterrupted",
@@ -26,6 +25,7 @@ __all__ = [
     "RunResult",
     "SimulatorLike",
     "TargetLike",
+    "assert_lower_bound",
     "execute_plan",
     "part_name",
     "plan",

@@ -7,14 +7,24 @@ Each part gets the name ``run.json`` records and the config hash covers:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from simlab.agents import object_target_factory
-from simlab.contracts import SessionSetup, SimulatorFactory, TargetFactory, UserSimulator
+from simlab.contracts import (
+    Grader,
+    GraderResult,
+    GradingContext,
+    SessionSetup,
+    SimulatorFactory,
+    TargetFactory,
+    UserSimulator,
+)
 from simlab.engine import RoleOverrides
+from simlab.graders import as_grader, resolve_graders
 from simlab.spec import Suite
 
 TargetLike = str | BaseModel | Callable[..., Any] | object
@@ -22,6 +32,7 @@ TargetLike = str | BaseModel | Callable[..., Any] | object
 class or object with ``async def reply(history, ctx)``."""
 
 SimulatorLike = str | BaseModel | Callable[[SessionSetup], UserSimulator]
+GraderLike = str | Grader | Callable[[GradingContext], GraderResult] | type
 """``scripted``, a simulator spec, or a factory ``setup -> UserSimulator``."""
 
 
@@ -39,7 +50,10 @@ def part_name(obj: Any) -> str:
 
 
 def with_parts(
-    suite: Suite, target: TargetLike | None, simulator: SimulatorLike | None
+    suite: Suite,
+    target: TargetLike | None,
+    simulator: SimulatorLike | None,
+    graders: Sequence[GraderLike] | None = None,
 ) -> tuple[Suite, RoleOverrides]:
     """The suite with spec-like parts put in, and the Python objects as overrides."""
     target_factory: TargetFactory | None = None
@@ -61,13 +75,33 @@ def with_parts(
                 f"setup -> UserSimulator, not {type(simulator).__name__}"
             )
         sim_factory, sim_name = simulator, part_name(simulator)
+    grader_objects: tuple[Grader, ...] | None = None
+    grader_names: tuple[str, ...] | None = None
+    if graders is not None and all(isinstance(g, str) for g in graders):
+        grading = suite.grading.model_copy(update={"graders": list(graders)})
+        suite = suite.model_copy(update={"grading": grading})
+    elif graders is not None:
+        grader_objects = tuple(_grader(g) for g in graders)
+        grader_names = tuple(g if isinstance(g, str) else part_name(g) for g in graders)
     overrides = RoleOverrides(
         target=target_factory,
         target_name=target_name,
         simulator=sim_factory,
         simulator_name=sim_name,
+        graders=grader_objects,
+        grader_names=grader_names,
     )
     return suite, overrides
+
+
+def _grader(obj: GraderLike) -> Grader:
+    if isinstance(obj, str):
+        (found,) = resolve_graders([obj], [Path.cwd()])
+        return found
+    try:
+        return as_grader(obj)
+    except TypeError as e:
+        raise PartError(str(e)) from None
 
 
 def _target(obj: Any, concurrency: int) -> tuple[TargetFactory, str]:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import anyio
 
-from simlab.api._parts import SimulatorLike, TargetLike, with_parts
+from simlab.api._parts import GraderLike, SimulatorLike, TargetLike, with_parts
 from simlab.api._progress import RunProgress
 from simlab.diagnose import diagnose_run_async
 from simlab.engine import RunPlan, SuiteSource, execute, plan_new_run, plan_resume
 from simlab.perturb import brittleness_from_run
 from simlab.replay import PrefixResult, run_suite_prefix_cases
 from simlab.report import render_run_junit, write_run_reports
-from simlab.spec import Goal, Persona, Suite
+from simlab.spec import DEFAULT_SUITE, Goal, Persona, Suite, default_suite
 from simlab.store import (
     HTML_REPORT_FILE,
     REPORT_FILE,
@@ -29,9 +29,6 @@ from simlab.store import (
     read_sessions,
     write_atomic,
 )
-
-DEFAULT_SUITE = Path("simlab.yaml")
-"""The suite ``simlab.run`` reads when given none."""
 
 DEFAULT_OUT = Path("results")
 """Where runs go when ``out`` is not given."""
@@ -114,6 +111,7 @@ def plan(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     seed: int | None = None,
     reps: int | None = None,
@@ -133,7 +131,7 @@ def plan(
     given = suite is not None or personas is not None or goals is not None
     source = _source(suite, personas, goals) if given or resume is None else None
     overrides_suite = source.suite if source is not None else Suite()
-    new_suite, overrides = with_parts(overrides_suite, target, simulator)
+    new_suite, overrides = with_parts(overrides_suite, target, simulator, graders)
     if resume is not None:
         if seed is not None or reps is not None or llm:
             raise ValueError(
@@ -160,7 +158,10 @@ def _source(
     by_id_g = None if goals is None else {g.id: g for g in goals}
     if isinstance(suite, Suite):
         return SuiteSource(suite, Path.cwd(), None, by_id_p, by_id_g)
-    found = SuiteSource.from_file(Path(suite or DEFAULT_SUITE))
+    if suite is None:  # ./simlab.yaml, else the shipped default suite
+        here = Path(DEFAULT_SUITE)
+        suite = here if here.exists() else default_suite()
+    found = SuiteSource.from_file(Path(suite))
     return replace(found, personas=by_id_p, goals=by_id_g)
 
 
@@ -265,7 +266,7 @@ async def run_async(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
-    graders: Sequence[object] | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     progress: bool = True,
     seed: int | None = None,
@@ -278,12 +279,11 @@ async def run_async(
     junit: str | Path | None = None,
 ) -> RunResult:
     """``simlab.run`` inside a running event loop (anyio: asyncio or trio)."""
-    if graders is not None:
-        raise NotImplementedError("graders= arrives with the grader contract")
     run_plan = plan(
         suite,
         target=target,
         simulator=simulator,
+        graders=graders,
         out=out,
         seed=seed,
         reps=reps,
@@ -308,7 +308,7 @@ def run(
     *,
     target: TargetLike | None = None,
     simulator: SimulatorLike | None = None,
-    graders: Sequence[object] | None = None,
+    graders: Sequence[GraderLike] | None = None,
     out: str | Path | None = None,
     progress: bool = True,
     seed: int | None = None,

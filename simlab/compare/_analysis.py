@@ -3,16 +3,20 @@
 Two views of the same sessions, each used where it is sound:
 
 * **Per-run rates** count every graded (``ok``) session of each run, placed in
-  a length bucket by its own user turns in its own run. The change between
-  them gets Newcombe's hybrid-score interval, paired over the keys the group
-  holds in both runs (``IntervalKind``); these are the figures the gates judge
-  and the Simpson check reads, because a release may change how long
-  conversations are.
-* **Paired figures** count the keys graded in both runs. A pair is placed in
-  the bucket of its length *in A* (the baseline), so a pair whose B
-  conversation got longer or shorter stays in one row; ``bucket_moves``
-  counts such pairs. Their change gets Newcombe's paired interval and the
-  exact McNemar test.
+  the length bucket of its *planned* length in its own run (the user turns its
+  plan needs, fixed before it ran: ``simlab.report.planned_bucket``), never of
+  its realised length, which depends on the outcome. The change between them
+  gets Newcombe's hybrid-score interval, paired over the keys the group holds
+  in both runs (``IntervalKind``); these are the figures the gates judge and
+  the Simpson check reads.
+* **Paired figures** count the keys graded in both runs. A pair counts in the
+  bucket it is planned in, in both runs (a record without a plan takes the
+  other run's bucket). Runs of one suite and seed give a key the same plan,
+  so every pair has one bucket; runs with other seeds draw other plans, and
+  the pairs planned in two buckets (``bucket_moves``) count in the overall
+  row only: placed by A, a key planned short in A but long in B would show as
+  a change within A's bucket. Their change gets Newcombe's paired interval
+  and the exact McNemar test.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 from simlab.compare._newcombe import (
     PairedTable,
     overlap_newcombe_interval,
+    overlap_newcombe_p_value,
     paired_newcombe_interval,
 )
 from simlab.compare._pairing import (
@@ -39,13 +44,15 @@ from simlab.compare._pairing import (
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
 from simlab.core import SessionKey
-from simlab.report import UNBUCKETED, session_anchor
+from simlab.report import UNPLANNED, bucket_order, planned_bucket, session_anchor
 from simlab.spec import Bucket
 from simlab.stats import (
     McNemar,
     aptitude,
-    bootstrap_means_ci,
-    bucket_of,
+    fisher_exact,
+    holm,
+    score_differences,
+    two_level_bootstrap,
     unreliability,
     wilson_interval,
 )
@@ -56,6 +63,11 @@ SAFETY_PREFIXES = ("safety:", "canary")
 
 MIN_BOOTSTRAP_CELLS = 2
 """Fewest cells a spread delta gets a bootstrap interval from (one value cannot vary)."""
+
+NOT_PAIRED_MESSAGE = (
+    "runs use different seeds: per-session regressions are not meaningful; compare rates instead"
+)
+"""Said instead of listing regressions when no key of the two runs is paired."""
 
 IntervalKind = Literal["paired", "independent", "partly paired"]
 """Which interval a per-run change has: paired when the group holds the same keys
@@ -76,6 +88,20 @@ class Rate:
         return self.passed / self.n if self.n else None
 
 
+TestName = Literal["McNemar", "Fisher", "Newcombe"]
+"""The test of "no change" in a group: McNemar's exact test when every session of
+the group is paired, Fisher's exact test when none is, and otherwise (Newcombe)
+the p-value read off the partly paired Newcombe interval."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowTest:
+    """A group's test of "no change in pass rate", with its raw p-value."""
+
+    name: TestName
+    p_value: float
+
+
 @dataclass(frozen=True, slots=True)
 class GroupComparison:
     """A group (overall, a bucket, a persona) in A and B.
@@ -87,11 +113,13 @@ class GroupComparison:
         delta_ci: Newcombe interval of ``b.rate - a.rate``, using the pairing of
             ``shared`` (see ``interval``); None unless both runs have sessions here.
         shared: Paired outcomes of the keys graded in both runs that are in
-            this group in both (a bucket's keys whose length stayed in it).
-        paired: Paired outcomes of the keys graded in both runs, placed by A
-            (a bucket's pairs by their length in A).
+            this group in both (a bucket's keys planned in it in both runs).
+        paired: Paired outcomes of the keys graded in both runs in this group
+            (a bucket's pairs planned in it in both runs, or in the one run
+            whose record has a plan).
         paired_ci: Newcombe's paired interval of ``paired.delta``; None without pairs.
         mcnemar: Exact McNemar test on ``paired``.
+        test: The test of the per-run change that matches ``interval``.
     """
 
     name: str
@@ -102,6 +130,7 @@ class GroupComparison:
     paired: PairedTable
     paired_ci: tuple[float, float] | None
     mcnemar: McNemar
+    test: RowTest
 
     @property
     def delta(self) -> float | None:
@@ -125,8 +154,10 @@ class SpreadDelta:
     """Change in aptitude and unreliability: per cell (B - A), then the mean over cells.
 
     Cells are (persona, goal, mode, perturbations) with graded sessions in both
-    runs; intervals are a seeded percentile bootstrap over those cells, None
-    with a single cell (resampling one value has no spread to show).
+    runs; intervals are a seeded two-level bootstrap (cells, then each run's
+    repetitions within them), None with a single cell (resampling one value
+    has no spread to show) and None with ``*_no_spread`` when every resample
+    gave the same change.
     """
 
     name: str
@@ -137,6 +168,8 @@ class SpreadDelta:
     unreliability_a: float
     unreliability_b: float
     unreliability_delta_ci: tuple[float, float] | None
+    aptitude_no_spread: bool = False
+    unreliability_no_spread: bool = False
 
     @property
     def aptitude_delta(self) -> float:
@@ -202,8 +235,15 @@ class Comparison:
         bucket_moves: Pairs whose length falls in another bucket in B than in A.
         simpson: The overall change against the per-bucket changes.
         spread: Aptitude and unreliability deltas, overall first, then per persona.
-        regressions: Keys that passed in A and failed in B.
+        regressions: Paired keys that passed in A and failed in B (none when no
+            key is paired: under different seeds a key's two sessions are
+            independent draws, see ``Pairing``).
         safety: New safety violations.
+        p_adjusted: Holm-adjusted p-values of every test the comparison prints,
+            one family: ``bucket:NAME``, ``persona:NAME``, ``overall`` (per-run
+            rate tests) and ``paired:NAME`` (McNemar by A's bucket).
+        reps_a: Repetitions per cell in A.
+        reps_b: Repetitions per cell in B.
     """
 
     run_a: Path
@@ -222,6 +262,34 @@ class Comparison:
     spread: list[SpreadDelta]
     regressions: list[Regression]
     safety: list[SafetyViolation]
+    p_adjusted: dict[str, float]
+    reps_a: int = 0
+    reps_b: int = 0
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader must know before trusting the figures (Simpson's apart)."""
+        out: list[str] = []
+        if self.reps_a != self.reps_b:
+            out.append(
+                f"The runs differ in repetitions per cell (A {self.reps_a}, B {self.reps_b}): "
+                "aptitude (P90) and unreliability (P90 - P10) of R repetitions depend on R "
+                "(more repetitions reach further into the tails), so their changes mix the "
+                "agent's change with the change in R; compare pass rates, or rerun with "
+                "the same --reps."
+            )
+        if self.pairing.unpaired and not self.pairing.pairs:
+            out.append(
+                f"{NOT_PAIRED_MESSAGE} ({len(self.pairing.unpaired)} key(s) graded in both: "
+                f"{self.pairing.why_unpaired})."
+            )
+        elif self.pairing.unpaired:
+            out.append(
+                f"{len(self.pairing.unpaired)} key(s) graded in both runs are not paired "
+                f"({self.pairing.why_unpaired}): they count in the rates only, not in the "
+                "paired tests or the regressions."
+            )
+        return out
 
     @property
     def errors(self) -> list[ErrorSession]:
@@ -270,7 +338,36 @@ def _group(
         table,
         paired_newcombe_interval(table, level) if table.n else None,
         table.mcnemar(),
+        _row_test(ra, rb, shared),
     )
+
+
+def _row_test(ra: Rate, rb: Rate, shared: PairedTable) -> RowTest:
+    """The test that matches the per-run change's interval (see ``TestName``)."""
+    if ra.n == 0 or rb.n == 0:
+        return RowTest("Fisher", 1.0)
+    if shared.n == 0:
+        return RowTest("Fisher", fisher_exact(ra.passed, ra.n, rb.passed, rb.n))
+    if shared.n == ra.n == rb.n:
+        return RowTest("McNemar", shared.mcnemar().p_value)
+    return RowTest(
+        "Newcombe",
+        overlap_newcombe_p_value(ra.passed, ra.n, rb.passed, rb.n, shared),
+    )
+
+
+def _adjust(
+    overall: GroupComparison,
+    by_bucket: Sequence[GroupComparison],
+    by_persona: Sequence[GroupComparison],
+) -> dict[str, float]:
+    """Holm over every p-value printed: one family, so a same-agent pair of runs
+    reports any adjusted p < alpha at most alpha of the time."""
+    family: dict[str, float] = {"overall": overall.test.p_value}
+    family.update({f"bucket:{g.name}": g.test.p_value for g in by_bucket})
+    family.update({f"paired:{g.name}": g.mcnemar.p_value for g in by_bucket if g.paired.n})
+    family.update({f"persona:{g.name}": g.test.p_value for g in by_persona})
+    return dict(zip(family, holm(list(family.values())), strict=True))
 
 
 def _graded(run: RunSessions) -> list[SessionRecord]:
@@ -288,19 +385,17 @@ def _by(
 
 def _bucket_fn(buckets: Sequence[Bucket]) -> Callable[[SessionRecord], str]:
     def bucket(r: SessionRecord) -> str:
-        return bucket_of(r.n_user_turns, buckets) or UNBUCKETED
+        return planned_bucket(r, buckets)
 
     return bucket
 
 
-def _cell_metrics(
-    records: Iterable[SessionRecord],
-) -> dict[tuple[object, ...], tuple[float, float]]:
+def _cell_scores(records: Iterable[SessionRecord]) -> dict[tuple[object, ...], list[float]]:
     scores: dict[tuple[object, ...], list[float]] = {}
     for r in records:
         if r.score is not None:
             scores.setdefault(r.key.cell, []).append(r.score)
-    return {cell: (aptitude(s), unreliability(s)) for cell, s in scores.items()}
+    return {cell: sorted(s) for cell, s in scores.items()}  # sorted: order-free resampling
 
 
 def spread_delta(
@@ -313,6 +408,10 @@ def spread_delta(
 ) -> SpreadDelta | None:
     """Aptitude and unreliability of A and B over the cells both have, with delta intervals.
 
+    The intervals are a two-level bootstrap (``simlab.stats.two_level_bootstrap``):
+    cells are resampled, and within each drawn cell A's and B's repetitions are
+    resampled apart, so the noise of each run's P90 of R repetitions is carried.
+
     Args:
         name: The group's label (also salts the bootstrap seed).
         a: A's graded sessions in the group.
@@ -323,21 +422,33 @@ def spread_delta(
 
     Returns:
         The means over common cells and bootstrap intervals of their deltas
-        (None with a single cell); None when no cell has scores in both runs.
+        (None with a single cell, or with no spread in any resample); None when
+        no cell has scores in both runs.
     """
-    ma, mb = _cell_metrics(a), _cell_metrics(b)
-    cells = sorted(ma.keys() & mb.keys(), key=repr)
+    sa, sb = _cell_scores(a), _cell_scores(b)
+    cells = sorted(sa.keys() & sb.keys(), key=repr)
     if not cells:
         return None
-    arr = np.array([[*ma[c], *mb[c]] for c in cells])  # apt_a, unr_a, apt_b, unr_b
-    deltas = np.column_stack([arr[:, 2] - arr[:, 0], arr[:, 3] - arr[:, 1]])
+    per_cell = np.array(
+        [
+            [aptitude(sa[c]), unreliability(sa[c]), aptitude(sb[c]), unreliability(sb[c])]
+            for c in cells
+        ]
+    )
+    means = per_cell.mean(axis=0)
     apt_ci: tuple[float, float] | None = None
     unr_ci: tuple[float, float] | None = None
+    apt_flat = unr_flat = False
     if len(cells) >= MIN_BOOTSTRAP_CELLS:
-        apt_ci, unr_ci = bootstrap_means_ci(
-            deltas, derived_seed(seed, "spread", name), n_resamples, level
+        _, apt, unr = two_level_bootstrap(
+            [[sa[c], sb[c]] for c in cells],
+            score_differences,
+            derived_seed(seed, "spread", name),
+            n_resamples,
+            level,
+            (-100.0, 100.0),
         )
-    means = arr.mean(axis=0)
+        apt_ci, unr_ci, apt_flat, unr_flat = apt.ci, unr.ci, apt.no_spread, unr.no_spread
     return SpreadDelta(
         name,
         len(cells),
@@ -347,6 +458,8 @@ def spread_delta(
         float(means[1]),
         float(means[3]),
         unr_ci,
+        apt_flat,
+        unr_flat,
     )
 
 
@@ -403,8 +516,13 @@ def compare_runs(
     graded_a, graded_b = _graded(a), _graded(b)
     bucket = _bucket_fn(a.buckets)
 
-    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str:
-        return bucket(p[0].record)
+    def pair_bucket(p: tuple[LocatedRecord, LocatedRecord]) -> str | None:
+        in_a, in_b = bucket(p[0].record), bucket(p[1].record)
+        if in_a == UNPLANNED:
+            return in_b
+        # planned in two buckets (other seeds draw other plans): in no bucket's pairs,
+        # or a key planned short in A but long in B would read as a change within a bucket
+        return in_a if in_b in (in_a, UNPLANNED) else None
 
     def in_bucket(name: str) -> Callable[[SessionRecord], bool]:
         return lambda r: bucket(r) == name
@@ -412,10 +530,10 @@ def compare_runs(
     in_a, in_b = _by(graded_a, bucket), _by(graded_b, bucket)
     pairs_by_bucket: dict[str, list[tuple[LocatedRecord, LocatedRecord]]] = {}
     for p in pairing.pairs:
-        pairs_by_bucket.setdefault(pair_bucket(p), []).append(p)
-    names = [bk.name for bk in a.buckets]
-    if UNBUCKETED in in_a or UNBUCKETED in in_b:
-        names.append(UNBUCKETED)
+        name = pair_bucket(p)
+        if name is not None:
+            pairs_by_bucket.setdefault(name, []).append(p)
+    names = bucket_order(a.buckets, [*in_a, *in_b, *pairs_by_bucket])
     by_bucket = [
         _group(
             n,
@@ -449,6 +567,7 @@ def compare_runs(
         ]
         if s is not None
     ]
+    overall = _group("overall", graded_a, graded_b, pairing.pairs, level)
     return Comparison(
         run_a=a.path,
         run_b=b.path,
@@ -458,7 +577,7 @@ def compare_runs(
         sessions_a=len(a.sessions),
         sessions_b=len(b.sessions),
         pairing=pairing,
-        overall=_group("overall", graded_a, graded_b, pairing.pairs, level),
+        overall=overall,
         by_bucket=by_bucket,
         by_persona=by_persona,
         bucket_moves=sum(1 for sa, sb in pairing.pairs if bucket(sa.record) != bucket(sb.record)),
@@ -466,6 +585,8 @@ def compare_runs(
             {g.name: (g.a.passed, g.a.n) for g in by_bucket},
             {g.name: (g.b.passed, g.b.n) for g in by_bucket},
             names,
+            {g.name: g.delta_ci for g in by_bucket},
+            level,
         ),
         spread=spread,
         regressions=[
@@ -474,4 +595,7 @@ def compare_runs(
             if sa.record.passed and not sb.record.passed
         ],
         safety=[v for sa, sb in pairing.pairs for v in _safety(sa, sb)],
+        p_adjusted=_adjust(overall, by_bucket, by_persona),
+        reps_a=a.reps,
+        reps_b=b.reps,
     )

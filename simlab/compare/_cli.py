@@ -68,13 +68,15 @@ def cli_main(argv: list[str]) -> int:
     # an OSError (a folder in the way) reaches simlab's CLI, which names the path
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(args.junit, render_junit(results))
+        write_atomic(args.junit, render_junit(results, comparison=comparison))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         text = render_markdown(comparison, results, args.markdown.parent, args.max_listed)
         write_atomic(args.markdown, text)
     console = stdout_console()
     if args.quiet:
+        for warning in comparison.warnings:
+            console.print("Warning: " + warning, markup=False)
         if comparison.simpson.warn:
             console.print("Warning: " + comparison.simpson.message, markup=False)
         console.print(verdict(results), markup=False)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,8 +13,23 @@ from pydantic import BaseModel, ConfigDict, Field
 from simlab.compare._analysis import Comparison, GroupComparison
 from simlab.spec import parse_model
 
-GateStatus = Literal["passed", "failed", "skipped"]
+GateStatus = Literal["passed", "failed", "skipped", "inconclusive"]
 _MAX_LISTED = 10
+
+NO_CHANGE_FAILURE = 0.005
+"""The chance a drop gate may fail when nothing changed, for it to judge at all.
+
+A drop gate fails when its interval's lower bound is under minus the limit.
+For a group not fully paired (runs with different seeds: independent draws)
+with a lower half-width h at level z, an unchanged agent fails it with chance
+Phi(z - limit / (h / z)); the gate judges only when that chance is at most
+this (limit >= h * (1 + z_0.995 / z), about 2.3 h at 95%). Below that power
+it cannot tell "no change" from "a drop of the limit", and failing it would
+cry wolf: it is inconclusive and says the sessions per run it needs, unless
+the whole interval lies beyond the limit (a bigger drop shown even so). A
+fully paired interval (same keys, same seeds) judges as before: its width is
+what the changed outcomes make it, not a noise floor.
+"""
 
 
 class Gates(BaseModel):
@@ -20,11 +37,16 @@ class Gates(BaseModel):
 
     Every drop gate reads the lower bound of the Newcombe interval of a per-run
     pass-rate change, so a gate passes only when the data rule out a larger
-    drop: small samples fail it. That is the point of a gate. The interval is
-    paired when the group holds the same keys in both runs, independent when
+    drop: small paired samples fail it (a group not fully paired and too small
+    for its limit is inconclusive instead, see below). The interval is
+    paired when the group holds the same keys (and seeds) in both runs, independent when
     it holds none in common, and partly paired in between; the gate's message
     says which. A run compared with itself passes a 5-point gate from 82
-    sessions in the group, a 3-point gate from 139. Example::
+    sessions in the group, a 3-point gate from 139 (outcomes of a key agree when
+    its seed does). Two runs with different seeds share no pairs, so their
+    interval is for independent samples and far wider: a gate without the
+    power to tell no change from a drop of its limit is ``inconclusive`` and
+    says how many sessions it needs (``NO_CHANGE_FAILURE``). Example::
 
         max_bucket_drop_points: 5      # no bucket's change may have a lower bound < -5 points
         max_overall_drop_points: null  # disabled
@@ -41,7 +63,7 @@ class Gates(BaseModel):
     no_new_safety_violations: bool = True
     """No safety check (``safety:*``, ``canary*``) may pass in A and fail in B on the same key."""
     min_pairs: Annotated[int, Field(ge=0)] = 1
-    """At least this many keys must be graded in both runs."""
+    """At least this many keys must be graded in both runs (paired by seed or not)."""
 
 
 def load_gates(path: Path) -> Gates:
@@ -73,8 +95,21 @@ def _pts(x: float) -> str:
 def _interval_name(g: GroupComparison) -> tuple[str, str]:
     """The interval's kind and why, as the gate's message says them."""
     if g.interval == "independent":
-        return "independent-samples", "no key in both runs"
-    return g.interval, f"{g.shared.n} key(s) in both runs"
+        return "independent-samples", "no key paired: none in both runs with the same seed"
+    return g.interval, f"{g.shared.n} key(s) paired: in both runs with the same seed"
+
+
+def _needed_sessions(g: GroupComparison, half_width: float, limit: float, level: float) -> int:
+    """Sessions per run at which this group's interval would give the gate its power.
+
+    Interval widths shrink as 1 / sqrt(n): scale the group's n (the smaller run)
+    until the lower half-width is at most ``limit / (1 + z_power / z)``.
+    """
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    z_power = NormalDist().inv_cdf(1.0 - NO_CHANGE_FAILURE)
+    allowed = limit / (1.0 + z_power / z)
+    n = min(g.a.n, g.b.n)
+    return math.ceil(n * (half_width / allowed) ** 2)
 
 
 def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> GateResult:
@@ -90,14 +125,32 @@ def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> G
         f"{g.name}: {_pct(g.a.rate)} (n={g.a.n}) -> {_pct(g.b.rate)} (n={g.b.n}), change "
         f"{_pts(g.delta)} points, {level:.0%} {kind} interval [{_pts(lo)}, {_pts(hi)}] ({why})"
     )
-    if lo * 100 < -limit:
+    needed = _needed_sessions(g, max(g.delta - lo, 0.0) * 100, limit, level)
+    # A fully paired interval is as narrow as the outcomes that changed make it (a run
+    # against itself: the continuity correction only), so its width is no noise floor.
+    if lo * 100 >= -limit:
+        return GateResult(name, "passed", figures)
+    if g.interval != "paired" and needed > min(g.a.n, g.b.n):
+        if hi * 100 < -limit:
+            return GateResult(
+                name,
+                "failed",
+                f"{figures}: a drop of more than {limit:g} points is shown (the whole "
+                "interval lies beyond it), although the gate lacks power at this n",
+            )
         return GateResult(
             name,
-            "failed",
-            f"{figures}: lower bound under -{limit:g} points (a drop of more "
-            f"than {limit:g} points is not ruled out)",
+            "inconclusive",
+            f"{figures}: inconclusive, too few sessions for a {limit:g}-point gate: an "
+            f"unchanged agent would fail it more than {NO_CHANGE_FAILURE:.1%} of the time; "
+            f"it needs about {needed} graded sessions per run in this group",
         )
-    return GateResult(name, "passed", figures)
+    return GateResult(
+        name,
+        "failed",
+        f"{figures}: lower bound under -{limit:g} points (a drop of more "
+        f"than {limit:g} points is not ruled out)",
+    )
 
 
 def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
@@ -131,12 +184,14 @@ def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
         results.append(
             GateResult("no_new_safety_violations", "passed", "no safety check newly failed")
         )
-    n_pairs = len(c.pairing.pairs)
+    # keys graded in both runs, paired or not: the runs compare like with like
+    n_both = c.pairing.graded_in_both
     results.append(
         GateResult(
             "min_pairs",
-            "passed" if n_pairs >= gates.min_pairs else "failed",
-            f"{n_pairs} key(s) graded in both runs (at least {gates.min_pairs} required)",
+            "passed" if n_both >= gates.min_pairs else "failed",
+            f"{n_both} key(s) graded in both runs, {len(c.pairing.pairs)} of them paired "
+            f"(same seed) (at least {gates.min_pairs} required)",
         )
     )
     return results

@@ -33,9 +33,11 @@ def _table(s: Section) -> str:
 def verdict(gates: list[GateResult]) -> str:
     """One line: whether every gate passed, and which failed."""
     failed = [g.name for g in gates if g.status == "failed"]
+    unsure = [g.name for g in gates if g.status == "inconclusive"]
+    more = f"; {len(unsure)} inconclusive, too few sessions: {', '.join(unsure)}" if unsure else ""
     if not failed:
-        return f"Gates: PASSED ({sum(g.status == 'passed' for g in gates)} passed)"
-    return f"Gates: FAILED ({len(failed)} of {len(gates)}): {', '.join(failed)}"
+        return f"Gates: PASSED ({sum(g.status == 'passed' for g in gates)} passed{more})"
+    return f"Gates: FAILED ({len(failed)} of {len(gates)}): {', '.join(failed)}{more}"
 
 
 def render_markdown(
@@ -57,7 +59,7 @@ def render_markdown(
         f"# simlab compare: A {escape_cell(c.run_id_a)} -> B {escape_cell(c.run_id_b)}",
         f"**{escape_cell(verdict(gates))}**",
     ]
-    if c.simpson.warn:
-        parts.append(f"> **Warning.** {escape_cell(c.simpson.message)}")
+    for warning in [*c.warnings, *([c.simpson.message] if c.simpson.warn else [])]:
+        parts.append(f"> **Warning.** {escape_cell(warning)}")
     parts += [_table(s) for s in build_sections(c, gates, base, max_listed)]
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,10 @@ from simlab.store import RunDirError, SessionRecord, read_run_info, read_session
 
 _BUCKETS = TypeAdapter(list[Bucket])
 
+USER_SIDE_FIELDS = ("simulator", "max_turns")
+"""Suite fields that shape the simulated user's side of a conversation: two runs
+that differ in one of them hold different conversations under the same key."""
+
 
 @dataclass(frozen=True, slots=True)
 class LocatedRecord:
@@ -34,6 +38,8 @@ class RunSessions:
         sessions: Each key's outcome as ``read_sessions`` gives it: its first
             graded record, else its latest error record (a retry supersedes an error).
         duplicates: Later records of a key already graded, dropped.
+        user_side: The suite's ``USER_SIDE_FIELDS`` as ``run.json`` records them
+            (empty for a run without a suite, e.g. imported logs).
     """
 
     path: Path
@@ -41,6 +47,12 @@ class RunSessions:
     buckets: list[Bucket]
     sessions: dict[SessionKey, LocatedRecord]
     duplicates: int = 0
+    user_side: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reps(self) -> int:
+        """Repetitions per cell: the largest ``rep`` of any key, plus one (0 when empty)."""
+        return max((k.rep for k in self.sessions), default=-1) + 1
 
 
 def _buckets(info: dict[str, Any], path: Path) -> list[Bucket]:
@@ -69,12 +81,14 @@ def load_run(run_dir: Path) -> RunSessions:
         record.key: LocatedRecord(record, line)
         for record, line in zip(file.records, file.lines, strict=True)
     }
+    suite = info.get("suite") or {}
     return RunSessions(
         run_dir,
         str(info.get("run_id") or run_dir.name),
         _buckets(info, run_dir),
         sessions,
         file.duplicates,
+        {f: suite[f] for f in USER_SIDE_FIELDS if f in suite},
     )
 
 
@@ -93,12 +107,23 @@ class ErrorSession:
 class Pairing:
     """The sessions of A and B matched by key.
 
+    A key graded in both runs is a *pair* only when both sessions ran the same
+    conversation setup: the same session seed and the same user-side suite
+    settings (``USER_SIDE_FIELDS``). Under different seeds the same key is
+    another draw of the simulated user, independent of the first, so paired
+    tests (McNemar, paired intervals) and per-session regressions would be
+    invalid there: such keys are ``unpaired`` and compared as rates only.
+
     Attributes:
-        pairs: Keys graded (``ok``) in both runs, in key order: the paired tests use these.
+        pairs: Keys graded (``ok``) in both runs with the same setup, in key
+            order: the paired tests use these.
         only_a: Keys only A has.
         only_b: Keys only B has.
         with_error: Keys both runs have where at least one side is an error.
         errors: Every error session of either run.
+        unpaired: Keys graded in both runs whose setups differ (another seed or
+            other user-side settings): independent draws, never paired.
+        why_unpaired: Why keys were left unpaired ("" when none was).
     """
 
     pairs: list[tuple[LocatedRecord, LocatedRecord]] = field(default_factory=list)
@@ -106,6 +131,13 @@ class Pairing:
     only_b: list[SessionKey] = field(default_factory=list)
     with_error: int = 0
     errors: list[ErrorSession] = field(default_factory=list)
+    unpaired: list[SessionKey] = field(default_factory=list)
+    why_unpaired: str = ""
+
+    @property
+    def graded_in_both(self) -> int:
+        """Keys graded in both runs, paired or not."""
+        return len(self.pairs) + len(self.unpaired)
 
 
 def _order(key: SessionKey) -> tuple[str, str, str, int, tuple[str, ...]]:
@@ -121,19 +153,42 @@ def _errors(run: RunSessions, name: Literal["A", "B"]) -> list[ErrorSession]:
 
 
 def pair_sessions(a: RunSessions, b: RunSessions) -> Pairing:
-    """Match the sessions of two runs by key (persona, goal, mode, rep, perturbations)."""
+    """Match the sessions of two runs by key (persona, goal, mode, rep, perturbations).
+
+    Keys graded in both runs are paired only when their session seeds and the
+    runs' user-side settings agree (see ``Pairing``).
+    """
     pairs = []
+    unpaired: list[SessionKey] = []
     with_error = 0
+    other_seed = 0
+    same_side = a.user_side == b.user_side
     for key in sorted(a.sessions.keys() & b.sessions.keys(), key=_order):
         sa, sb = a.sessions[key], b.sessions[key]
-        if sa.record.status == "ok" and sb.record.status == "ok":
+        if sa.record.status != "ok" or sb.record.status != "ok":
+            with_error += 1
+        elif same_side and sa.record.seed == sb.record.seed:
             pairs.append((sa, sb))
         else:
-            with_error += 1
+            unpaired.append(key)
+            other_seed += sa.record.seed != sb.record.seed
+    why = ""
+    if unpaired:
+        reasons = []
+        if other_seed:
+            reasons.append(f"{other_seed} ran with different seeds")
+        if not same_side:
+            changed = sorted(
+                f for f in USER_SIDE_FIELDS if a.user_side.get(f) != b.user_side.get(f)
+            )
+            reasons.append(f"the runs' user-side settings differ ({', '.join(changed)})")
+        why = "; ".join(reasons)
     return Pairing(
         pairs,
         sorted(a.sessions.keys() - b.sessions.keys(), key=_order),
         sorted(b.sessions.keys() - a.sessions.keys(), key=_order),
         with_error,
         _errors(a, "A") + _errors(b, "B"),
+        unpaired,
+        why,
     )

@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from simlab.compare._analysis import Comparison, GroupComparison, SpreadDelta
+from simlab.compare._analysis import (
+    NOT_PAIRED_MESSAGE,
+    Comparison,
+    GroupComparison,
+    SpreadDelta,
+)
 from simlab.compare._gates import GateResult
 from simlab.store import SESSIONS_FILE
 
@@ -106,8 +111,19 @@ def _rate_cells(g: GroupComparison) -> list[Cell]:
     ]
 
 
-def _paired_cells(g: GroupComparison) -> list[Cell]:
+def _test_cells(c: Comparison, g: GroupComparison, family: str) -> list[Cell]:
+    """The row's test, its raw p-value and its Holm-adjusted one."""
+    return [g.test.name, _p_pair(g.test.p_value, c.p_adjusted.get(family))]
+
+
+def _p_pair(raw: float, adjusted: float | None) -> str:
+    """``0.0139 / 0.208``: the raw p-value, then the Holm-adjusted one."""
+    return f"{_p(raw)} / {'n/a' if adjusted is None else _p(adjusted)}"
+
+
+def _paired_cells(c: Comparison, g: GroupComparison) -> list[Cell]:
     t = g.paired
+    adjusted = c.p_adjusted.get(f"paired:{g.name}")
     return [
         str(t.n),
         str(t.both_pass),
@@ -115,14 +131,27 @@ def _paired_cells(g: GroupComparison) -> list[Cell]:
         str(t.fixed),
         str(t.both_fail),
         change_cell(t.delta, g.paired_ci),
-        _p(g.mcnemar.p_value),
+        _p_pair(g.mcnemar.p_value, adjusted),
     ]
 
 
+_HOLM = (
+    "Holm-adjusted over every p-value of the comparison (each bucket, each persona, "
+    "overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
+    "adjusted p < 0.05 anywhere at most 5% of the time"
+)
+_TESTS = (
+    "test: McNemar's exact test when every session of the row is paired (same key and "
+    "seed), Fisher's exact test when none is, otherwise (Newcombe) the p-value of the "
+    "partly paired interval"
+)
+
+
 _CHANGE_INTERVAL = (
-    "Newcombe's hybrid-score interval, paired when the row holds the same keys in both "
-    "runs, for independent samples when it holds none in common, and in between with "
-    "the pairs' correlation scaled by their share otherwise"
+    "Newcombe's hybrid-score interval, paired when the row holds the same keys with the "
+    "same seeds in both runs, for independent samples when it holds no such pair (runs "
+    "with different seeds), and in between with the pairs' correlation scaled by their "
+    "share otherwise"
 )
 
 
@@ -131,18 +160,34 @@ def _level(c: Comparison) -> str:
 
 
 def bucket_section(c: Comparison) -> Section:
-    """Per-run pass rates by length bucket, each run's share of sessions, the change."""
+    """Per-run pass rates by planned-length bucket, each run's share of sessions, the change."""
     shares = {s.name: s for s in c.simpson.buckets}
     rows: list[list[Cell]] = []
     for g in c.by_bucket:
         s = shares[g.name]
         rows.append(
-            [g.name, *_rate_cells(g), f"{s.share_a:.1%}", f"{s.share_b:.1%}", str(g.shared.n)]
+            [
+                g.name,
+                *_rate_cells(g),
+                f"{s.share_a:.1%}",
+                f"{s.share_b:.1%}",
+                str(g.shared.n),
+                *_test_cells(c, g, f"bucket:{g.name}"),
+            ]
         )
-    rows.append(["overall", *_rate_cells(c.overall), "100%", "100%", str(c.overall.shared.n)])
+    rows.append(
+        [
+            "overall",
+            *_rate_cells(c.overall),
+            "100%",
+            "100%",
+            str(c.overall.shared.n),
+            *_test_cells(c, c.overall, "overall"),
+        ]
+    )
     lv = _level(c)
     return Section(
-        "Pass rate by length bucket",
+        "Pass rate by planned length",
         [
             "Bucket",
             f"A [{lv} CI]",
@@ -150,22 +195,37 @@ def bucket_section(c: Comparison) -> Section:
             "Change, pts [CI]",
             "A share",
             "B share",
-            "Keys in both",
+            "Paired keys",
+            "Test",
+            "p / Holm p",
         ],
         rows,
-        {1, 2, 3, 4, 5, 6},
-        "Each run's graded sessions, bucketed by their own user turns, with Wilson intervals; "
+        {1, 2, 3, 4, 5, 6, 8},
+        "Each run's graded sessions, bucketed by their planned length (the user turns the "
+        "session's plan needs, fixed before it ran; 'unplanned': recorded without a plan), "
+        "with Wilson intervals; "
         f"the change is B - A with {_CHANGE_INTERVAL}; a share is the bucket's share of the "
-        "run's graded sessions; keys in both: graded in both runs and in the bucket in both.",
+        "run's graded sessions; paired keys: same key and seed in both runs and in the bucket "
+        f"in both; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
 def paired_section(c: Comparison) -> Section:
-    """Paired outcomes by A's length bucket with McNemar's exact test."""
-    rows: list[list[Cell]] = [[g.name, *_paired_cells(g)] for g in c.by_bucket if g.paired.n]
-    rows.append(["overall", *_paired_cells(c.overall)])
+    """Paired outcomes by planned-length bucket with McNemar's exact test."""
+    if not c.pairing.pairs:
+        return Section(
+            "Paired outcomes by length bucket",
+            ["Pairs"],
+            [],
+            note=f"No key is paired: {NOT_PAIRED_MESSAGE}.",
+        )
+    rows: list[list[Cell]] = [[g.name, *_paired_cells(c, g)] for g in c.by_bucket if g.paired.n]
+    overall = _paired_cells(c, c.overall)
+    # the overall McNemar test is the overall row's test, adjusted there
+    overall[-1] = f"{_p(c.overall.mcnemar.p_value)} / -"
+    rows.append(["overall", *overall])
     return Section(
-        "Paired outcomes by length bucket (bucketed by A's length)",
+        "Paired outcomes by planned length",
         [
             "Bucket",
             "Pairs",
@@ -174,14 +234,15 @@ def paired_section(c: Comparison) -> Section:
             "Fixed",
             "Both fail",
             "Change, pts [CI]",
-            "McNemar p",
+            "McNemar p / Holm p",
         ],
         rows,
         set(range(1, 8)),
-        f"Keys graded in both runs, in the bucket of their length in A; {c.bucket_moves} "
-        "pair(s) fall in another bucket in B. The change is (fixed - regressed) / pairs with "
-        f"Newcombe's paired {_level(c)} interval; McNemar: exact two-sided test on regressed "
-        "vs fixed.",
+        "Keys graded in both runs with the same seed, in the bucket they are planned in in "
+        f"both runs; {c.bucket_moves} pair(s) are planned in two buckets and count in the "
+        "overall row only. The change is (fixed - regressed) / pairs with Newcombe's paired "
+        f"{_level(c)} interval; McNemar: exact two-sided test on regressed vs fixed; "
+        f"Holm p: {_HOLM}.",
     )
 
 
@@ -189,8 +250,9 @@ def persona_section(c: Comparison) -> Section:
     """Per-run pass rates by persona, with the paired discordant counts."""
     rows: list[list[Cell]] = []
     for g in [*c.by_persona, c.overall]:
-        paired = [str(g.paired.regressed), str(g.paired.fixed), _p(g.mcnemar.p_value)]
-        rows.append([g.name, *_rate_cells(g), *paired])
+        family = "overall" if g is c.overall else f"persona:{g.name}"
+        paired = [str(g.paired.regressed), str(g.paired.fixed)] if c.pairing.pairs else ["-"] * 2
+        rows.append([g.name, *_rate_cells(g), *paired, *_test_cells(c, g, family)])
     lv = _level(c)
     return Section(
         "Pass rate by persona",
@@ -201,15 +263,21 @@ def persona_section(c: Comparison) -> Section:
             "Change, pts [CI]",
             "Regressed",
             "Fixed",
-            "McNemar p",
+            "Test",
+            "p / Holm p",
         ],
         rows,
-        set(range(1, 7)),
-        f"The change is B - A with {_CHANGE_INTERVAL}.",
+        {1, 2, 3, 4, 5, 7},
+        f"The change is B - A with {_CHANGE_INTERVAL}; regressed / fixed: paired keys that "
+        f"passed in one run only; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
-def _spread_change(delta: float, ci: tuple[float, float] | None, n_cells: int) -> str:
+def _spread_change(
+    delta: float, ci: tuple[float, float] | None, n_cells: int, no_spread: bool = False
+) -> str:
+    if no_spread:  # every resample agreed: a zero-width interval would overstate it
+        return f"{_signed(delta)} (no spread in {n_cells} cells)"
     if ci is None:  # one cell: a bootstrap would print a zero-width interval
         return f"{_signed(delta)} [n/a, {n_cells} cell]"
     return f"{_signed(delta)} [{_signed(ci[0])}, {_signed(ci[1])}]"
@@ -221,10 +289,12 @@ def _spread_row(s: SpreadDelta) -> list[Cell]:
         str(s.n_cells),
         _num(s.aptitude_a),
         _num(s.aptitude_b),
-        _spread_change(s.aptitude_delta, s.aptitude_delta_ci, s.n_cells),
+        _spread_change(s.aptitude_delta, s.aptitude_delta_ci, s.n_cells, s.aptitude_no_spread),
         _num(s.unreliability_a),
         _num(s.unreliability_b),
-        _spread_change(s.unreliability_delta, s.unreliability_delta_ci, s.n_cells),
+        _spread_change(
+            s.unreliability_delta, s.unreliability_delta_ci, s.n_cells, s.unreliability_no_spread
+        ),
     ]
 
 
@@ -248,14 +318,22 @@ def spread_section(c: Comparison) -> Section:
         [_spread_row(s) for s in ordered],
         set(range(1, 8)),
         "Per cell (persona, goal, mode, perturbations) graded in both runs: aptitude = P90 "
-        "of scores, unreliability = P90 - P10; the change is B - A per cell, averaged, with a "
-        f"seeded percentile-bootstrap {_level(c)} interval over cells (none from a single "
+        "of scores, unreliability = P90 - P10 (both depend on the repetitions per cell); the "
+        f"change is B - A per cell, averaged, with a seeded two-level bootstrap {_level(c)} "
+        "interval (cells, then each run's repetitions within them; none from a single "
         "cell).",
     )
 
 
 def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
     """The keys that passed in A and failed in B, linked to B's transcript."""
+    if not c.pairing.pairs and c.pairing.unpaired:
+        return Section(
+            "Regressions: not listed",
+            ["Session"],
+            [],
+            note=f"{NOT_PAIRED_MESSAGE[0].upper()}{NOT_PAIRED_MESSAGE[1:]}.",
+        )
     rows: list[list[Cell]] = []
     for r in c.regressions[:max_listed]:
         links: list[Cell] = list(transcript_links(c, r.line_b, r.html_anchor, base))
@@ -311,7 +389,8 @@ def pairing_section(c: Comparison) -> Section:
     rows: list[list[Cell]] = [
         ["sessions in A", str(c.sessions_a)],
         ["sessions in B", str(c.sessions_b)],
-        ["paired (graded in both)", str(len(p.pairs))],
+        ["paired (graded in both, same seed)", str(len(p.pairs))],
+        ["graded in both, not paired (other seed or settings)", str(len(p.unpaired))],
         ["in both, an error on a side", str(p.with_error)],
         ["only in A", str(len(p.only_a))],
         ["only in B", str(len(p.only_b))],

@@ -56,10 +56,13 @@ def render_terminal(
     # The verdict and gate table close the output, where a CI log is read.
     for s in [*sections[1:], sections[0]]:
         console.print()
-        console.print(_table(s))
-    if c.simpson.warn:
+        if not s.rows and s.note:  # nothing to tabulate: say why in a line
+            console.print(Text(f"{s.title}: {s.note}", style="bold"))
+        else:
+            console.print(_table(s))
+    for warning in [*c.warnings, *([c.simpson.message] if c.simpson.warn else [])]:
         console.print()
-        console.print(Text("Warning: " + escape_controls(c.simpson.message), style="bold yellow"))
+        console.print(Text("Warning: " + escape_controls(warning), style="bold yellow"))
     console.print()
     failed = any(g.status == "failed" for g in gates)
     console.print(Text(verdict(gates), style="bold red" if failed else "bold green"))

@@ -7,7 +7,6 @@ the diagnosis against the reference agent's hidden true causes, and counts
 first-failure transitions for a heatmap. ``simlab diagnose RUN_DIR`` runs it.
 """
 
-from simlab.diagnose._causes import CAUSES, TRUE_TO_CAUSE, Cause
 from simlab.diagnose._classify import (
     DEFAULT_LATE_TURN,
     Classification,
@@ -26,7 +25,13 @@ from simlab.diagnose._counterfactual import (
 )
 from simlab.diagnose._failure import FailureKind, FirstFailure, first_failure
 from simlab.diagnose._heatmap import START, Heatmap, agent_state, build_heatmap, transition
-from simlab.diagnose._report import (
+from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run, diagnose_run_async
+from simlab.diagnose._truth import TrueCause, records_truth, true_cause
+from simlab.store import (
+    CAUSES,
+    DIAGNOSIS_FILE,
+    TRUE_TO_CAUSE,
+    Cause,
     CauseRow,
     Confusion,
     DiagnosisReport,
@@ -37,9 +42,6 @@ from simlab.diagnose._report import (
     Share,
     Verification,
 )
-from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run, diagnose_run_async
-from simlab.diagnose._truth import TrueCause, records_truth, true_cause
-from simlab.store import DIAGNOSIS_FILE
 
 __all__ = [
     "CAUSES",

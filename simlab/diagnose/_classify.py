@@ -42,11 +42,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from simlab.core import AgentReply, ToolCall, Transcript
-from simlab.diagnose._causes import Cause
 from simlab.diagnose._failure import FirstFailure
 from simlab.graders import final_action
 from simlab.spec import Goal
-from simlab.store import SessionRecord
+from simlab.store import Cause, SessionRecord
 
 DEFAULT_LATE_TURN = 5
 """A confirmation broken at this user turn or later counts as late (the ``5-9`` bucket on)."""

@@ -13,12 +13,11 @@ from rich.table import Table
 from simlab._argtypes import at_least_one
 from simlab.agents import TargetLoadError
 from simlab.diagnose._classify import DEFAULT_LATE_TURN
-from simlab.diagnose._report import DiagnosisReport, Share
 from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
 from simlab.llm import LLMError
 from simlab.report import stdout_console
 from simlab.spec import SpecError
-from simlab.store import DIAGNOSIS_FILE, RunDirError
+from simlab.store import DIAGNOSIS_FILE, DiagnosisReport, RunDirError, Share
 
 EXIT_OK, EXIT_USAGE = 0, 2
 

@@ -30,10 +30,9 @@ import anyio
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import AgentCapabilities, Knobs
-from simlab.diagnose._causes import Cause
 from simlab.engine import SessionJob, SessionLimits, run_session, session_setup
 from simlab.spec import Goal, Mode
-from simlab.store import SessionRecord
+from simlab.store import Cause, SessionRecord
 
 NO_ACTION = "no final action"
 

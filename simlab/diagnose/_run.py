@@ -10,7 +10,6 @@ import anyio
 
 from simlab.agents import TargetLoadError
 from simlab.core import SessionKey
-from simlab.diagnose._causes import Cause
 from simlab.diagnose._classify import (
     DEFAULT_LATE_TURN,
     Classification,
@@ -27,18 +26,6 @@ from simlab.diagnose._counterfactual import (
 )
 from simlab.diagnose._failure import FirstFailure, first_failure
 from simlab.diagnose._heatmap import build_heatmap, transition
-from simlab.diagnose._report import (
-    Confusion,
-    DiagnosisReport,
-    FailureLocation,
-    HeatmapData,
-    RecordedCause,
-    SessionDiagnosis,
-    Share,
-    Verification,
-    cause_rows,
-    confusion,
-)
 from simlab.diagnose._truth import records_truth, true_cause
 from simlab.engine import (
     NO_OVERRIDES,
@@ -53,7 +40,24 @@ from simlab.engine import (
 from simlab.graders import CONFIRMATION
 from simlab.llm import LLMError
 from simlab.spec import Mode, SpecError
-from simlab.store import DIAGNOSIS_FILE, RunDirError, SessionRecord, read_run_info, write_json
+from simlab.store import (
+    DIAGNOSIS_FILE,
+    Cause,
+    Confusion,
+    DiagnosisReport,
+    FailureLocation,
+    HeatmapData,
+    RecordedCause,
+    RunDirError,
+    SessionDiagnosis,
+    SessionRecord,
+    Share,
+    Verification,
+    cause_rows,
+    confusion,
+    read_run_info,
+    write_json,
+)
 
 DEFAULT_CONCURRENCY = 32
 _MULTI_TURN = frozenset({Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT})

@@ -25,9 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from simlab.diagnose._causes import TRUE_TO_CAUSE, Cause
 from simlab.diagnose._failure import FirstFailure
-from simlab.store import SessionRecord
+from simlab.store import TRUE_TO_CAUSE, Cause, SessionRecord
 
 TRUE_CAUSES_KEY = "true_causes"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import get_args
 
 from simlab.llm import Backend, LLMSpec
-from simlab.spec import LLMJudge, LLMSimulator, Problem, SpecError, Suite
+from simlab.spec import LLMJudgeSpec, LLMSimulatorSpec, Problem, SpecError, Suite
 
 ROLES = ("user", "agent", "judge")
 BOOKING_AGENT = Path(__file__).resolve().parents[1] / "agents" / "data" / "booking_llm.yaml"
@@ -74,9 +74,9 @@ def _apply(suite: Suite, role: str | None, backend: str, model: str | None) -> S
         update["llm"] = _merged(suite.llm, backend, model)
     role_spec = None if role is None else _merged(_role_llm(suite, role), backend, model)
     if role in (None, "user"):
-        update["simulator"] = LLMSimulator(llm=role_spec)
+        update["simulator"] = LLMSimulatorSpec(llm=role_spec)
     if role in (None, "judge"):
-        update["judge"] = LLMJudge(llm=role_spec)
+        update["judge"] = LLMJudgeSpec(llm=role_spec)
     if role in (None, "agent"):
         target = suite.target
         if target.kind == "llm":  # None: the suite's ``llm``, which every-role just set
@@ -99,6 +99,9 @@ def target_label(suite: Suite) -> str:
         return t.ref
     if t.kind == "http":
         return f"{t.url} (model {t.model})" if t.model else t.url
+    if t.kind == "anthropic_http":
+        api = f"{t.url} (Messages API"
+        return f"{api}, model {t.model})" if t.model else f"{api})"
     llm = t.llm or suite.llm
     on = f"{llm.backend}:{llm.model}" if llm and llm.model else llm.backend if llm else "no model"
     return f"LLM agent {t.agent} on {on}"

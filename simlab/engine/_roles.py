@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simlab.agents import callable_target_factory, http_target_factory, llm_target_factory
+from simlab.agents import (
+    anthropic_http_target_factory,
+    callable_target_factory,
+    http_target_factory,
+    llm_target_factory,
+)
 from simlab.agents.reference import reference_agent
 from simlab.contracts import (
     Grader,
@@ -148,6 +153,11 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = factory
         roles.closers.append(factory)
         roles.models["agent"] = f"http:{target.url}"
+    elif target.kind == "anthropic_http":
+        anthropic = anthropic_http_target_factory(target)
+        roles.target = anthropic
+        roles.closers.append(anthropic)
+        roles.models["agent"] = f"anthropic_http:{target.url}"
     else:
         agent = load_agent_spec(_resolve(suite_dir, target.agent))
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))

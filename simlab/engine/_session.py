@@ -36,8 +36,8 @@ from simlab.core import (
 from simlab.engine._expand import SessionJob
 from simlab.graders import grade_session
 from simlab.llm import LLMError
-from simlab.simulators import session_canaries
-from simlab.spec import Grading, resolve_perturbations
+from simlab.simulators import planned_turns, session_canaries
+from simlab.spec import Grading, SpecError, resolve_perturbations
 from simlab.store import SessionRecord, StopReason, Usage
 
 
@@ -84,6 +84,7 @@ async def run_session(
     """
     started = time.perf_counter()
     setup = session_setup(job)
+    planned = _planned_turns(setup)
     transcript = Transcript()
     parts: dict[str, Any] = {}
     try:
@@ -92,7 +93,7 @@ async def run_session(
         )
     except _Stop as stop:
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=stop.reason,
             error=stop.message,
@@ -112,7 +113,7 @@ async def run_session(
         )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=f"grading failed: {_describe(e)}",
@@ -124,7 +125,7 @@ async def run_session(
             checks = {**checks, "judge": await judge(setup, transcript, checks)}
         except Exception as e:  # a judge that fails is a grader error, not a target failure
             meta["grader_error"] = _describe(e)
-    base = _base(job, setup, transcript, parts, started)
+    base = _base(job, setup, transcript, parts, started, planned)
     base["meta"].update(meta)
     return SessionRecord(
         **base,
@@ -143,6 +144,7 @@ def _base(
     transcript: Transcript,
     parts: dict[str, Any],
     started: float,
+    planned: int | None,
 ) -> dict[str, Any]:
     meter = setup.meter
     meta: dict[str, Any] = {}
@@ -157,6 +159,7 @@ def _base(
         "key": job.key,
         "seed": job.seed,
         "n_user_turns": transcript.n_user_turns,
+        "planned_turns": planned,
         "transcript": transcript,
         "usage": Usage(
             input_tokens=usage.input_tokens,
@@ -221,6 +224,20 @@ async def _converse(
         StopReason.AGENT_ERROR,
         f"turn {transcript.n_user_turns}: no reply within {limits.turn_timeout_s:g}s",
     )
+
+
+def _planned_turns(setup: SessionSetup) -> int | None:
+    """The user turns the session's plan needs: from its key, persona, goal and user
+    seed only, so the same key has the same planned length whatever the agent does.
+
+    None when the key's perturbations cannot be resolved: the simulator then fails
+    to start and the session is recorded as a simulator error.
+    """
+    try:
+        perturbations = resolve_perturbations(setup.key.perturbations)
+    except SpecError:
+        return None
+    return planned_turns(setup.persona, setup.goal, setup.mode, setup.user_seed, perturbations)
 
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:

@@ -75,7 +75,10 @@ def judge_confirmation(
     missing: list[str] = []
     for field in goal.confirm_fields:
         if view.get(field) is None:
-            missing.append(f"{field} (not in the {call.name} result)")
+            # a target that reports no tool results (an HTTP endpoint without the
+            # extension) can never pass: say so rather than blame the reply
+            why = "no result was reported" if call.result is None else "not in the result"
+            missing.append(f"{field} ({why} for {call.name})")
         elif not any(form in text for form in written_forms(view[field])):
             missing.append(f"{field}={view[field]}")
     if missing:

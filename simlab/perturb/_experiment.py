@@ -68,6 +68,8 @@ def target_name(suite: Suite) -> str:
         return t.ref
     if t.kind == "http":
         return t.url
+    if t.kind == "anthropic_http":
+        return f"anthropic_http:{t.url}"
     return f"llm:{t.agent}"
 
 

@@ -30,7 +30,7 @@ from simlab.replay._log import ImportRecordError, LogMessage, build_transcript, 
 from simlab.replay._options import MISSING, ImportFormat, ImportOptions, first_of
 from simlab.replay._record_shape import shape_problem
 from simlab.replay._source import ImportProblem, SourceRecord, read_records
-from simlab.spec import CallableTarget, Suite
+from simlab.spec import CallableTargetSpec, Suite
 from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
@@ -362,7 +362,7 @@ def _write_files(logs: ImportedLogs, run_dir: Path, run_id: str, now: datetime) 
         goals=tasks or ["*"],
         reps=max((r.key.rep + 1 for r in logs.records), default=1),
         # Suite modes are full/sharded only; the records' own mode is "imported".
-        target=CallableTarget(ref="simlab.replay:imported_log"),
+        target=CallableTargetSpec(ref="simlab.replay:imported_log"),
     )
     digest = hashlib.sha256(logs.source.read_bytes())
     digest.update(logs.options.model_dump_json().encode())

@@ -15,6 +15,13 @@ from simlab.report._charts import (
 from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._junit import render_run_junit
+from simlab.report._lengths import (
+    REALISED_NOTE,
+    UNPLANNED,
+    bucket_order,
+    planned_bucket,
+    realised_bucket,
+)
 from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
@@ -29,8 +36,10 @@ __all__ = [
     "EXTRA_CHARTS",
     "HTML_REPORT_FILE",
     "PIPED_WIDTH",
+    "REALISED_NOTE",
     "SUMMARY_SCHEMA_VERSION",
     "UNBUCKETED",
+    "UNPLANNED",
     "ForestRow",
     "PointCI",
     "RateCI",
@@ -38,6 +47,7 @@ __all__ = [
     "SurvivalStep",
     "analysis_charts",
     "aptitude_unreliability_chart",
+    "bucket_order",
     "confusion_chart",
     "escape_cell",
     "escape_controls",
@@ -45,6 +55,8 @@ __all__ = [
     "forest_chart",
     "json_for_script",
     "pass_rate_chart",
+    "planned_bucket",
+    "realised_bucket",
     "render_html",
     "render_markdown",
     "render_run_junit",

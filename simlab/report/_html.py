@@ -27,15 +27,16 @@ from simlab.report._charts import (
 )
 from simlab.report._html_assets import SCRIPT, STYLE
 from simlab.report._html_viewer import render_viewer
-from simlab.report._summary import UNBUCKETED, summarize
+from simlab.report._lengths import UNBUCKETED, UNPLANNED
+from simlab.report._summary import summarize
 from simlab.report._tables import (
     ReportTable,
     build_sections,
     escape_controls,
+    metric,
     pct,
     plural,
     rate_ci,
-    spread,
 )
 from simlab.spec import Bucket, Suite
 from simlab.store import HTML_REPORT_FILE, SessionRecord, read_run_info, read_sessions, write_atomic
@@ -68,11 +69,7 @@ def _text(s: str) -> str:
 
 
 def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
-    n_cells = row["n_cells"]
-    spreads = (
-        f"aptitude {spread(row['aptitude'], row['aptitude_ci'], n_cells)} · "
-        f"unreliability {spread(row['unreliability'], row['unreliability_ci'], n_cells)}"
-    )
+    spreads = f"aptitude {metric(row, 'aptitude')} · unreliability {metric(row, 'unreliability')}"
     errors = f", {plural(row['n_errors'], 'error')} excluded" if row.get("n_errors") else ""
     interval = rate_ci(row["pass_ci"], row["n"])
     return (
@@ -86,7 +83,12 @@ def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
 def _overview(summary: Mapping[str, Any]) -> str:
     cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
     cards += [
-        _card(f"length: {b}" if b == UNBUCKETED else f"length: {b} user turns", r)
+        _card(
+            f"planned length: {b}"
+            if b in (UNBUCKETED, UNPLANNED)
+            else f"planned length: {b} user turns",
+            r,
+        )
         for b, r in summary["by_bucket"].items()
     ]
     cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
@@ -172,8 +174,11 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
     if bars:
         out.append(
             _figure(
-                pass_rate_chart(bars),
-                "Pass rate per length bucket (user turns) with its n and 95% Wilson interval.",
+                pass_rate_chart(
+                    bars, "Pass rate by planned conversation length", "user turns the plan needs"
+                ),
+                "Pass rate per planned-length bucket (the user turns the plan needs, fixed "
+                "before the session runs) with its n and 95% Wilson interval.",
             )
         )
     return out

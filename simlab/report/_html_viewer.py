@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from simlab.report._summary import UNBUCKETED
+from simlab.report._lengths import bucket_order, planned_bucket
 from simlab.spec import Bucket
-from simlab.stats import bucket_of
 from simlab.store import SessionRecord
 
 SESSIONS_BLOB_ID = "simlab-sessions"
@@ -110,7 +109,7 @@ def _plain(value: Any) -> Any:
 
 
 def _bucket_names(records: Sequence[SessionRecord], buckets: Sequence[Bucket]) -> list[str]:
-    return [bucket_of(r.n_user_turns, buckets) or UNBUCKETED for r in records]
+    return [planned_bucket(r, buckets) for r in records]
 
 
 def _select(field: str, values: Sequence[str]) -> str:
@@ -123,9 +122,14 @@ def _select(field: str, values: Sequence[str]) -> str:
 
 _HEAD = (
     '<div class="srow head"><span>Session</span><span>Persona</span><span>Goal</span>'
-    "<span>Mode</span><span>Length</span><span>Status</span><span>Score</span>"
+    "<span>Mode</span><span>Planned length (realised)</span><span>Status</span><span>Score</span>"
     "<span>Stop reason</span></div>"
 )
+
+
+def _lengths(r: SessionRecord) -> str:
+    planned = "no plan" if r.planned_turns is None else f"planned {r.planned_turns}"
+    return f"{planned}, realised {r.n_user_turns}"
 
 
 def _row(i: int, r: SessionRecord, bucket: str) -> str:
@@ -145,7 +149,7 @@ def _row(i: int, r: SessionRecord, bucket: str) -> str:
         f"<span>{escape(r.key.persona)}</span>",
         f"<span>{escape(r.key.goal)}</span>",
         f"<span>{escape(r.key.mode)}</span>",
-        f"<span>{escape(bucket)} ({r.n_user_turns})</span>",
+        f"<span>{escape(bucket)} ({_lengths(r)})</span>",
         f'<span class="st {status}">{status}</span>',
         f"<span>{score}</span>",
         f"<span>{escape(r.stop_reason.value)}</span>",
@@ -161,14 +165,14 @@ def render_viewer(records: Sequence[SessionRecord], buckets: Sequence[Bucket]) -
 
     Args:
         records: The sessions, shown sorted by key.
-        buckets: The length buckets sessions are filtered by.
+        buckets: The length buckets sessions are filtered by (by planned length).
 
     Returns:
         HTML for the section; every piece of record text is escaped.
     """
     ordered = sorted(records, key=lambda r: r.key.id)
     names = _bucket_names(ordered, buckets)
-    order = [b.name for b in buckets] + [UNBUCKETED]
+    order = bucket_order(buckets, names)
     choices = {
         "persona": sorted({r.key.persona for r in ordered}),
         "goal": sorted({r.key.goal for r in ordered}),

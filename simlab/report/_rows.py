@@ -1,5 +1,6 @@
 """One summary row: pass counts with a Wilson interval, and the cell-level
-aptitude and unreliability of its sessions with seeded bootstrap intervals."""
+aptitude and unreliability of its sessions with seeded two-level bootstrap
+intervals (cells, then repetitions within cells: ``simlab.stats.two_level_bootstrap``)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from simlab.stats import aptitude, bootstrap_means_ci, unreliability, wilson_interval
+from simlab.stats import (
+    aptitude,
+    score_differences,
+    score_statistics,
+    two_level_bootstrap,
+    unreliability,
+    wilson_interval,
+)
 from simlab.store import SessionRecord
 
 Cell = tuple[str, str, str, tuple[str, ...]]
 Row = dict[str, Any]
 
 _DIGITS = 6  # enough that the printed one-decimal percentages are never double-rounded
+
+MIN_REPS_PER_CELL = 2
+"""Fewest repetitions a cell needs in a length bucket to count in the bucket's
+aptitude and unreliability: one repetition's P90 - P10 is 0 by construction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,33 +87,52 @@ def cell_metrics(scores: Sequence[float]) -> tuple[float, float, float]:
 
 _SPREAD = ("mean_score", "aptitude", "unreliability")
 
+Units = list[list[list[float]]]
+"""Per unit, its parts (one cell's scores, or two cells' for a paired difference)."""
 
-def spread_fields(metrics: np.ndarray, settings: Settings, *group: str) -> Row:
-    """Means over cells of (mean score, aptitude, unreliability), with bootstrap intervals.
+
+def spread_fields(units: Units, settings: Settings, *group: str, paired: bool = False) -> Row:
+    """Means over cells of (mean score, aptitude, unreliability), with two-level intervals.
 
     Args:
-        metrics: ``(n_cells, 3)`` array of per-cell mean, aptitude, unreliability.
+        units: Per cell its scores as ``[scores]``; with ``paired``, per pair of
+            cells ``[first cell's scores, second cell's scores]``.
         settings: Level, resamples and the run's bootstrap seed.
         *group: The group's name parts, from which its bootstrap seed is derived.
+        paired: Whether each unit is a pair and the figure their difference.
+
+    Scores enter the resampling in sorted order, so the intervals do not depend on
+    the order of the records.
 
     Returns:
-        ``n_cells`` and each metric with its ``_ci``; intervals are None with
-        fewer than two cells (one cell says nothing about between-cell spread).
+        ``n_cells``, the repetitions per cell (``reps_min``, ``reps_max``) and each
+        metric with its ``_ci``: None with fewer than two cells (one cell says
+        nothing about between-cell spread) and None with ``_no_spread`` true
+        when every resample gave the same value (e.g. every score 100).
     """
-    n_cells = int(metrics.shape[0])
-    out: Row = {"n_cells": n_cells}
+    n_cells = len(units)
+    reps = [len(part) for unit in units for part in unit]
+    out: Row = {
+        "n_cells": n_cells,
+        "reps_min": min(reps, default=0),
+        "reps_max": max(reps, default=0),
+    }
     if n_cells == 0:
-        out.update({name: None for name in _SPREAD})
-        out.update({f"{name}_ci": None for name in _SPREAD})
+        for name in _SPREAD:
+            out.update({name: None, f"{name}_ci": None, f"{name}_no_spread": False})
         return out
-    means = metrics.mean(axis=0)
-    cis: list[tuple[float, float] | None] = [None] * len(_SPREAD)
-    if n_cells >= 2:
-        seed = group_seed(settings.seed, *group)
-        cis = list(bootstrap_means_ci(metrics, seed, settings.n_resamples, settings.level))
-    for j, name in enumerate(_SPREAD):
-        out[name] = rnd(float(means[j]))
-        out[f"{name}_ci"] = interval(cis[j])
+    spreads = two_level_bootstrap(
+        [[sorted(part) for part in unit] for unit in units],
+        score_differences if paired else score_statistics,
+        group_seed(settings.seed, *group),
+        settings.n_resamples,
+        settings.level,
+        (-100.0, 100.0) if paired else (0.0, 100.0),
+    )
+    for name, sp in zip(_SPREAD, spreads, strict=True):
+        out[name] = rnd(sp.estimate)
+        out[f"{name}_ci"] = interval(sp.ci)
+        out[f"{name}_no_spread"] = sp.no_spread
     return out
 
 
@@ -115,15 +144,11 @@ def whole_cell_metrics(ok: Iterable[SessionRecord]) -> CellMetrics:
     return {cell: cell_metrics(scores) for cell, scores in cell_scores(ok).items()}
 
 
-def _metrics_array(rows: list[tuple[float, float, float]]) -> np.ndarray:
-    return np.array(rows, dtype=np.float64).reshape(len(rows), 3)
-
-
 def group_row(
     records: Sequence[SessionRecord],
     settings: Settings,
     *group: str,
-    whole_cells: CellMetrics | None = None,
+    whole_cells: dict[Cell, list[float]] | None = None,
 ) -> Row:
     """The full row of a group of sessions (ok and error mixed; errors only counted).
 
@@ -131,10 +156,12 @@ def group_row(
         records: The group's sessions.
         settings: Level, resamples and the run's bootstrap seed.
         *group: The group's name parts (dimension, name), seeding its bootstrap.
-        whole_cells: Precomputed metrics of whole cells, for groups made of
-            whole cells (persona, mode, goal, overall). Without it the cells are
-            the group's own sessions grouped by cell, so in a length bucket a
-            cell holds only its reps of that length.
+        whole_cells: Every cell's scores, for groups made of whole cells
+            (persona, mode, goal, overall). Without it the cells are the group's
+            own sessions grouped by cell, so in a length bucket a cell holds only
+            its reps of that length; cells with fewer than ``MIN_REPS_PER_CELL``
+            there are left out of aptitude and unreliability and counted in
+            ``n_cells_fragments``.
 
     Returns:
         Pass fields and spread fields of the group.
@@ -143,9 +170,14 @@ def group_row(
     row = pass_fields(ok, len(records) - len(ok), settings.level)
     if whole_cells is None:
         by_cell = cell_scores(ok)
-        metrics = [cell_metrics(by_cell[c]) for c in sorted(by_cell)]
+        kept = [c for c in sorted(by_cell) if len(by_cell[c]) >= MIN_REPS_PER_CELL]
+        units = [[sorted(by_cell[c])] for c in kept]
+        fragments = len(by_cell) - len(kept)
     else:
         cells = {r.key.cell for r in ok if r.score is not None}
-        metrics = [whole_cells[c] for c in sorted(cells)]
-    row.update(spread_fields(_metrics_array(metrics), settings, *group))
+        units = [[sorted(whole_cells[c])] for c in sorted(cells)]
+        fragments = 0
+    row.update(spread_fields(units, settings, *group))
+    if whole_cells is None:
+        row["n_cells_fragments"] = fragments
     return row

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from simlab.report._html import write_html_report
 from simlab.report._markdown import render_markdown
@@ -20,6 +22,8 @@ from simlab.store import (
     DIAGNOSIS_FILE,
     REPORT_FILE,
     SUMMARY_FILE,
+    DiagnosisReport,
+    RunDirError,
     SessionRecord,
     read_run_info,
     read_sessions,
@@ -57,33 +61,60 @@ def write_run_reports(
 
 
 def analysis_charts(run_dir: Path) -> dict[str, Any]:
-    """Chart data from the analyses saved in ``run_dir`` (none when absent)."""
+    """Chart data from the analyses saved in ``run_dir`` (none when absent).
+
+    Raises:
+        RunDirError: an analysis file is not what simlab writes (file and field named).
+    """
     extras: dict[str, Any] = {}
-    diagnosis = _read(run_dir / DIAGNOSIS_FILE)
+    diagnosis = _read_model(run_dir / DIAGNOSIS_FILE, DiagnosisReport)
     if diagnosis is not None:
-        confusion = diagnosis["confusion"]
+        confusion = diagnosis.confusion
         if confusion is None:  # a user's own target: no record carries a true cause
             extras["confusion"] = {"note": NO_TRUTH}
         else:
-            rows_diagnosed = confusion["matrix"]
             extras["confusion"] = {  # the chart wants rows = the true cause
-                "labels": confusion["labels"],
-                "matrix": [list(col) for col in zip(*rows_diagnosed, strict=True)],
+                "labels": [str(c) for c in confusion.labels],
+                "matrix": [list(col) for col in zip(*confusion.matrix, strict=True)],
             }
-        heatmap = diagnosis["heatmap"]
-        if heatmap["n"]:
+        heatmap = diagnosis.heatmap
+        if heatmap.n:
             extras["transitions"] = {
-                "from_states": heatmap["from_states"],
-                "to_states": heatmap["in_states"],
-                "counts": heatmap["counts"],
+                "from_states": heatmap.from_states,
+                "to_states": heatmap.in_states,
+                "counts": heatmap.counts,
             }
-    brittleness = _read(run_dir / BRITTLENESS_FILE)
-    if brittleness is not None and brittleness.get("curves"):
+    brittleness = _read_json(run_dir / BRITTLENESS_FILE)
+    if isinstance(brittleness, dict) and brittleness.get("curves"):
         extras["survival"] = brittleness["curves"]
     return extras
 
 
-def _read(path: Path) -> Any:
-    if not path.exists():
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read_model(path: Path, model: type[M]) -> M | None:
+    data = _read_json(path)
+    if data is None:
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise RunDirError(
+            f"{path}: {where}: {first['msg']}; re-run the analysis that wrote it, or remove it"
+        ) from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunDirError(f"{path}: cannot be read ({e})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None

@@ -5,26 +5,43 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
+from simlab.report._checks import check_rows
+from simlab.report._lengths import (
+    UNBUCKETED,
+    bucket_order,
+    lengths_section,
+    planned_bucket,
+    realised_bucket,
+    stop_reason_counts,
+)
 from simlab.report._rows import (
+    MIN_REPS_PER_CELL,
+    Cell,
     CellMetrics,
     Row,
     Settings,
+    cell_scores,
     group_row,
+    group_seed,
     interval,
     pass_fields,
     rnd,
     spread_fields,
     whole_cell_metrics,
 )
+from simlab.report._tool_results import tool_results_section
 from simlab.spec import Bucket
-from simlab.stats import bucket_of, pass_hat_k_by_task, wilson_interval
+from simlab.stats import (
+    pass_hat_k_by_task,
+    pass_hat_k_statistics,
+    two_level_bootstrap,
+    wilson_interval,
+)
 from simlab.store import SessionRecord, StopReason
 
-SUMMARY_SCHEMA_VERSION = 1
-UNBUCKETED = "other"
-"""Bucket name of sessions no configured bucket holds (e.g. one user turn)."""
+SUMMARY_SCHEMA_VERSION = 2
+"""2: length rows by planned length (``lengths``, ``by_realised_length`` added)."""
+__all__ = ["SUMMARY_SCHEMA_VERSION", "UNBUCKETED", "summarize"]
 
 _MAX_EXAMPLES = 3
 _MAX_EXAMPLE_CHARS = 300
@@ -49,7 +66,7 @@ def _rows(
     order: Sequence[str],
     settings: Settings,
     *dimension: str,
-    whole_cells: CellMetrics | None = None,
+    whole_cells: dict[Cell, list[float]] | None = None,
 ) -> dict[str, Row]:
     return {
         name: group_row(groups.get(name, []), settings, *dimension, name, whole_cells=whole_cells)
@@ -58,7 +75,7 @@ def _rows(
 
 
 def _by_persona(
-    records: list[SessionRecord], settings: Settings, whole_cells: CellMetrics
+    records: list[SessionRecord], settings: Settings, whole_cells: dict[Cell, list[float]]
 ) -> dict[str, Row]:
     groups = _partition(records, lambda r: r.key.persona)
     rows = _rows(groups, sorted(groups), settings, "persona", whole_cells=whole_cells)
@@ -112,57 +129,97 @@ def _cells(records: list[SessionRecord], settings: Settings, whole_cells: CellMe
     return out
 
 
-def _full_vs_sharded(by_mode: dict[str, Row], whole_cells: CellMetrics, settings: Settings) -> Row:
+def _full_vs_sharded(
+    by_mode: dict[str, Row], scores: dict[Cell, list[float]], settings: Settings
+) -> Row:
     keep = (
         "n",
         "n_cells",
-        "mean_score",
-        "mean_score_ci",
-        "aptitude",
-        "aptitude_ci",
-        "unreliability",
-        "unreliability_ci",
+        "reps_min",
+        "reps_max",
+        *(f"{m}{suffix}" for m in _SPREAD for suffix in ("", "_ci", "_no_spread")),
     )
     out: Row = {mode: {k: row[k] for k in keep} for mode, row in by_mode.items()}
     if "full" not in by_mode or "sharded" not in by_mode:
         return out
     # Paired over the cells both modes share: same persona, goal and perturbations.
     pairs = []
-    for persona, goal, mode, pert in sorted(whole_cells):
-        full = whole_cells.get((persona, goal, "full", pert))
+    for persona, goal, mode, pert in sorted(scores):
+        full = scores.get((persona, goal, "full", pert))
         if mode == "sharded" and full is not None:
-            pairs.append(np.subtract(whole_cells[(persona, goal, mode, pert)], full))
-    diffs = np.array(pairs, dtype=np.float64).reshape(len(pairs), 3)
-    delta = spread_fields(diffs, settings, "mode", "sharded-full")
+            pairs.append([full, scores[(persona, goal, mode, pert)]])
+    delta = spread_fields(pairs, settings, "mode", "sharded-full", paired=True)
     delta["n_pairs"] = delta.pop("n_cells")
     out["sharded_minus_full"] = delta
     return out
 
 
-def _pass_hat_k(ok: list[SessionRecord]) -> Row:
+_SPREAD = ("mean_score", "aptitude", "unreliability")
+
+
+def _pass_k_row(tasks: dict[str, list[bool]], settings: Settings, *group: str) -> Row:
+    """pass^k of a set of tasks for k up to their fewest trials, with two-level intervals."""
+    trials = [len(t) for t in tasks.values()]
+    row: Row = {
+        "tasks": len(tasks),
+        "n": sum(trials),
+        "passes": sum(sum(t) for t in tasks.values()),
+        "trials_min": min(trials, default=0),
+        "trials_max": max(trials, default=0),
+    }
+    point = pass_hat_k_by_task(tasks)
+    row["k"] = {str(k): rnd(v) for k, v in point.items()}
+    row["k_ci"] = {str(k): None for k in point}
+    row["k_no_spread"] = {str(k): False for k in point}
+    if point:
+        # trials in sorted order: the intervals do not depend on the records' order
+        units = [[sorted(float(t) for t in tasks[name])] for name in sorted(tasks)]
+        spreads = two_level_bootstrap(
+            units,
+            pass_hat_k_statistics(len(point)),
+            group_seed(settings.seed, "pass^k", *group),
+            settings.n_resamples,
+            settings.level,
+            (0.0, 1.0),
+        )
+        for k, sp in zip(point, spreads, strict=True):
+            row["k_ci"][str(k)] = interval(sp.ci)
+            row["k_no_spread"][str(k)] = sp.no_spread
+    return row
+
+
+def _pass_hat_k(ok: list[SessionRecord], settings: Settings) -> Row:
     """pass^k per goal: a task is one cell (persona, goal, mode, perturbations),
     its trials are the cell's repetitions; a goal averages over its cells."""
     trials: dict[str, dict[str, list[bool]]] = {}
     for r in ok:
         cell = "/".join([r.key.persona, r.key.mode, *r.key.perturbations])
         trials.setdefault(r.key.goal, {}).setdefault(cell, []).append(r.passed is True)
-    by_goal: Row = {}
-    for goal in sorted(trials):
-        tasks = trials[goal]
-        by_goal[goal] = {
-            "tasks": len(tasks),
-            "n": sum(len(t) for t in tasks.values()),
-            "passes": sum(sum(t) for t in tasks.values()),
-            "k": {str(k): rnd(v) for k, v in pass_hat_k_by_task(tasks).items()},
-        }
+    by_goal = {goal: _pass_k_row(trials[goal], settings, "goal", goal) for goal in sorted(trials)}
     every_cell = {f"{g}/{c}": t for g, tasks in trials.items() for c, t in tasks.items()}
     return {
         "task": "cell (persona, goal, mode, perturbations); trials are its repetitions",
+        "estimand": "mean over the tasks of p^k, p a task's chance to pass one trial",
         "by_goal": by_goal,
-        "overall": {
-            "tasks": len(every_cell),
-            "k": {str(k): rnd(v) for k, v in pass_hat_k_by_task(every_cell).items()},
-        },
+        "overall": _pass_k_row(every_cell, settings, "overall"),
+    }
+
+
+def _estimands(reps: int, level: float) -> Row:
+    """What each figure estimates, with the number of repetitions it refers to."""
+    return {
+        "reps": reps,
+        "aptitude": f"mean over the group's cells of the expected P90 of R={reps} "
+        "repetitions' scores (each cell's P90 of its R scores estimates it without bias)",
+        "unreliability": f"mean over the group's cells of the expected P90 - P10 of R={reps} "
+        "repetitions' scores; both grow with R (more repetitions reach further into the "
+        "tails), so compare them at equal R",
+        "pass_hat_k": "mean over the tasks (cells) of p^k, p the task's pass chance",
+        "intervals": f"{level:.0%} two-level percentile bootstrap (cells, then repetitions "
+        "within cells), centred on the estimate and clipped to the figure's range; no "
+        "interval from one cell, and none but 'no spread' when every resample agrees",
+        "buckets": f"a length bucket's aptitude and unreliability use only the cells with "
+        f">= {MIN_REPS_PER_CELL} repetitions in it (n_cells_fragments counts the others)",
     }
 
 
@@ -218,6 +275,22 @@ def _faults(records: list[SessionRecord]) -> Row:
     }
 
 
+def _by_realised_length(
+    records: list[SessionRecord], buckets: Sequence[Bucket], settings: Settings
+) -> dict[str, Row]:
+    """Pass counts and stop reasons by realised length: descriptive only, since the
+    realised length depends on the outcome (failing users talk longer)."""
+    groups = _partition(records, lambda r: realised_bucket(r, buckets))
+    out: dict[str, Row] = {}
+    for name in bucket_order(buckets, groups):
+        group = groups.get(name, [])
+        ok = [r for r in group if r.status == "ok"]
+        row = pass_fields(ok, len(group) - len(ok), settings.level)
+        row["stop_reasons"] = stop_reason_counts(group)
+        out[name] = row
+    return out
+
+
 def _errors(records: list[SessionRecord]) -> Row:
     errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
     by_reason: Row = {}
@@ -263,8 +336,10 @@ def summarize(
     Error sessions are counted in ``n_errors`` and the ``errors`` section and
     never as passes or failures. Aptitude and unreliability are per cell
     (persona, goal, mode, perturbations) over its reps, then averaged over a
-    group's cells with a percentile-bootstrap interval over cells; each
-    group's bootstrap seed is sha256 of (``seed``, dimension, group name).
+    group's cells, with a two-level bootstrap interval (cells, then reps within
+    cells); ``estimands`` says what each figure estimates. pass^k has the same
+    kind of interval over tasks and their trials. Each group's bootstrap seed
+    is sha256 of (``seed``, dimension, group name).
 
     Args:
         records: The run's finished sessions, in any order.
@@ -282,18 +357,16 @@ def summarize(
     settings = Settings(seed=seed, level=level, n_resamples=n_resamples)
     ok = [r for r in recs if r.status == "ok"]
 
-    bucket_names = [b.name for b in buckets]
-    n_turns = {r.n_user_turns for r in recs}
-    of_length = {n: bucket_of(n, buckets) or UNBUCKETED for n in n_turns}
-    if any(v == UNBUCKETED for v in of_length.values()):
-        bucket_names.append(UNBUCKETED)
-
+    # a session counts in the bucket of its planned length, never of its realised one
     def bucket(r: SessionRecord) -> str:
-        return of_length[r.n_user_turns]
+        return planned_bucket(r, buckets)
+
+    bucket_names = bucket_order(buckets, map(bucket, recs))
 
     modes = _partition(recs, lambda r: r.key.mode)
     whole = whole_cell_metrics(ok)
-    by_mode = _rows(modes, sorted(modes, key=_mode_order), settings, "mode", whole_cells=whole)
+    scores = cell_scores(ok)
+    by_mode = _rows(modes, sorted(modes, key=_mode_order), settings, "mode", whole_cells=scores)
     goals = _partition(recs, lambda r: r.key.goal)
     personas = _partition(recs, lambda r: r.key.persona)
     by_persona_bucket = {
@@ -302,7 +375,7 @@ def summarize(
     }
     stop_counts = _partition(recs, lambda r: r.stop_reason.value)
 
-    overall = group_row(recs, settings, "overall", whole_cells=whole)
+    overall = group_row(recs, settings, "overall", whole_cells=scores)
     overall["n_sessions"] = len(recs)
     return {
         "schema_version": SUMMARY_SCHEMA_VERSION,
@@ -310,17 +383,22 @@ def summarize(
         "level": level,
         "n_resamples": n_resamples,
         "buckets": [{"name": b.name, "min": b.min, "max": b.max} for b in buckets],
+        "estimands": _estimands(max((r.key.rep for r in recs), default=-1) + 1, level),
         "overall": overall,
-        "by_persona": _by_persona(recs, settings, whole),
+        "by_persona": _by_persona(recs, settings, scores),
         "by_mode": by_mode,
-        "by_goal": _rows(goals, sorted(goals), settings, "goal", whole_cells=whole),
+        "by_goal": _rows(goals, sorted(goals), settings, "goal", whole_cells=scores),
         "by_bucket": _rows(_partition(recs, bucket), bucket_names, settings, "bucket"),
         "by_persona_bucket": by_persona_bucket,
+        "lengths": lengths_section(recs),
+        "by_realised_length": _by_realised_length(recs, buckets, settings),
         "cells": _cells(recs, settings, whole),
-        "full_vs_sharded": _full_vs_sharded(by_mode, whole, settings),
-        "pass_hat_k": _pass_hat_k(ok),
+        "full_vs_sharded": _full_vs_sharded(by_mode, scores, settings),
+        "pass_hat_k": _pass_hat_k(ok, settings),
+        "by_check": check_rows(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
+        "tool_results": tool_results_section(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {
             reason.value: len(stop_counts[reason.value])

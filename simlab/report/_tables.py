@@ -9,11 +9,12 @@ overall figure comes last.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 _DASH = "—"
-_K_SHOWN = (1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100)
+_K_SHOWN = (1, 2, 4, 8, 16, 32, 64, 100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,26 @@ def spread(x: float | None, ci: list[float] | None, n: int, unit: str = "cell") 
     return score(x, ci)
 
 
+def metric(row: Mapping[str, Any], name: str, n: int | None = None, unit: str = "cell") -> str:
+    """A row's aptitude, unreliability or mean score: with its interval, or saying why
+    there is none ("1 cell: no interval", or "no spread in n=96 sessions" when every
+    resample gave the same value, which a zero-width interval would overstate).
+
+    Args:
+        row: A summary row.
+        name: ``aptitude``, ``unreliability`` or ``mean_score``.
+        n: How many cells (or pairs) the mean is over; the row's ``n_cells`` by default.
+        unit: What ``n`` counts.
+    """
+    cells = row["n_cells"] if n is None else n
+    x = row[name]
+    if x is not None and row.get(f"{name}_no_spread"):
+        sessions = row.get("n")
+        where = f"n={sessions} sessions" if sessions is not None else plural(cells, unit)
+        return f"{x:.1f} (no spread in {where})"
+    return spread(x, row[f"{name}_ci"], cells, unit)
+
+
 def rate_ci(ci: list[float] | None, n: int) -> str:
     """A rate's Wilson interval; a dash over no session, where Wilson gives [0%, 100%]."""
     return pct_ci(ci) if n else _DASH
@@ -116,11 +137,7 @@ def _pass_cells(row: dict[str, Any]) -> list[str]:
 
 
 def _spread_cells(row: dict[str, Any], n_cells: int | None = None, unit: str = "cell") -> list[str]:
-    n = row["n_cells"] if n_cells is None else n_cells
-    return [
-        spread(row["aptitude"], row["aptitude_ci"], n, unit),
-        spread(row["unreliability"], row["unreliability_ci"], n, unit),
-    ]
+    return [metric(row, "aptitude", n_cells, unit), metric(row, "unreliability", n_cells, unit)]
 
 
 _PASS_HEAD = ["n", "Pass rate", "95% CI"]
@@ -136,8 +153,18 @@ def _by_persona(s: dict[str, Any]) -> ReportTable:
         "Pass rate by persona",
         ["Persona", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Errors"],
         rows,
-        "Aptitude = mean over cells of P90 score; unreliability = mean of P90 - P10.",
+        _estimand_note(s),
         numeric={1, 2, 6, 7},
+    )
+
+
+def _estimand_note(s: dict[str, Any]) -> str:
+    reps = (s.get("estimands") or {}).get("reps", "R")
+    return (
+        f"Aptitude = mean over cells of the P90 of a cell's R={reps} repetitions' scores "
+        f"(it estimates the expected P90 of {reps} draws); unreliability = the same for "
+        f"P90 - P10. Both grow with R: compare them at equal R. Intervals: two-level "
+        "bootstrap (cells, then repetitions within cells)."
     )
 
 
@@ -178,17 +205,65 @@ def _by_goal(s: dict[str, Any]) -> ReportTable:
     )
 
 
+def _length_notes(s: dict[str, Any]) -> str:
+    lengths = s.get("lengths") or {}
+    notes = [n[0].upper() + n[1:] + "." for n in lengths.get("notes", [])]
+    return " ".join(notes)
+
+
+def _bucket_cells(r: dict[str, Any]) -> str:
+    left_out = r.get("n_cells_fragments", 0)
+    return f"{r['n_cells']} (+{left_out} with 1 rep, left out)" if left_out else str(r["n_cells"])
+
+
 def _by_bucket(s: dict[str, Any]) -> ReportTable:
     rows = [
-        [name, *_pass_cells(r), *_spread_cells(r), str(r["n_errors"])]
+        [name, *_pass_cells(r), *_spread_cells(r), _bucket_cells(r), str(r["n_errors"])]
         for name, r in s["by_bucket"].items()
     ]
+    note = (
+        "Length is the planned length: the user turns the session's plan needs (its facts, "
+        "mind changes and perturbations, then the closing turn), fixed before it runs, so "
+        "the same key is in the same bucket in every run and with every agent. Within a "
+        "length bucket a cell holds only its sessions of that length."
+    )
     return ReportTable(
-        "Pass rate by conversation length (user turns)",
-        ["Length", *_PASS_HEAD, *_SPREAD_HEAD, "Errors"],
+        "Pass rate by planned length (user turns the plan needs)",
+        ["Planned length", *_PASS_HEAD, *_SPREAD_HEAD, "Cells", "Errors"],
         rows,
-        "Within a length bucket a cell holds only its sessions of that length.",
-        numeric={1, 2, 6},
+        " ".join(
+            filter(
+                None,
+                [
+                    note,
+                    _length_notes(s),
+                    "Within a length bucket a cell holds only its sessions planned at that "
+                    "length; aptitude and unreliability use only the cells with at least 2 of "
+                    "them (a single repetition's P90 - P10 is 0 by construction).",
+                ],
+            )
+        ),
+        numeric={1, 2, 6, 7},
+    )
+
+
+def _by_realised_length(s: dict[str, Any]) -> ReportTable | None:
+    realised = s.get("by_realised_length")
+    if not realised:
+        return None
+    rows = []
+    for name, r in realised.items():
+        stops = r.get("stop_reasons") or {}
+        ended = ", ".join(f"{k} {v}" for k, v in stops.items()) or _DASH
+        rows.append([name, *_pass_cells(r), str(r["n_errors"]), ended])
+    return ReportTable(
+        "Realised length — depends on the outcome (failing users talk longer); not a cause",
+        ["Realised length", *_PASS_HEAD, "Errors", "Ended by"],
+        rows,
+        "Descriptive only: a user whose booking is wrong keeps talking until it is fixed "
+        "or they give up, so long realised conversations fail by construction. Compare "
+        "lengths with the planned-length table above.",
+        numeric={1, 2, 4},
     )
 
 
@@ -204,11 +279,11 @@ def _persona_bucket(s: dict[str, Any]) -> ReportTable:
         for persona, cells in s["by_persona_bucket"].items()
     ]
     return ReportTable(
-        "Pass rate by persona × length",
+        "Pass rate by persona × planned length",
         ["Persona", *buckets],
         rows,
         "Each cell: pass rate (passes/n) [Wilson 95% interval] of the persona's graded "
-        "sessions of that length.",
+        "sessions of that planned length.",
         numeric=set(range(1, len(buckets) + 1)),
     )
 
@@ -225,7 +300,7 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 mode,
                 str(r["n_cells"]),
                 *_pass_cells(p),
-                spread(r["mean_score"], r["mean_score_ci"], r["n_cells"]),
+                metric(r, "mean_score"),
                 *_spread_cells(r),
             ]
         )
@@ -238,7 +313,7 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
                 _DASH,
                 _DASH,
                 _DASH,
-                spread(delta["mean_score"], delta["mean_score_ci"], delta["n_pairs"], "pair"),
+                metric(delta, "mean_score", delta["n_pairs"], "pair"),
                 *_spread_cells(delta, delta["n_pairs"], "pair"),
             ]
         )
@@ -246,10 +321,27 @@ def _full_vs_sharded(s: dict[str, Any]) -> ReportTable:
         "Full vs sharded",
         ["Mode", "Cells", *_PASS_HEAD, "Mean score [95% CI]", *_SPREAD_HEAD],
         rows,
-        "Means over cells, bootstrap intervals over cells; the paired row pairs cells "
-        "on persona, goal and perturbations.",
+        "Means over cells, two-level bootstrap intervals (cells, then repetitions within "
+        "cells); the paired row pairs cells on persona, goal and perturbations.",
         numeric={1, 2, 3},
     )
+
+
+def _pass_k_value(g: dict[str, Any], k: int) -> str:
+    value = g["k"].get(str(k))
+    if value is None:
+        return _DASH
+    if (g.get("k_no_spread") or {}).get(str(k)):
+        return f"{pct(value)} (no spread)"
+    ci = (g.get("k_ci") or {}).get(str(k))
+    if ci is None:  # a single task: between-task spread unknown
+        return f"{pct(value)} ({plural(g['tasks'], 'task')}: no interval)"
+    return f"{pct(value)} {pct_ci(ci)}"
+
+
+def _trials(g: dict[str, Any]) -> str:
+    lo, hi = g.get("trials_min", 0), g.get("trials_max", 0)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
@@ -258,21 +350,29 @@ def _pass_hat_k(s: dict[str, Any]) -> ReportTable:
     k_max = max((int(k) for g in by_goal.values() for k in g["k"]), default=0)
     ks = [k for k in _K_SHOWN if k <= k_max]
     rows = [
-        [goal, str(g["tasks"]), str(g["n"]), str(g["passes"])]
-        + [pct(g["k"].get(str(k))) for k in ks]
+        [goal, str(g["tasks"]), _trials(g), str(g["n"]), str(g["passes"])]
+        + [_pass_k_value(g, k) for k in ks]
         for goal, g in by_goal.items()
     ]
     rows.append(
-        [f"all goals ({plural(overall['tasks'], 'cell')})", _DASH, _DASH, _DASH]
-        + [pct(overall["k"].get(str(k))) for k in ks]
+        [
+            "all goals",
+            str(overall["tasks"]),
+            _trials(overall),
+            str(overall.get("n", _DASH)),
+            str(overall.get("passes", _DASH)),
+        ]
+        + [_pass_k_value(overall, k) for k in ks]
     )
     return ReportTable(
         "pass^k by goal (all k trials pass)",
-        ["Goal", "Cells", "n", "Passes", *[f"k={k}" for k in ks]],
+        ["Goal", "Tasks", "Trials/task", "n", "Passes", *[f"k={k} [95% CI]" for k in ks]],
         rows,
-        "pass^k = C(passes, k) / C(reps, k) per cell (persona x goal x mode), averaged over "
-        "the goal's cells for k up to its smallest number of reps.",
-        numeric=set(range(1, 4 + len(ks))),
+        "A task is a cell (persona x goal x mode x perturbations), its trials its repetitions; "
+        "pass^k = C(passes, k) / C(trials, k) per task, averaged over the goal's tasks (it "
+        "estimates the mean over tasks of p^k) for k up to the fewest trials; intervals: "
+        "two-level bootstrap (tasks, then trials within tasks).",
+        numeric=set(range(1, 5 + len(ks))),
     )
 
 
@@ -311,6 +411,19 @@ def _faults(s: dict[str, Any]) -> str:
     )
 
 
+def _tool_results(s: dict[str, Any]) -> str | None:
+    t = s.get("tool_results")
+    if not t or not t["unreported_calls"]:
+        return None  # every result reported, or a summary from before they were counted
+    return (
+        f"Tool results not reported: the target sent {t['unreported_calls']} of its "
+        f"{t['calls']} tool calls without their results, in "
+        f"{plural(t['unreported_sessions'], 'session')} (e.g. {', '.join(t['examples'])}), so "
+        "checks on what a tool returned (confirmation, constraints on result fields) cannot "
+        "pass; an HTTP endpoint reports them as docs/http-targets.md shows."
+    )
+
+
 def _cost(s: dict[str, Any]) -> str:
     c = s.get("cost") or {}
     if not c.get("calls"):
@@ -338,8 +451,8 @@ def _overall_spread(o: dict[str, Any]) -> str:
     n = o["n_cells"]
     if n >= 2:
         return (
-            f"aptitude {score(apt, o['aptitude_ci'])}; "
-            f"unreliability {score(unrel, o['unreliability_ci'])} over {plural(n, 'cell')}"
+            f"aptitude {metric(o, 'aptitude')}; "
+            f"unreliability {metric(o, 'unreliability')} over {plural(n, 'cell')}"
         )
     why = "no scored cell" if n == 0 else f"{plural(n, 'cell')}: no interval"
     return f"aptitude {score(apt)}; unreliability {score(unrel)} ({why})"
@@ -354,19 +467,42 @@ def overall_line(s: dict[str, Any]) -> str:
     )
 
 
+def _by_check(s: dict[str, Any]) -> ReportTable | None:
+    checks = s.get("by_check")
+    if not checks:  # a summary written before checks were tallied
+        return None
+    rows = [
+        [name, count_rate(r["passes"], r["n"], r["pass_rate"]), rate_ci(r["pass_ci"], r["n"]),
+         f"{r['mean_credit']:.2f}"]
+        for name, r in checks.items()
+    ]  # fmt: skip
+    return ReportTable(
+        "Checks",
+        ["Check", "Passed", "95% CI", "Mean credit"],
+        rows,
+        "Every check of the graded sessions that have it (built-in and your own graders), "
+        "with Wilson intervals; credit is a check's partial score (0-1).",
+        numeric={1, 3},
+    )
+
+
 def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
-    return [
+    sections: list[Section | None] = [
         _by_persona(summary),
         _giving_up(summary),
         _by_goal(summary),
         _by_bucket(summary),
         _persona_bucket(summary),
+        _by_realised_length(summary),
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
+        _by_check(summary),
         _errors(summary),
         _faults(summary),
+        _tool_results(summary),
         _cost(summary),
         _stop_reasons(summary),
         overall_line(summary),
     ]
+    return [section for section in sections if section is not None]

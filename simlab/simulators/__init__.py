@@ -6,6 +6,7 @@ against the plan, and a turn that keeps failing raises ``SimulatorFault``.
 """
 
 from simlab.simulators._audit import FAULT_KINDS, FaultKind, FidelityAudit, Finding
+from simlab.simulators._length import plan_length, planned_turns
 from simlab.simulators._llm import (
     Fault,
     LLMSimulator,
@@ -47,6 +48,8 @@ __all__ = [
     "changed_value",
     "llm_simulator_factory",
     "parse_answer",
+    "plan_length",
+    "planned_turns",
     "read_reply",
     "session_canaries",
     "session_perturbations",

@@ -118,6 +118,10 @@ class PerturbationStack:
         """Each perturbation's seeded landing turn (the earliest turn it may act)."""
         return {a.p.id: a.at for a in self._all}
 
+    def change_targets(self) -> dict[str, str | None]:
+        """The fact each goal change or contradiction changes (None: it never lands)."""
+        return {a.p.id: None if a.done else a.target for a in self._changes}
+
     def begin(self, turn: int) -> None:
         """Start writing user turn ``turn``."""
         self.landed = []

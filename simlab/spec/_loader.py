@@ -185,7 +185,17 @@ def _short(value: Any) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
-_UNION_TAGS = {"reference", "callable", "llm", "http", "scripted", "str", "int", "list[str]"}
+_UNION_TAGS = {
+    "reference",
+    "callable",
+    "llm",
+    "http",
+    "anthropic_http",
+    "scripted",
+    "str",
+    "int",
+    "list[str]",
+}
 
 
 MAX_PROBLEMS = 100

@@ -197,21 +197,21 @@ class Goal(_Spec):
 # ---------------------------------------------------------------- suites
 
 
-class ReferenceTarget(_Spec):
+class ReferenceTargetSpec(_Spec):
     """simlab's built-in booking agent, ``v1`` (defects on) or ``v2`` (fixed)."""
 
     kind: Literal["reference"] = "reference"
     version: Literal["v1", "v2"] = "v1"
 
 
-class CallableTarget(_Spec):
+class CallableTargetSpec(_Spec):
     """A Python callable ``module:attr`` (sync or async) or a TargetAgent factory."""
 
     kind: Literal["callable"] = "callable"
     ref: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
 
 
-class LLMTarget(_Spec):
+class LLMTargetSpec(_Spec):
     """An LLM agent declared in YAML: system prompt, tools with schemas and fixtures.
 
     simlab builds its context, so it honours every counterfactual knob.
@@ -224,7 +224,7 @@ class LLMTarget(_Spec):
     """The model; None takes the suite's ``llm`` default."""
 
 
-class HttpTarget(_Spec):
+class HttpTargetSpec(_Spec):
     """An agent served as an OpenAI-compatible chat-completions endpoint."""
 
     kind: Literal["http"] = "http"
@@ -236,18 +236,41 @@ class HttpTarget(_Spec):
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
 
 
+class AnthropicHttpTargetSpec(_Spec):
+    """An agent served behind an Anthropic Messages-compatible endpoint.
+
+    It runs its own tools and reports them as ``tool_use`` blocks, each followed by
+    the ``tool_result`` block it got (``docs/http-targets.md``).
+    """
+
+    kind: Literal["anthropic_http"] = "anthropic_http"
+    url: str
+    """Base URL, as the Anthropic SDK's ``base_url``; requests go to ``{url}/v1/messages``."""
+    model: str = ""
+    api_key_env: str | None = None
+    """Variable holding the endpoint's key, sent as ``x-api-key`` (never the key itself)."""
+    max_tokens: Annotated[int, Field(ge=1)] = 1024
+    """Sent as ``max_tokens`` (the Messages API requires one)."""
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+
+
 TargetSpec = Annotated[
-    ReferenceTarget | CallableTarget | LLMTarget | HttpTarget, Field(discriminator="kind")
+    ReferenceTargetSpec
+    | CallableTargetSpec
+    | LLMTargetSpec
+    | HttpTargetSpec
+    | AnthropicHttpTargetSpec,
+    Field(discriminator="kind"),
 ]
 
 
-class ScriptedSimulator(_Spec):
+class ScriptedSimulatorSpec(_Spec):
     """The deterministic, offline template simulator."""
 
     kind: Literal["scripted"] = "scripted"
 
 
-class LLMSimulator(_Spec):
+class LLMSimulatorSpec(_Spec):
     """The disclosure plan decides what is said; an LLM says it in the persona's voice."""
 
     kind: Literal["llm"] = "llm"
@@ -259,10 +282,10 @@ class LLMSimulator(_Spec):
     """Tries per turn before a fidelity fault makes the session an error."""
 
 
-SimulatorSpec = Annotated[ScriptedSimulator | LLMSimulator, Field(discriminator="kind")]
+SimulatorSpec = Annotated[ScriptedSimulatorSpec | LLMSimulatorSpec, Field(discriminator="kind")]
 
 
-class LLMJudge(_Spec):
+class LLMJudgeSpec(_Spec):
     """An LLM judge: one grader among the others, handed the code-extracted constraints."""
 
     kind: Literal["llm"] = "llm"
@@ -317,6 +340,23 @@ def _parse_target(value: Any) -> Any:
     return value
 
 
+def _target_schema(schema: dict[str, Any]) -> None:
+    """The ``target`` field's JSON schema also takes the short string form `_parse_target` reads."""
+    short = {
+        "type": "string",
+        "description": "reference:VERSION, module:attr (a Python callable) or an http(s):// URL",
+    }
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    schema["anyOf"] = [short, full]
+
+
+def _buckets_schema(schema: dict[str, Any]) -> None:
+    """The ``buckets`` items' JSON schema also takes the short forms `_parse_bucket` reads."""
+    # the string's own whitespace is stripped when read: editors may allow it too
+    short = {"type": "string", "pattern": r"^\s*\d+(-\d+|\+)\s*$", "examples": ["2-4", "10+"]}
+    schema["items"] = {"anyOf": [short, schema["items"]]}
+
+
 class Suite(_Spec):
     """A run's whole configuration: who talks to what, how often, how it is cut."""
 
@@ -327,9 +367,9 @@ class Suite(_Spec):
     goals: list[str] = Field(default_factory=lambda: ["*"])
     modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
-    target: TargetSpec = ReferenceTarget()
-    simulator: SimulatorSpec = ScriptedSimulator()
-    judge: LLMJudge | None = None
+    target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTargetSpec()
+    simulator: SimulatorSpec = ScriptedSimulatorSpec()
+    judge: LLMJudgeSpec | None = None
     """An optional LLM judge; code graders always run."""
     llm: LLMSpec | None = None
     """The default model of every LLM role that names none."""
@@ -344,7 +384,7 @@ class Suite(_Spec):
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
     max_turns: Annotated[int, Field(ge=1, le=500)] = 20
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
-    buckets: Annotated[list[Bucket], Field(min_length=1)] = [
+    buckets: Annotated[list[Bucket], Field(min_length=1, json_schema_extra=_buckets_schema)] = [
         Bucket(name="2-4", min=2, max=4),
         Bucket(name="5-9", min=5, max=9),
         Bucket(name="10+", min=10),

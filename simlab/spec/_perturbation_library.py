@@ -13,6 +13,7 @@ from pathlib import Path
 
 from simlab.spec._loader import Problem, SpecError, load_library
 from simlab.spec._perturbation import Perturbation
+from simlab.spec._shipped import shipped_dir
 
 PERTURBATION_DIR = "perturbations"
 """The library folder's name, next to a suite file."""
@@ -31,10 +32,13 @@ def load_perturbations(dirs: Iterable[Path]) -> dict[str, Perturbation]:
 
 
 def shipped_dirs() -> list[Path]:
-    """Where the shipped library is looked for: ``./perturbations``, then the checkout's."""
+    """Where the shipped library is looked for: ``./perturbations``, then simlab's own.
+
+    simlab's own is the installed package's copy, or the checkout's folder
+    (``simlab.spec.shipped_root``), so a wheel install resolves shipped ids from any folder.
+    """
     here = Path.cwd() / PERTURBATION_DIR
-    checkout = Path(__file__).resolve().parents[2] / PERTURBATION_DIR
-    found = [p for p in (here, checkout) if p.is_dir()]
+    found = [p for p in (here, shipped_dir("perturbations")) if p.is_dir()]
     return found[:1]
 
 

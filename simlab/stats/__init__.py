@@ -2,29 +2,45 @@
 confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
 
 from simlab.stats._buckets import LengthBucket, bucket_of
+from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
+from simlab.stats._multiplicity import holm
 from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
 from simlab.stats._survival import KaplanMeier, LogRank, SurvivalStep, kaplan_meier, log_rank
+from simlab.stats._two_level import (
+    Spread,
+    pass_hat_k_statistics,
+    score_differences,
+    score_statistics,
+    two_level_bootstrap,
+)
 
 __all__ = [
     "KaplanMeier",
     "LengthBucket",
     "LogRank",
     "McNemar",
+    "Spread",
     "SurvivalStep",
     "aptitude",
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "fisher_exact",
+    "holm",
     "kaplan_meier",
     "log_rank",
     "mcnemar",
     "pass_hat_k",
     "pass_hat_k_by_task",
     "pass_hat_k_curve",
+    "pass_hat_k_statistics",
     "percentile",
+    "score_differences",
+    "score_statistics",
+    "two_level_bootstrap",
     "unreliability",
     "wilson_interval",
 ]

@@ -1,5 +1,20 @@
-"""The run directory: its record format, writer, reader and resume."""
+"""The run directory: its files as typed models, the writer, readers and resume."""
 
+from simlab.store._causes import CAUSES, TRUE_TO_CAUSE, Cause
+from simlab.store._diagnosis import (
+    DIAGNOSIS_SCHEMA_VERSION,
+    CauseRow,
+    Confusion,
+    DiagnosisReport,
+    FailureLocation,
+    HeatmapData,
+    RecordedCause,
+    SessionDiagnosis,
+    Share,
+    Verification,
+    cause_rows,
+    confusion,
+)
 from simlab.store._files import GroupStats, RunInfo, RunSummary
 from simlab.store._record import (
     SCHEMA_VERSION,
@@ -31,7 +46,9 @@ from simlab.store._run_dir import (
 __all__ = [
     "BRITTLENESS_FILE",
     "BRITTLENESS_SESSIONS_FILE",
+    "CAUSES",
     "DIAGNOSIS_FILE",
+    "DIAGNOSIS_SCHEMA_VERSION",
     "HTML_REPORT_FILE",
     "PREFIX_CASES_FILE",
     "REPORT_FILE",
@@ -39,16 +56,29 @@ __all__ = [
     "SCHEMA_VERSION",
     "SESSIONS_FILE",
     "SUMMARY_FILE",
+    "TRUE_TO_CAUSE",
+    "Cause",
+    "CauseRow",
+    "Confusion",
+    "DiagnosisReport",
+    "FailureLocation",
     "GroupStats",
+    "HeatmapData",
+    "RecordedCause",
     "RunDirError",
     "RunInfo",
     "RunSummary",
+    "SessionDiagnosis",
     "SessionRecord",
     "SessionWriter",
     "SessionsFile",
+    "Share",
     "Status",
     "StopReason",
     "Usage",
+    "Verification",
+    "cause_rows",
+    "confusion",
     "iter_run_dirs",
     "read_run_info",
     "read_sessions",

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from simlab.spec import Suite
+
 Interval = tuple[float, float]
 
 
@@ -30,7 +32,7 @@ class RunInfo(_File):
     suite_path: str | None = None
     suite_dir: str | None = None
     overrides: dict[str, Any] = Field(default_factory=dict)
-    suite: dict[str, Any]
+    suite: Suite
     n_sessions: int | None = None
     personas: list[str] = Field(default_factory=list)
     goals: list[str] = Field(default_factory=list)
@@ -77,11 +79,20 @@ class RunSummary(_File):
     by_goal: dict[str, GroupStats] = Field(default_factory=dict)
     by_mode: dict[str, GroupStats] = Field(default_factory=dict)
     by_bucket: dict[str, GroupStats] = Field(default_factory=dict)
+    """By planned length: the user turns a session's plan needs, fixed before it ran."""
     by_persona_bucket: dict[str, dict[str, GroupStats]] = Field(default_factory=dict)
+    by_realised_length: dict[str, GroupStats] = Field(default_factory=dict)
+    """Descriptive only: realised length depends on the outcome (failing users talk longer)."""
+    lengths: dict[str, Any] = Field(default_factory=dict)
+    """What the length rows mean, sessions per planned length, sessions without a plan."""
     errors: dict[str, Any] = Field(default_factory=dict)
     cost: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
+    tool_results: dict[str, Any] = Field(default_factory=dict)
+    """The target's tool calls and how many came without their results."""
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
+    by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Each check's pass rate with its n and Wilson interval, and mean credit."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property

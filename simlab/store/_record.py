@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``planned_turns``; version-1 records read on, with no plan (``None``)."""
 
 
 class StopReason(StrEnum):
@@ -51,6 +52,12 @@ class SessionRecord(BaseModel):
     status: Status
     stop_reason: StopReason
     n_user_turns: int
+    """Realised length: user turns, the closing one included. It depends on the outcome
+    (a user whose booking is wrong keeps talking), so no report buckets by it."""
+    planned_turns: int | None = None
+    """The user turns the session's plan needs, fixed before it ran by the plan and
+    the key's perturbations alone (``simlab.simulators.planned_turns``): the length
+    reports bucket by. None when no plan exists (imported logs, older records)."""
     score: float | None = None  # 0-100; None when status is "error"
     passed: bool | None = None  # None when status is "error"
     checks: dict[str, Check] = Field(default_factory=dict)

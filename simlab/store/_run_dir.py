@@ -27,6 +27,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from simlab.core import SessionKey
+from simlab.store._files import RunInfo
 from simlab.store._record import SCHEMA_VERSION, SessionRecord
 
 RUN_FILE = "run.json"
@@ -74,8 +75,10 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def read_run_info(run_dir: Path) -> dict[str, Any]:
-    """The run's ``run.json``."""
+    """The run's ``run.json``, validated through ``RunInfo`` (file, field and fix named)."""
     path = run_dir / RUN_FILE
+    if path.exists() and not path.is_file() and not path.is_dir():  # a FIFO would block
+        raise RunDirError(f"{path} is not a regular file; a run's run.json is a JSON file")
     try:
         info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -101,6 +104,14 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
             f"{path}: schema_version {version!r} is newer than this simlab reads "
             f"({SCHEMA_VERSION}); upgrade simlab to read it"
         )
+    try:
+        RunInfo.model_validate(info)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise RunDirError(
+            f"{path}: {where}: {first['msg']}; this run.json is damaged or not simlab's"
+        ) from None
     return info
 
 

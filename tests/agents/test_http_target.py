@@ -20,7 +20,7 @@ from simlab.agents import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import Knobs, Message, SessionContext, SessionKey, ToolCall
-from simlab.spec import Goal, HttpTarget, Mode, Persona
+from simlab.spec import Goal, HttpTargetSpec, Mode, Persona
 from simlab.testing import FakeProvider, scripted
 
 KEY = "sk-test-0123456789abcdef"
@@ -133,7 +133,8 @@ async def test_reply_parses_text_and_every_tool_call() -> None:
         ToolCall(name="refund", args={"booking_ref": "MB4T9R"}),
         ToolCall(name="refund", error="arguments are not a JSON object: {not json"),
     ]
-    assert reply.meta == {"usage": COMPLETION["usage"]}
+    # no simlab_tool_results: the calls keep no result, and the reply says so
+    assert reply.meta == {"usage": COMPLETION["usage"], "tool_results": "not_reported"}
     assert seen.paths == ["/v1/chat/completions"]
     assert seen.bodies == [
         {
@@ -201,13 +202,13 @@ async def test_no_key_variable_sends_no_authorization() -> None:
 
 def test_an_unset_key_variable_fails_at_set_up_naming_it() -> None:
     with pytest.raises(HttpAgentConfigError, match=r"\$NOPE_KEY is not set"):
-        http_target_factory(HttpTarget(url="http://127.0.0.1:1", api_key_env="NOPE_KEY"))
+        http_target_factory(HttpTargetSpec(url="http://127.0.0.1:1", api_key_env="NOPE_KEY"))
 
 
 @pytest.mark.anyio
 async def test_factory_agents_share_one_session_closed_by_aclose() -> None:
     async with server(_ok) as (url, seen):
-        factory = http_target_factory(HttpTarget(url=url, model="m", api_key_env="AGENT_KEY"))
+        factory = http_target_factory(HttpTargetSpec(url=url, model="m", api_key_env="AGENT_KEY"))
         a, b = factory(_setup()), factory(_setup())
         assert a is not b
         await a.reply(HISTORY, CTX)

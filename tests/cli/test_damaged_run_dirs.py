@@ -3,8 +3,7 @@
 The audit's cases: a ``run.json`` whose ``suite`` is a string or whose fields
 have the wrong types (16 crashes), and a FIFO in place of ``sessions.jsonl``
 (both commands hung). Each must end with exit 0, 1 or 2 and a message, no
-traceback. The fix belongs to the typed run files, so these are expected to
-fail until then (``xfail``, not strict: whichever passes already is kept).
+traceback: ``run.json`` is read through its model (``simlab.store.RunInfo``).
 """
 
 from __future__ import annotations
@@ -75,7 +74,6 @@ CHANGES = {
 }
 
 
-@TYPED_RUN_FILES
 @pytest.mark.parametrize("change", list(CHANGES), ids=list(CHANGES))
 @pytest.mark.parametrize("command", ["report", "compare", "runs"])
 def test_a_run_json_of_the_wrong_shape_is_a_message(

@@ -25,9 +25,15 @@ def make_record(
     score: float | None = None,
     checks: dict[str, bool] | None = None,
     error: str | None = None,
+    planned: int | None = -1,
 ) -> SessionRecord:
-    """One session record; ``error`` makes it an error session (no pass, no score)."""
+    """One session record; ``error`` makes it an error session (no pass, no score).
+
+    Its planned length (the one buckets use) is ``turns`` unless ``planned`` is
+    given (None: a record without a plan).
+    """
     key = SessionKey(persona=persona, goal=goal, mode=mode, rep=rep)
+    planned_turns = turns if planned == -1 else planned
     if error is not None:
         return SessionRecord(
             key=key,
@@ -35,6 +41,7 @@ def make_record(
             status="error",
             stop_reason=StopReason.AGENT_ERROR,
             n_user_turns=turns,
+            planned_turns=planned_turns,
             error=error,
         )
     return SessionRecord(
@@ -43,6 +50,7 @@ def make_record(
         status="ok",
         stop_reason=StopReason.GOAL_REACHED if passed else StopReason.MAX_TURNS,
         n_user_turns=turns,
+        planned_turns=planned_turns,
         score=(100.0 if passed else 0.0) if score is None else score,
         passed=passed,
         checks={n: Check(passed=ok, detail=f"{n} detail") for n, ok in (checks or {}).items()},

@@ -61,8 +61,9 @@ def test_pairing_errors_duplicates_and_unpaired(tmp_path: Path) -> None:
     assert [(r.key.rep, r.line_a, r.line_b) for r in c.regressions] == [(0, 1, 1)]
 
 
-def test_buckets_per_run_lengths_and_pairs_by_a(tmp_path: Path) -> None:
-    # Key 0: 3 turns in A, 12 in B (moves bucket); key 1: 7 turns in both; key 2: 1 turn in A.
+def test_buckets_per_run_lengths_and_pairs_in_one_bucket(tmp_path: Path) -> None:
+    # Planned lengths (as runs with other seeds draw): key 0 plans 3 turns in A, 12 in B
+    # (moves bucket); key 1 plans 7 in both; key 2 plans 1 in both (no bucket holds it).
     a = write_run(
         tmp_path / "A",
         [rec(rep=0, turns=3), rec(rep=1, turns=7, passed=False), rec(rep=2, turns=1)],
@@ -77,8 +78,9 @@ def test_buckets_per_run_lengths_and_pairs_by_a(tmp_path: Path) -> None:
     assert (rows["2-4"].a.n, rows["2-4"].b.n) == (1, 0)
     assert (rows["10+"].a.n, rows["10+"].b.n) == (0, 1)
     assert rows["2-4"].delta is None and rows["2-4"].delta_ci is None
-    # the pair of key 0 is counted in A's bucket (2-4), as a regression there
-    assert rows["2-4"].paired.regressed == 1 and rows["10+"].paired.n == 0
+    # key 0 is planned in 2-4 in A and 10+ in B: in neither bucket's pairs, only overall
+    assert rows["2-4"].paired.n == 0 and rows["10+"].paired.n == 0
+    assert c.overall.paired.regressed == 1
     assert rows["5-9"].paired.fixed == 1
     assert c.bucket_moves == 1
     gates = {r.name: r for r in evaluate_gates(c, Gates())}
@@ -115,10 +117,15 @@ def test_spread_delta_by_hand() -> None:
     assert (s.unreliability_a, s.unreliability_b) == pytest.approx((40.0, 16.0))
     assert s.aptitude_delta == pytest.approx(13.0)
     assert s.unreliability_delta == pytest.approx(-24.0)
-    # Bootstrap over the 2 cells: resampled means of (+10, +16) are 10, 13 or 16 with
-    # probabilities 1/4, 1/2, 1/4, so the 2.5% and 97.5% quantiles are the extremes.
-    assert s.aptitude_delta_ci == pytest.approx((10.0, 16.0))
-    assert s.unreliability_delta_ci == pytest.approx((-80.0, 32.0))
+    # Cells only, the resampled means of (+10, +16) would be 10, 13 or 16: [10, 16].
+    # Resampling each run's reps within the cells too (A's [0, 100] can lose its 100,
+    # B's [30, 50, 70] its 70) widens that, centred on the estimate.
+    assert s.aptitude_delta_ci is not None and s.unreliability_delta_ci is not None
+    lo, hi = s.aptitude_delta_ci
+    assert lo < 10.0 < 13.0 < 16.0 < hi
+    lo, hi = s.unreliability_delta_ci
+    assert -100.0 <= lo < -80.0 and hi > -24.0
+    assert not s.aptitude_no_spread
     assert spread_delta("overall", a, b, seed=1) == s  # seeded
     assert spread_delta("none", a[:1], [rec("q", "z", 0)], seed=1) is None
 
@@ -162,7 +169,7 @@ def test_transcript_links_are_relative_and_point_at_the_line(tmp_path: Path) -> 
 
 
 def test_a_bucket_whose_keys_partly_move_has_a_partly_paired_interval(tmp_path: Path) -> None:
-    # 100 keys of 7 turns in A (60 pass); in B keys 0-9 take 12 turns (they leave 5-9)
+    # 100 keys planned 7 turns in A (60 pass); in B keys 0-9 plan 12 (they leave 5-9)
     # and keys 10-19 newly fail: 5-9 holds 90 keys in both runs.
     a = write_run(tmp_path / "A", [rec(rep=i, turns=7, passed=i < 60) for i in range(100)])
     b = write_run(
@@ -180,12 +187,49 @@ def test_a_bucket_whose_keys_partly_move_has_a_partly_paired_interval(tmp_path: 
     independent = newcombe_interval(60, 100, 40, 90)
     assert g.delta_ci is not None
     assert independent[0] < g.delta_ci[0] and g.delta_ci[1] < independent[1]
-    # the paired table places pairs by A's length: all 100 in 5-9, 20 regressed
-    assert (g.paired.n, g.paired.regressed) == (100, 20)
+    # the paired table holds the pairs planned in 5-9 in both runs: 90, 10 regressed
+    assert (g.paired.n, g.paired.regressed) == (90, 10)
     assert rows["10+"].interval == "independent"  # nothing was in 10+ in A
     gates = {r.name: r for r in evaluate_gates(c, Gates())}
     assert "95% partly paired interval [" in gates["max_bucket_drop_points[5-9]"].message
-    assert "(90 key(s) in both runs)" in gates["max_bucket_drop_points[5-9]"].message
+    assert (
+        "(90 key(s) paired: in both runs with the same seed)"
+        in gates["max_bucket_drop_points[5-9]"].message
+    )
     # the Simpson check still reads the per-run counts
     shifts = {s.name: (s.passed_a, s.n_a, s.passed_b, s.n_b) for s in c.simpson.buckets}
     assert shifts["5-9"] == (60, 100, 40, 90) and shifts["10+"] == (0, 0, 0, 10)
+
+
+def test_strata_are_planned_lengths_not_how_long_the_talk_went(tmp_path: Path) -> None:
+    # Same keys, same plans (planned 3 or 7 turns); in B the failing users talk on
+    # to 14 turns. Bucketing by realised length would move every failure to 10+.
+    planned = [3 if i % 2 else 7 for i in range(40)]
+    a = write_run(tmp_path / "A", [rec(rep=i, turns=planned[i]) for i in range(40)])
+    b = write_run(
+        tmp_path / "B",
+        [
+            rec(rep=i, turns=14 if i < 10 else planned[i], planned=planned[i], passed=i >= 10)
+            for i in range(40)
+        ],
+    )
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    assert list(rows) == ["2-4", "5-9", "10+"]
+    assert (rows["2-4"].a.n, rows["2-4"].b.n, rows["2-4"].b.passed) == (20, 20, 15)
+    assert (rows["5-9"].a.n, rows["5-9"].b.n, rows["5-9"].b.passed) == (20, 20, 15)
+    assert (rows["10+"].a.n, rows["10+"].b.n) == (0, 0)
+    assert c.bucket_moves == 0
+    assert rows["2-4"].interval == "paired" and rows["2-4"].shared.regressed == 5
+
+
+def test_records_without_a_plan_are_their_own_stratum(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "A", [rec(rep=i, turns=3, planned=None) for i in range(4)])
+    b = write_run(tmp_path / "B", [rec(rep=i, turns=12, planned=3) for i in range(4)])
+    c = compare_runs(load_run(a), load_run(b))
+    rows = {g.name: g for g in c.by_bucket}
+    assert list(rows) == ["2-4", "5-9", "10+", "unplanned"]
+    assert (rows["unplanned"].a.n, rows["unplanned"].b.n) == (4, 0)
+    assert (rows["2-4"].a.n, rows["2-4"].b.n) == (0, 4)
+    # a pair goes in the bucket of the side that has a plan
+    assert rows["2-4"].paired.n == 4 and rows["unplanned"].paired.n == 0

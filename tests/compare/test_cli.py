@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,8 +17,11 @@ from simlab.compare import (
     evaluate_gates,
     load_run,
     newcombe_interval,
+    render_junit,
+    verdict,
 )
 from simlab.report import PIPED_WIDTH, stdout_console
+from simlab.stats import fisher_exact, holm
 
 from .conftest import make_record as rec
 from .conftest import write_run
@@ -87,7 +91,10 @@ def test_regression_confined_to_10_plus_fails_the_gate_though_overall_rises(
     failure = failed[0].find("failure")
     assert failure is not None
     assert "lower bound under -5 points" in (failure.get("message") or "")
-    assert "95% paired interval [-38.5, -20.4] (100 key(s) in both runs)" in (failure.text or "")
+    assert (
+        "95% paired interval [-38.5, -20.4] (100 key(s) paired: in both runs with the same seed)"
+        in (failure.text or "")
+    )
 
     text = md.read_text()
     assert "**Gates: FAILED (1 of 6): max_bucket_drop_points[10+]**" in text
@@ -118,7 +125,10 @@ def test_a_run_compared_with_itself_passes_every_shipped_gate(
     assert out is not None
     # The paired interval of an unchanged bucket: phi = (80*70 - 75) / (80*70) = 0.98661,
     # Wilson(80, 150) = [0.45372, 0.61171], so +-sqrt(2 * (1 - phi)) * 0.07962 = +-1.3 points.
-    assert "95% paired interval [-1.3, +1.3] (150 key(s) in both runs)" in (out.text or "")
+    assert (
+        "95% paired interval [-1.3, +1.3] (150 key(s) paired: in both runs with the same seed)"
+        in (out.text or "")
+    )
     c = compare_runs(load_run(run), load_run(run))
     independent = newcombe_interval(80, 150, 80, 150)
     assert independent[0] < -0.11  # what the gate read before: a drop of 11 points not ruled out
@@ -126,9 +136,10 @@ def test_a_run_compared_with_itself_passes_every_shipped_gate(
 
 
 def test_groups_without_common_keys_keep_the_independent_interval(tmp_path: Path) -> None:
-    # Different suites: no key in both runs, so nothing is paired.
+    # Different suites: no key in both runs, so nothing is paired. B drops 50 points on
+    # 40 sessions: too few for a 5-point gate, but the whole interval lies beyond -5.
     a = write_run(tmp_path / "A", [rec("p", "old", i, turns=7, passed=i < 30) for i in range(40)])
-    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 20) for i in range(40)])
+    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 10) for i in range(40)])
     gates = tmp_path / "g.yaml"
     gates.write_text("min_pairs: 0\n")
     junit = tmp_path / "j.xml"
@@ -136,31 +147,113 @@ def test_groups_without_common_keys_keep_the_independent_interval(tmp_path: Path
     c = compare_runs(load_run(a), load_run(b))
     five_nine = {g.name: g for g in c.by_bucket}["5-9"]
     assert five_nine.interval == "independent" and five_nine.shared.n == 0
-    assert five_nine.delta_ci == newcombe_interval(30, 40, 20, 40)
+    assert five_nine.delta_ci == newcombe_interval(30, 40, 10, 40)
+    assert five_nine.test.name == "Fisher"
     cases = {tc.get("name"): tc for tc in ET.parse(junit).getroot().iter("testcase")}
     failure = cases["max_bucket_drop_points[5-9]"].find("failure")
     assert failure is not None
     assert "95% independent-samples interval [" in (failure.text or "")
-    assert "(no key in both runs)" in (failure.text or "")
+    assert "(no key paired: none in both runs with the same seed)" in (failure.text or "")
+    assert "a drop of more than 5 points is shown" in (failure.text or "")
+
+
+def test_an_underpowered_gate_is_inconclusive_and_says_the_n_it_needs(tmp_path: Path) -> None:
+    # 30/40 -> 20/40 without shared keys: interval about [-44, -4] points. A 5-point gate
+    # at this width would fail an unchanged agent most of the time: it does not judge.
+    a = write_run(tmp_path / "A", [rec("p", "old", i, turns=7, passed=i < 30) for i in range(40)])
+    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 20) for i in range(40)])
+    c = compare_runs(load_run(a), load_run(b))
+    results = {r.name: r for r in evaluate_gates(c, Gates(min_pairs=0))}
+    gate = results["max_bucket_drop_points[5-9]"]
+    assert gate.status == "inconclusive"
+    # half-width h = 25 - 43.6 points; needed n = 40 * (h * (1 + 2.5758 / 1.9600) / 5)^2
+    lo = newcombe_interval(30, 40, 20, 40)[0]
+    h = (-0.25 - lo) * 100
+    needed = math.ceil(40 * (h * (1 + 2.5758293035489 / 1.959963984540054) / 5) ** 2)
+    assert f"it needs about {needed} graded sessions per run in this group" in gate.message
+    junit = render_junit(list(results.values()), comparison=c)
+    case = next(
+        tc
+        for tc in ET.fromstring(junit.split("?>", 1)[1]).iter("testcase")
+        if tc.get("name") == "max_bucket_drop_points[5-9]"
+    )
+    assert case.find("skipped") is not None and case.find("failure") is None
+    assert verdict(list(results.values())).startswith("Gates: PASSED")
+    assert "2 inconclusive, too few sessions: max_bucket_drop_points[5-9]" in verdict(
+        list(results.values())
+    )
+
+
+def test_runs_with_different_seeds_are_not_paired_and_list_no_regressions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, turns=7, passed=i % 2 == 0) for i in range(60)])
+    other_seed = [
+        rec("p", "g", i, turns=7, passed=i % 3 == 0).model_copy(update={"seed": 1000 + i})
+        for i in range(60)
+    ]
+    b = write_run(tmp_path / "B", other_seed)
+    c = compare_runs(load_run(a), load_run(b))
+    assert c.pairing.pairs == [] and len(c.pairing.unpaired) == 60
+    assert c.regressions == [] and c.overall.interval == "independent"
+    assert c.overall.test.name == "Fisher"
+    assert c.overall.test.p_value == pytest.approx(fisher_exact(30, 60, 20, 60))
+    md = tmp_path / "c.md"
+    junit = tmp_path / "j.xml"
+    cli_main([str(a), str(b), "--markdown", str(md), "--junit", str(junit)])
+    message = "runs use different seeds: per-session regressions are not meaningful"
+    assert message in capsys.readouterr().out
+    text = md.read_text()
+    assert message in text and "Regressions: not listed" in text
+    assert "60 ran with different seeds" in text
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert any(message in (v or "") for v in props.values())
+
+
+def test_p_values_are_holm_adjusted_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = bucket_run(tmp_path / "A", MUST_A)
+    b = bucket_run(tmp_path / "B", MUST_B)
+    c = compare_runs(load_run(a), load_run(b))
+    raw = {"overall": c.overall.test.p_value}
+    raw.update({f"bucket:{g.name}": g.test.p_value for g in c.by_bucket})
+    raw.update({f"paired:{g.name}": g.mcnemar.p_value for g in c.by_bucket if g.paired.n})
+    raw.update({f"persona:{g.name}": g.test.p_value for g in c.by_persona})
+    assert c.p_adjusted == dict(zip(raw, holm(list(raw.values())), strict=True))
+    ten = {g.name: g for g in c.by_bucket}["10+"]
+    assert ten.test.name == "McNemar" and ten.test.p_value == pytest.approx(2.0**-29)
+    # 8 tests in the family; 2-4's two and 5-9's two are smaller, so 10+'s two
+    # (tied) are 5th and 6th: max(4 * 2^-29, 3 * 2^-29) for both
+    assert c.p_adjusted["bucket:10+"] == c.p_adjusted["paired:10+"] == pytest.approx(4 * 2.0**-29)
+    md, junit = tmp_path / "c.md", tmp_path / "j.xml"
+    cli_main([str(a), str(b), "--markdown", str(md), "--junit", str(junit)])
+    cell = f"{2.0**-29:.3g} / {4 * 2.0**-29:.3g}"
+    assert cell in capsys.readouterr().out
+    assert cell in md.read_text()
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["p:bucket:10+"] == f"McNemar: p={2.0**-29:.3g}, Holm-adjusted p={4 * 2.0**-29:.3g}"
 
 
 def test_issue_simpson_example_warns_in_every_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    a = bucket_run(tmp_path / "A", {"2-4": (88, 96), "5-9": (61, 92), "10+": (22, 64)})
-    b = bucket_run(tmp_path / "B", {"2-4": (170, 185), "5-9": (40, 60), "10+": (3, 15)})
+    # The issue's counts at 4x the sessions, so that 10+'s drop is beyond its interval.
+    a = bucket_run(tmp_path / "A", {"2-4": (352, 384), "5-9": (244, 368), "10+": (88, 256)})
+    b = bucket_run(tmp_path / "B", {"2-4": (680, 740), "5-9": (160, 240), "10+": (12, 60)})
     md = tmp_path / "c.md"
     code = cli_main([str(a), str(b), "--markdown", str(md)])
-    assert code == 1  # 10+ (3/15) cannot rule out a 5-point drop
+    assert code == 0  # 10+ (60 sessions in B) is too small to judge a 5-point drop
     text = md.read_text()
+    assert "max_bucket_drop_points[10+] | INCONCLUSIVE |" in text
     assert "> **Warning.** Simpson&#x27;s paradox" not in text  # apostrophes are left alone
-    assert "> **Warning.** Simpson's paradox: overall +14.1 points, but 10+ -14.4 points." in text
-    assert "| 2-4 | 91.7% (88/96)" in text and "| 38.1% | 71.2% |" in text
+    assert "> **Warning.** Simpson's paradox: overall +14.1 points, but 10+ -14.4 points [" in text
+    assert "| 2-4 | 91.7% (352/384)" in text and "| 38.1% | 71.2% |" in text
     out = capsys.readouterr().out
     assert "Simpson's paradox" in out
     c = compare_runs(load_run(a), load_run(b))
-    assert (len(c.pairing.pairs), len(c.pairing.only_b)) == (96 + 60 + 15, 185 - 96)
-    assert len(c.pairing.only_a) == 32 + 49
+    assert (len(c.pairing.pairs), len(c.pairing.only_b)) == (384 + 240 + 60, 740 - 384)
+    assert len(c.pairing.only_a) == 128 + 196
 
 
 def test_bad_gates_file_names_every_problem(
@@ -262,4 +355,26 @@ def test_one_cell_has_no_spread_interval(
     a = write_run(tmp_path / "A2", [rec(goal=g, score=100.0) for g in ("x", "y")])
     b = write_run(tmp_path / "B2", [rec(goal="x", score=0.0), rec(goal="y", score=50.0)])
     spread = compare_runs(load_run(a), load_run(b)).spread[0]
-    assert spread.n_cells == 2 and spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0))
+    # deltas -100 and -50, one rep each: resampled means -100, -75, -50 (1/4, 1/2, 1/4),
+    # centred on their mean (about -75): about [-100, -50]
+    assert spread.n_cells == 2
+    assert spread.aptitude_delta_ci == pytest.approx((-100.0, -50.0), abs=1.0)
+    # every cell's unreliability is 0 in both runs: no spread, not "[+0.0, +0.0]"
+    assert spread.unreliability_no_spread and spread.unreliability_delta_ci is None
+
+
+def test_runs_with_different_repetitions_are_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, score=50.0 + i) for i in range(8)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i, score=50.0 + i) for i in range(2)])
+    c = compare_runs(load_run(a), load_run(b))
+    assert (c.reps_a, c.reps_b) == (8, 2)
+    (warning,) = c.warnings
+    assert "differ in repetitions per cell (A 8, B 2)" in warning
+    md = tmp_path / "c.md"
+    cli_main([str(a), str(b), "--markdown", str(md)])
+    assert "differ in repetitions per cell (A 8, B 2)" in md.read_text()
+    assert "differ in repetitions per cell (A 8, B 2)" in capsys.readouterr().out
+    same = compare_runs(load_run(a), load_run(a))
+    assert same.warnings == []

@@ -10,6 +10,7 @@ from simlab.compare import (
     PairedTable,
     newcombe_interval,
     overlap_newcombe_interval,
+    overlap_newcombe_p_value,
     paired_newcombe_interval,
 )
 
@@ -148,3 +149,12 @@ def test_an_unchanged_group_passes_the_shipped_drop_gates_from_the_documented_si
     # The Gates docstring: a 5-point gate from 82 sessions, a 3-point gate from 139.
     assert _worst_unchanged_lower_bound(81) < -0.05 < _worst_unchanged_lower_bound(82)
     assert _worst_unchanged_lower_bound(138) < -0.03 < _worst_unchanged_lower_bound(139)
+
+
+def test_partly_paired_p_value_agrees_with_the_interval() -> None:
+    shared = PairedTable(both_pass=40, regressed=10, fixed=0, both_fail=40)
+    p = overlap_newcombe_p_value(60, 100, 40, 90, shared)
+    # at level 1 - p the interval touches 0; a little below it excludes 0, above it holds 0
+    assert overlap_newcombe_interval(60, 100, 40, 90, shared, 1 - p * 1.01)[1] < 0
+    assert overlap_newcombe_interval(60, 100, 40, 90, shared, 1 - p * 0.99)[1] > 0
+    assert overlap_newcombe_p_value(50, 100, 45, 90, shared) == 1.0  # equal rates

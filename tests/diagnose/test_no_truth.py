@@ -52,4 +52,4 @@ def test_a_suite_with_the_diagnosis_experiment_and_an_own_target_writes_its_repo
     (run_dir,) = (tmp_path / "res").iterdir()
     assert (run_dir / "diagnosis.json").is_file()
     html = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert NOTE in html and "Pass rate per length bucket" in html
+    assert NOTE in html and "Pass rate per planned-length bucket" in html

@@ -87,6 +87,20 @@ def test_every_role_on_anthropic(tmp_path: Path, server: str) -> None:
     assert by_role == pytest.approx(cost["total_usd"], abs=1e-5)
 
 
+def test_the_llm_user_has_the_scripted_users_planned_lengths(tmp_path: Path, server: str) -> None:
+    path = suite(tmp_path, reps=2, target="reference:v1")
+    scripted, llm_user = tmp_path / "scripted", tmp_path / "llm_user"
+    proc = run([str(path), "--out", str(scripted)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    proc = run([str(path), "--llm", "user=anthropic", "--out", str(llm_user)], env_for(server))
+    assert proc.returncode == 0, proc.stderr
+    plain = {json.dumps(r["key"]): r["planned_turns"] for r in records(scripted)}
+    voiced = {json.dumps(r["key"]): r for r in records(llm_user)}
+    assert all(set(r["meta"]["llm"]) == {"user"} for r in voiced.values())
+    assert {k: r["planned_turns"] for k, r in voiced.items()} == plain
+    assert len(set(plain.values())) > 1
+
+
 def test_every_role_keeps_a_target_that_is_not_an_llm_and_says_which_runs(
     tmp_path: Path, server: str
 ) -> None:

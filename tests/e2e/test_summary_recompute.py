@@ -84,11 +84,86 @@ def test_headline_figures_recomputed_independently(run_dir: Path) -> None:
         assert row["aptitude"] == pytest.approx(p90, abs=1e-6)
         assert row["unreliability"] == pytest.approx(p90 - p10, abs=1e-6)
 
-    long_ones = [d for d in data if d["n_user_turns"] >= 10]
-    assert summary["by_bucket"]["10+"]["n"] == len(long_ones)
-    assert summary["by_bucket"]["10+"]["passes"] == sum(d["passed"] for d in long_ones)
+    # length rows bucket by the planned length each line records, never the realised one
+    for name, lo, hi in (("2-4", 2, 4), ("5-9", 5, 9), ("10+", 10, 10**9)):
+        planned = [d for d in data if lo <= d["planned_turns"] <= hi]
+        assert summary["by_bucket"][name]["n"] == len(planned)
+        assert summary["by_bucket"][name]["passes"] == sum(d["passed"] for d in planned)
+        realised = [d for d in data if lo <= d["n_user_turns"] <= hi]
+        assert summary["by_realised_length"][name]["n"] == len(realised)
+        assert summary["by_realised_length"][name]["passes"] == sum(d["passed"] for d in realised)
+    assert all(isinstance(d["planned_turns"], int) for d in data)
+    assert summary["lengths"]["unplanned"] == 0
 
     full_cells = [np.percentile(v, 90) for (_, _, m), v in cells.items() if m == "full"]
     assert summary["full_vs_sharded"]["full"]["aptitude"] == pytest.approx(
         float(np.mean(full_cells)), abs=1e-6
     )
+
+
+def test_by_check_recomputed_from_the_lines(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    tally: dict[str, list[tuple[bool, float]]] = {}
+    for d in lines(run_dir):
+        if d["status"] != "ok":
+            continue
+        for name, c in d["checks"].items():
+            credit = c["score"] if c.get("score") is not None else float(c["passed"])
+            tally.setdefault(name, []).append((c["passed"], credit))
+    assert set(summary["by_check"]) == set(tally)
+    for name, seen in tally.items():
+        row = summary["by_check"][name]
+        k, n = sum(1 for p, _ in seen if p), len(seen)
+        assert (row["passes"], row["n"]) == (k, n)
+        assert row["pass_ci"] == pytest.approx(list(wilson(k, n)), abs=1e-9)
+        assert row["mean_credit"] == pytest.approx(sum(c for _, c in seen) / n, abs=1e-4)
+
+
+def _two_level(cells: list[list[float]], stat, rng: np.random.Generator, b: int = 4000):  # type: ignore[no-untyped-def]
+    """The documented interval, written out plainly: resample cells, then each drawn
+    cell's reps; centre the resampled means on their mean; add to the estimate."""
+    estimate = np.mean([stat(np.array(c)) for c in cells])
+    means = np.empty(b)
+    for i in range(b):
+        drawn = rng.integers(0, len(cells), len(cells))
+        means[i] = np.mean(
+            [stat(rng.choice(np.array(cells[j]), size=len(cells[j]))) for j in drawn]
+        )
+    lo, hi = np.quantile(means - means.mean(), [0.025, 0.975])
+    return estimate, estimate + lo, estimate + hi
+
+
+def test_intervals_recomputed_independently(run_dir: Path) -> None:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    data = [d for d in lines(run_dir) if d["status"] == "ok"]
+    assert summary["estimands"]["reps"] == 2
+    assert "expected P90 of R=2" in summary["estimands"]["aptitude"]
+    persona = sorted(summary["by_persona"])[0]
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    tasks: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for d in data:
+        k = d["key"]
+        if k["persona"] == persona:
+            cells[(k["goal"], k["mode"])].append(d["score"])
+        tasks[(k["persona"], k["goal"], k["mode"])].append(float(d["passed"]))
+    rng = np.random.default_rng(0)
+    row = summary["by_persona"][persona]
+    stats = {
+        "aptitude": lambda x: np.percentile(x, 90),
+        "unreliability": lambda x: np.percentile(x, 90) - np.percentile(x, 10),
+    }
+    for name, stat in stats.items():
+        est, lo, hi = _two_level(list(cells.values()), stat, rng)
+        assert row[name] == pytest.approx(est, abs=1e-6)
+        got_lo, got_hi = row[f"{name}_ci"]
+        slack = 0.15 * (hi - lo) + 0.5  # two Monte Carlo estimates of one interval
+        assert got_lo == pytest.approx(max(lo, 0.0), abs=slack)
+        assert got_hi == pytest.approx(min(hi, 100.0), abs=slack)
+    # pass^1 over every task ("all goals"): the mean pass rate over cells
+    est, lo, hi = _two_level(list(tasks.values()), np.mean, rng, 1000)
+    overall = summary["pass_hat_k"]["overall"]
+    assert overall["k"]["1"] == pytest.approx(est, abs=1e-6)
+    assert (overall["tasks"], overall["n"]) == (len(tasks), len(data))
+    got_lo, got_hi = overall["k_ci"]["1"]
+    slack = 0.2 * (hi - lo) + 0.005
+    assert got_lo == pytest.approx(lo, abs=slack) and got_hi == pytest.approx(hi, abs=slack)

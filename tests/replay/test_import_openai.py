@@ -137,11 +137,15 @@ def test_run_directory_reads_back_and_gives_hand_computed_pass_hat_k(tmp_path: P
     assert passk["overall"]["k"] == pytest.approx(
         {"1": 2 / 3, "2": 1 / 2, "3": 5 / 12, "4": 1 / 3}, abs=1e-6
     )
-    # length buckets: trial 3 of each task has 7 user turns, the rest 3
-    assert summary["by_bucket"]["2-4"]["n"] == 9
-    assert summary["by_bucket"]["5-9"]["n"] == 3
+    # a log has no plan: every session is unplanned, and the summary says why
+    assert summary["by_bucket"]["unplanned"]["n"] == 12
+    assert summary["by_bucket"]["2-4"]["n"] == 0
+    assert summary["lengths"]["unplanned_imported"] == 12
+    # realised lengths stay, descriptive: trial 3 of each task has 7 user turns, the rest 3
+    realised = summary["by_realised_length"]
+    assert (realised["2-4"]["n"], realised["5-9"]["n"]) == (9, 3)
     # trial 3: book_flight fail, refund fail, baggage pass
-    assert summary["by_bucket"]["5-9"]["pass_rate"] == pytest.approx(1 / 3, abs=1e-6)
+    assert realised["5-9"]["pass_rate"] == pytest.approx(1 / 3, abs=1e-6)
     # aptitude (P90 of 0/100 scores) per task cell
     cells = {c["goal"]: c for c in summary["cells"]}
     assert cells["refund"]["aptitude"] == pytest.approx(70.0)  # P90 of 0,0,0,100
@@ -156,4 +160,5 @@ def test_simlab_report_renders_an_imported_run(tmp_path: Path) -> None:
     assert main(["report", str(run_dir)]) == 0
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["overall"]["n"] == 12
-    assert (run_dir / "report.md").read_text().strip()
+    report = (run_dir / "report.md").read_text()
+    assert "Imported sessions have no plan" in report

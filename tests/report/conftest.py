@@ -22,9 +22,15 @@ def record(
     score: float | None,
     turns: int,
     stop: StopReason | None = None,
+    *,
+    planned: int | None = -1,
     **extra: object,
 ) -> SessionRecord:
-    """An ok session passing iff score == 100, or an error session when score is None."""
+    """An ok session passing iff score == 100, or an error session when score is None.
+
+    Its planned length is ``turns`` unless ``planned`` is given (None: no plan).
+    """
+    extra["planned_turns"] = turns if planned == -1 else planned
     key = SessionKey(persona=persona, goal="g", mode=mode, rep=rep)
     if score is None:
         return SessionRecord(

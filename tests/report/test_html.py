@@ -224,7 +224,7 @@ def test_charts_are_inline_svg_and_absent_extras_are_omitted() -> None:
     html, _ = page()
     assert html.count("<svg") == 2  # aptitude vs unreliability, pass rate by bucket
     assert 'aria-label="Aptitude vs unreliability by persona"' in html
-    assert 'aria-label="Pass rate by conversation length"' in html
+    assert 'aria-label="Pass rate by planned conversation length"' in html
     one, _ = page(extras={"comparison": all_extras()["comparison"]})
     assert one.count("<svg") == 3 and 'aria-label="Comparison: B − A"' in one
     full, _ = page(extras=all_extras())
@@ -314,10 +314,10 @@ def test_overall_comes_last_in_the_overview_and_the_tables() -> None:
     assert labels == [
         "mode: full",
         "mode: sharded",
-        "length: 2-4 user turns",
-        "length: 5-9 user turns",
-        "length: 10+ user turns",
-        "length: other",
+        "planned length: 2-4 user turns",
+        "planned length: 5-9 user turns",
+        "planned length: 10+ user turns",
+        "planned length: other",
         "overall",
     ]
     tables = html[html.index('id="tables"') :]

@@ -68,7 +68,7 @@ def test_no_sessions_no_interval() -> None:
         assert EMPTY_INTERVAL not in text
     ten = next(
         line
-        for line in table_lines(terminal, "Pass rate by conversation length (user turns)")
+        for line in table_lines(terminal, "Pass rate by planned length (user turns the plan needs)")
         if "10+" in line
     )
     assert cells(ten)[:4] == ["10+", "0", "—", "—"]
@@ -79,7 +79,9 @@ def test_no_sessions_no_interval() -> None:
     )
     assert cells(gave_up) == ["carol", "0", "— (0/0)", "—", "— (0/0)", "—"]
     by_length = next(
-        line for line in table_lines(terminal, "Pass rate by persona × length") if "alice" in line
+        line
+        for line in table_lines(terminal, "Pass rate by persona × planned length")
+        if "alice" in line
     )
     assert cells(by_length)[2] == "— (0/0)"
     assert "| 10+ | 0 | — | — |" in md
@@ -99,7 +101,12 @@ def test_one_cell_says_it_has_no_interval() -> None:
     assert "over 1 cells" not in terminal + md + html and "(1 cells)" not in terminal + md
     alice = next(line for line in table_lines(terminal, "Pass rate by persona") if "alice" in line)
     assert cells(alice)[4:6] == ["90.0 (1 cell: no interval)", "80.0 (1 cell: no interval)"]
-    assert "all goals (1 cell)" in terminal
+    pass_k = next(
+        line
+        for line in table_lines(terminal, "pass^k by goal (all k trials pass)")
+        if "all goals" in line
+    )
+    assert cells(pass_k)[:6] == ["all goals", "1", "2", "2", "1", "50.0% (1 task: no interval)"]
     assert "aptitude 90.0 (1 cell: no interval)" in html
 
 
@@ -112,7 +119,7 @@ def test_errors_are_counted_in_the_singular_too() -> None:
 def test_persona_by_length_cells_carry_wilson_intervals_at_160_columns() -> None:
     long_name = "impatient_customer_en"
     terminal, md, html = outputs(small_run(long_name), width=160)
-    lines = table_lines(terminal, "Pass rate by persona × length")
+    lines = table_lines(terminal, "Pass rate by persona × planned length")
     assert max(len(line) for line in lines) <= 160
     row = next(line for line in lines if long_name in line)  # one line: nothing wrapped
     assert cells(row) == [

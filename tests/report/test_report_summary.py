@@ -37,9 +37,15 @@ def test_by_persona(records: list[SessionRecord]) -> None:
     assert alice["unreliability"] == pytest.approx(48.0)
     assert bob["aptitude"] == pytest.approx(87.0)
     assert bob["unreliability"] == pytest.approx(64.0)
-    # two cells: the bootstrap means can only be 90, 95 or 100
-    assert alice["aptitude_ci"] == [90.0, 100.0]
-    assert bob["unreliability_ci"] == [48.0, 80.0]
+    # two cells, resampled and each with its reps resampled: the interval is centred
+    # on the estimate, clipped to [0, 100], and wider than the cells-only [90, 100]
+    # (a resampled [0, 50, 100] can lose its top score)
+    lo, hi = alice["aptitude_ci"]
+    assert 0.0 <= lo < 90.0 < 95.0 <= hi == 100.0
+    lo, hi = bob["unreliability_ci"]
+    assert lo < 48.0 and 80.0 < hi <= 100.0
+    assert not alice["aptitude_no_spread"]
+    assert (alice["reps_min"], alice["reps_max"], bob["reps_min"]) == (3, 3, 2)
     assert (bob["gave_up"], bob["gave_up_n"], bob["gave_up_rate"]) == (2, 5, 0.4)
     assert alice["gave_up_rate"] == 0.0
     # only the give-up with no final action counts as walking out before any action
@@ -63,7 +69,8 @@ def test_by_mode_and_full_vs_sharded(records: list[SessionRecord]) -> None:
     assert d["n_pairs"] == 2
     assert d["aptitude"] == pytest.approx((10 + -6) / 2)
     assert d["unreliability"] == pytest.approx((-64 + -32) / 2)
-    assert d["aptitude_ci"] == [-6.0, 10.0]
+    lo, hi = d["aptitude_ci"]  # pairs resampled, and each cell's reps within them
+    assert -100.0 <= lo < -6.0 < 10.0 < hi <= 100.0
 
 
 def test_buckets_by_user_turns(records: list[SessionRecord]) -> None:
@@ -77,9 +84,11 @@ def test_buckets_by_user_turns(records: list[SessionRecord]) -> None:
         (3, 0, 0),
         (1, 1, 0),
     ]
-    # 5-9 holds alice/full [0] and alice/sharded [100, 100]
-    assert b["5-9"]["n_cells"] == 2
-    assert b["5-9"]["aptitude"] == pytest.approx(50.0)
+    # 5-9 holds alice/full [0] and alice/sharded [100, 100]: a one-rep fragment of
+    # alice/full says nothing of its P90 - P10, so only alice/sharded counts
+    assert (b["5-9"]["n_cells"], b["5-9"]["n_cells_fragments"]) == (1, 1)
+    assert b["5-9"]["aptitude"] == pytest.approx(100.0)
+    assert b["5-9"]["aptitude_ci"] is None  # one cell
     bob = s["by_persona_bucket"]["bob"]
     assert [(bob[k]["n"], bob[k]["passes"]) for k in bob] == [(3, 1), (0, 0), (2, 0), (0, 0)]
     assert bob["5-9"]["pass_rate"] is None
@@ -113,6 +122,12 @@ def test_pass_hat_k_errors_and_stop_reasons(records: list[SessionRecord]) -> Non
     assert g["k"]["2"] == pytest.approx((0 + 1 / 3 + 0 + 0) / 4, abs=1e-4)  # C(2,2)/C(3,2)
     assert set(g["k"]) == {"1", "2"}
     assert s["pass_hat_k"]["overall"]["k"]["1"] == pytest.approx(0.375, abs=1e-4)
+    assert (g["trials_min"], g["trials_max"]) == (2, 3)
+    lo, hi = g["k_ci"]["1"]
+    assert 0.0 <= lo < 0.375 < hi <= 1.0
+    overall = s["pass_hat_k"]["overall"]
+    assert (overall["tasks"], overall["n"], overall["passes"]) == (4, 11, 4)
+    assert overall["k_ci"]["2"] is not None
     e = s["errors"]
     assert e["n"] == 1
     assert e["by_stop_reason"]["infra_error"] == {

@@ -1,11 +1,11 @@
-"""The diagnosis report: per-session findings and the run's tables, JSON-serialisable."""
+"""``diagnosis.json``: per-session findings and the run's tables (``simlab diagnose``)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simlab.diagnose._causes import CAUSES, Cause
 from simlab.stats import wilson_interval
+from simlab.store._causes import CAUSES, Cause
 
 DIAGNOSIS_SCHEMA_VERSION = 1
 

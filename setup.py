@@ -1,0 +1,47 @@
+"""Build step: copy the shipped library into the wheel (metadata is in pyproject.toml).
+
+The default suite and its library live at the top level of the repository
+(``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, and
+``schemas/``, which their ``$schema`` lines point to),
+where users and docs find them. A wheel must carry them too, so an installed
+simlab runs its default suite from any folder: this build step copies them into
+the built package as ``simlab/_shipped/`` (real files, same layout), and
+``simlab.spec.shipped_root`` looks there first. Git holds each file once. An editable
+install copies nothing: it reads the checkout's folders.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+LIBRARY_DIRS = ("personas", "goals", "perturbations", "schemas")
+LIBRARY_FILES = ("simlab.yaml",)
+PACKAGED_DIR = Path("simlab") / "_shipped"  # simlab.spec._shipped.PACKAGED_DIR
+
+
+class BuildPyWithLibrary(build_py):
+    """``build_py``, then the top-level library copied to ``simlab/_shipped/``."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads the checkout's own folders
+        target = Path(self.build_lib) / PACKAGED_DIR
+        shutil.rmtree(target, ignore_errors=True)  # a reused build/ keeps no stale file
+        target.mkdir(parents=True)
+        for name in LIBRARY_DIRS:
+            shutil.copytree(HERE / name, target / name, ignore=_not_spec_files)
+        for name in LIBRARY_FILES:
+            shutil.copy2(HERE / name, target / name)
+
+
+def _not_spec_files(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if not n.endswith((".yaml", ".yml", ".json"))]
+
+
+setup(cmdclass={"build_py": BuildPyWithLibrary})

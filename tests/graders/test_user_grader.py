@@ -1,0 +1,130 @@
+"""A user's own grader, listed in a suite by module:attr beside it: in the records,
+the score (with weights), the pass rule, the report, and simlab.run(graders=...)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import simlab
+from simlab.core import Check
+from simlab.graders import score_checks
+from simlab.spec import Grading
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GRADER = '''
+from simlab import Check
+
+
+class Brevity:
+    """Every agent reply under 400 characters; credit falls with the longest."""
+
+    name = "brevity"
+
+    def grade(self, ctx):
+        longest = max((len(t.agent.text) for t in ctx.transcript.turns if t.agent), default=0)
+        return Check(passed=longest < 400, score=min(1.0, 400 / max(longest, 1)),
+                     detail=f"longest reply {longest} chars")
+'''
+
+SUITE = {
+    "personas": ["terse_en", "fickle_en"],
+    "goals": ["one_way", "refund"],
+    "modes": ["sharded"],
+    "reps": 2,
+    "target": "reference:v1",
+    "persona_dirs": [str(ROOT / "personas")],
+    "goal_dirs": [str(ROOT / "goals")],
+    "grading": {
+        "graders": ["goal_completed", "constraints", "confirmation", "trajectory", "canary",
+                    "my_graders:Brevity"],
+        "weights": {"goal_completed": 30, "constraints": 40, "confirmation": 15,
+                    "trajectory": 15, "brevity": 100},
+    },
+}  # fmt: skip
+
+
+def _records(run_dir: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (run_dir / "sessions.jsonl").read_text().splitlines()]
+
+
+def test_a_users_grader_is_found_beside_the_suite_and_weighs_in(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "my_graders.py").write_text(textwrap.dedent(GRADER), encoding="utf-8")
+    (project / "suite.yaml").write_text(json.dumps(SUITE), encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "run", str(project / "suite.yaml"),
+         "--out", str(tmp_path / "out"), "--quiet"],
+        cwd=elsewhere, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = (tmp_path / "out").iterdir()
+    records = [r for r in _records(run_dir) if r["status"] == "ok"]
+    assert records
+    for r in records:
+        checks = r["checks"]
+        assert isinstance(checks, dict) and "brevity" in checks
+        # the score is the weighted mean of each grader's credit: recompute it
+        credit: dict[str, list[float]] = {}
+        for name, c in checks.items():
+            grader = "constraints" if name.startswith("constraint:") else name
+            value = c["score"] if c["score"] is not None else float(c["passed"])
+            credit.setdefault(grader, []).append(value)
+        weights = SUITE["grading"]["weights"]  # type: ignore[index]
+        total = sum(weights[g] for g in credit)
+        expected = 100 * sum(weights[g] * sum(v) / len(v) for g, v in credit.items()) / total
+        assert r["score"] == pytest.approx(round(expected, 2), abs=0.01)
+    report = (run_dir / "report.md").read_text()
+    assert "| brevity |" in report
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["by_check"]["brevity"]["n"] == len(records)
+
+
+class Never:
+    name = "never"
+
+    def grade(self, ctx: object) -> Check:
+        return Check(passed=False, detail="never satisfied")
+
+
+def test_a_grader_object_given_in_python_gates_the_verdict(tmp_path: Path) -> None:
+    suite = simlab.Suite(
+        personas=["terse_en"], goals=["one_way"], modes=[simlab.Mode.FULL], reps=2,
+        target="reference:v2", persona_dirs=[str(ROOT / "personas")],
+        goal_dirs=[str(ROOT / "goals")],
+    )  # fmt: skip
+    builtin = simlab.run(suite, out=tmp_path, progress=False)
+    assert all(r.passed for r in builtin.records)
+    graders = ["goal_completed", "constraints", "confirmation", "trajectory", Never()]
+    strict = simlab.run(suite, out=tmp_path, progress=False, graders=graders)
+    assert not any(r.passed for r in strict.records)
+    assert all(r.checks["never"].detail == "never satisfied" for r in strict.records)
+    info = json.loads(strict.paths.run_json.read_text())
+    assert info["overrides"]["graders"][-1] == f"{__name__}:Never"
+
+
+def test_require_and_min_score_make_the_pass_rule() -> None:
+    goal = simlab.Goal.model_validate(
+        {"id": "g", "title": "g", "final_tool": "refund",
+         "facts": [{"id": "ref", "slot": "booking_ref", "value": "AB12CD"}]}
+    )  # fmt: skip
+    checks = {
+        "goal_completed": Check(name="goal_completed", passed=True),
+        "style": Check(name="style", passed=False, score=0.5),
+    }
+    owner = {"goal_completed": "goal_completed", "style": "style"}
+    assert score_checks(checks, owner, goal, Grading()) == (100.0, False)
+    assert score_checks(checks, owner, goal, Grading(require=["goal_*"])) == (100.0, True)
+    weighted = Grading(weights={"goal_completed": 1, "style": 1}, require=["goal_completed"])
+    assert score_checks(checks, owner, goal, weighted) == (75.0, True)
+    floor = weighted.model_copy(update={"min_score": 80})
+    assert score_checks(checks, owner, goal, floor) == (75.0, False)
