@@ -161,12 +161,19 @@ class _Budget:
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's loader with every event counted before the composer builds on it."""
 
-    def __init__(self, text: str, limits: YamlLimits) -> None:
+    def __init__(self, text: str, limits: YamlLimits, libyaml: yaml.YAMLError | None) -> None:
         super().__init__(text)
         self.budget = _Budget(limits)
+        self.libyaml = libyaml
+        mark = getattr(libyaml, "problem_mark", None) or getattr(libyaml, "context_mark", None)
+        self.stop_line: int | None = mark.line + 1 if mark is not None else None
 
     def get_event(self) -> Any:
         event = super().get_event()  # type: ignore[no-untyped-call]
+        if self.stop_line is not None and event.start_mark.line > self.stop_line:
+            # PyYAML accepts what libyaml refused (a \ud800 escape): libyaml's error stands,
+            # and reading on, all of it in PyYAML, could take seconds.
+            raise self.libyaml  # type: ignore[misc]
         self.budget.see(event)
         return event
 
@@ -188,7 +195,7 @@ class _Constructor(yaml.SafeLoader):
             return value
         except yaml.YAMLError:
             raise
-        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as e:
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:
             value = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
             shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
@@ -236,19 +243,25 @@ def _composed(text: str, limits: YamlLimits) -> yaml.Node | None:
     PyYAML checks each event as its composer takes it, in one pass, and says
     where an error is in the words the rest of simlab uses.
     """
+    refused: yaml.YAMLError | None = None
     if _FAST_LOADER is not None:
         try:
             budget = _Budget(limits)
             for event in yaml.parse(text, Loader=_FAST_LOADER):
                 budget.see(event)
             return yaml.compose(text, Loader=_FAST_LOADER)
-        except (yaml.YAMLError, UnicodeError):
+        except yaml.YAMLError as e:
+            refused = e
+        except UnicodeError:  # a lone surrogate: PyYAML's reader names it and where
             pass
-    loader = _BoundedLoader(text, limits)
+    loader = _BoundedLoader(text, limits, refused)
     try:
-        return loader.get_single_node()
+        node = loader.get_single_node()
     finally:
         loader.dispose()
+    if refused is not None:  # PyYAML read what libyaml refused: a lone surrogate escape
+        raise refused
+    return node
 
 
 def _reader_error(text: str, e: yaml.reader.ReaderError) -> YamlInputError:

@@ -20,7 +20,7 @@ from tests.fuzz.mutations import log_bases, log_files
 from tests.fuzz.test_fuzz_specs import fuzz, write_case
 
 FORMATS = ("openai", "anthropic", "otel")
-QUICK = 15
+QUICK = 10
 LARGE = int(os.environ.get("SIMLAB_FUZZ_LARGE_LOGS", "1500"))
 """Logs per format in the large (slow) profile (see ``SIMLAB_FUZZ_LARGE`` in test_fuzz_specs)."""
 BASES = log_bases()
@@ -69,12 +69,14 @@ def test_fuzzed_logs_quick(fmt: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzzed_logs_large(fmt: str, tmp_path: Path) -> None:
     _fuzz_format(fmt, tmp_path, LARGE, quick=False)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)
 def test_fuzzed_logs_in_a_subprocess(tmp_path: Path) -> None:
     tally = Tally("import (subprocess)")
     for fmt in FORMATS:

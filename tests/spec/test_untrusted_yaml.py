@@ -62,10 +62,18 @@ def write(tmp_path: Path, text: str, name: str = "case.yaml") -> Path:
         pytest.param("id: x\nname: \x7f\n", 2, "U+007F", id="delete-char"),
         pytest.param("id: x\nname: !!float abc\n", 2, "as !!float", id="float-abc"),
         pytest.param("id: x\nname: !!timestamp abc\n", 2, "as !!timestamp", id="timestamp-abc"),
+        pytest.param("id: x\nname: !!float\n", 2, "as !!float", id="empty-float"),
         pytest.param("id: x\nname: 2026-13-45\n", 2, "as !!timestamp", id="month-13"),
         pytest.param("id: x\nname: !!bool maybe\n", 2, "true or false", id="bool-maybe"),
         pytest.param("id: x\nname: 1" + "0" * 5000 + "\n", 2, "4,300 digits", id="huge-int"),
         pytest.param("id: x\nname: 0x" + "f" * 5000 + "\n", 2, "4,300 digits", id="huge-hex"),
+        pytest.param('id: x\nname: "\\ud800"\n', 2, "invalid Unicode character escape", id="esc"),
+        pytest.param(
+            'id: x\nname: "\\ud800"\n' + "".join(f"k{i}: v\n" for i in range(30_000)),
+            2,
+            "invalid Unicode character escape",
+            id="esc-then-30k-keys",
+        ),
         pytest.param("id: x\nname: !!python/object:os.system x\n", 2, "constructor", id="pytag"),
     ],
 )
