@@ -6,12 +6,15 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from simlab.api._run import RunPaths
 from simlab.store import (
     RunDirError,
     RunInfo,
     RunSummary,
     SessionRecord,
+    first_problem,
     read_run_info,
     read_sessions,
 )
@@ -52,8 +55,8 @@ def read_run(run_dir: str | Path) -> Run:
     info_path = path / "run.json"
     try:
         info = RunInfo.model_validate(read_run_info(path))
-    except ValueError as e:
-        raise RunDirError(f"{info_path}: {_first_problem(e)}") from None
+    except ValidationError as e:
+        raise RunDirError(f"{info_path}: {first_problem(e)}") from None
     sessions = read_sessions(path)
     summary = _summary(path / "summary.json")
     return Run(info, sessions.records, sessions.replaced, summary, RunPaths(path))
@@ -70,14 +73,5 @@ def _summary(path: Path) -> RunSummary | None:
         return RunSummary.model_validate(json.loads(text))
     except json.JSONDecodeError as e:
         raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
-    except ValueError as e:
-        raise RunDirError(f"{path}: {_first_problem(e)}") from None
-
-
-def _first_problem(e: ValueError) -> str:
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
-        return f"{where}: {first['msg']}"
-    return str(e)
+    except ValidationError as e:
+        raise RunDirError(f"{path}: {first_problem(e)}") from None

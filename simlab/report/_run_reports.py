@@ -25,6 +25,7 @@ from simlab.store import (
     DiagnosisReport,
     RunDirError,
     SessionRecord,
+    first_problem,
     read_run_info,
     read_sessions,
     write_atomic,
@@ -113,10 +114,8 @@ def _read_model(path: Path, model: type[M]) -> M | None:
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
         raise RunDirError(
-            f"{path}: {where}: {first['msg']}; re-run the analysis that wrote it, or remove it"
+            f"{path}: {first_problem(e)}; re-run the analysis that wrote it, or remove it"
         ) from None
 
 

@@ -15,7 +15,7 @@ from simlab.store._diagnosis import (
     cause_rows,
     confusion,
 )
-from simlab.store._files import GroupStats, RunInfo, RunSummary
+from simlab.store._files import GroupStats, RunInfo, RunSummary, first_problem
 from simlab.store._record import (
     SCHEMA_VERSION,
     SessionRecord,
@@ -86,6 +86,7 @@ __all__ = [
     "Verification",
     "cause_rows",
     "confusion",
+    "first_problem",
     "iter_run_dirs",
     "read_lines",
     "read_run_info",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simlab.spec import Suite
 
@@ -100,3 +100,10 @@ class RunSummary(_File):
         """Every session of the run, graded or not."""
         extra = self.overall.model_extra or {}
         return int(extra.get("n_sessions", self.overall.n + self.overall.n_errors))
+
+
+def first_problem(error: ValidationError) -> str:
+    """``field.path: message`` of a validation error's first problem, for one-line messages."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top)"
+    return f"{where}: {first['msg']}"

@@ -29,7 +29,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
-from simlab.store._files import RunInfo
+from simlab.store._files import RunInfo, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
 
 RUN_FILE = "run.json"
@@ -109,10 +109,8 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
     try:
         RunInfo.model_validate(info)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
         raise RunDirError(
-            f"{path}: {where}: {first['msg']}; this run.json is damaged or not simlab's"
+            f"{path}: {first_problem(e)}; this run.json is damaged or not simlab's"
         ) from None
     return info
 
