@@ -114,6 +114,6 @@ def test_validate_and_perturbations_use_the_wheels_library(
     proc = _run(["python", "-m", "simlab", "validate"], tmp_path, env)
     assert "no simlab.yaml here: validating the shipped default suite" in proc.stderr
     assert "27 files valid: 6 goals, 12 personas, 8 perturbations, 1 suite" in proc.stderr
-    code = "from simlab.spec import shipped_dirs; print(shipped_dirs()[0])"
-    found = _run(["python", "-c", code + "; resolve(['typos'])"], tmp_path, env)
+    code = "from simlab.spec import resolve_perturbations, shipped_dirs; print(shipped_dirs()[0])"
+    found = _run(["python", "-c", code + "; resolve_perturbations(['typos'])"], tmp_path, env)
     assert Path(found.stdout.strip()).is_relative_to(venv)
