@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import ctypes
 import inspect
 import threading
@@ -147,12 +148,9 @@ def _settle(
     future: concurrent.futures.Future[T], result: T | None, error: BaseException | None
 ) -> None:
     """Set the outcome of a call, unless the engine already gave up on it."""
-    if future.cancelled():
-        return
-    try:
+    # cancelled before or while we answer: nobody waits for the outcome
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
         if error is not None:
             future.set_exception(error)
         else:
             future.set_result(result)  # type: ignore[arg-type]
-    except concurrent.futures.InvalidStateError:  # cancelled meanwhile: nobody waits
-        pass
