@@ -146,7 +146,7 @@ def _order(key: SessionKey) -> tuple[str, str, str, int, tuple[str, ...]]:
 
 def _errors(run: RunSessions, name: Literal["A", "B"]) -> list[ErrorSession]:
     return [
-        ErrorSession(name, k, s.line, s.record.stop_reason.value, s.record.error or "")
+        ErrorSession(name, k, s.line, s.record.stop_reason.value, _headline(s.record))
         for k, s in sorted(run.sessions.items(), key=lambda kv: _order(kv[0]))
         if s.record.status == "error"
     ]
@@ -192,3 +192,7 @@ def pair_sessions(a: RunSessions, b: RunSessions) -> Pairing:
         unpaired,
         why,
     )
+
+
+def _headline(record: SessionRecord) -> str:
+    return record.error.headline if record.error else ""

@@ -162,7 +162,8 @@ async def _chain(
         record = await run_session(perturbed, make_target, make_simulator, limits)
         records.append(record)
         if record.status != "ok":
-            error = f"k={k}: {record.stop_reason.value}: {(record.error or '').splitlines()[0]}"
+            said = record.error.headline if record.error else ""
+            error = f"k={k}: {record.stop_reason.value}: {said}"
             return SessionBrittleness(job.key, order, k - 1, False, None, records, error)
         if not record.passed:
             return SessionBrittleness(job.key, order, k, True, order[k - 1], records)

@@ -326,7 +326,7 @@ def _errors(records: list[SessionRecord]) -> Row:
         examples: list[str] = []
         for r in group:
             # the first line says what went wrong; the traceback stays in sessions.jsonl
-            msg = (r.error or "").strip().split("\n", 1)[0][:_MAX_EXAMPLE_CHARS]
+            msg = (r.error.headline if r.error else "").strip()[:_MAX_EXAMPLE_CHARS]
             if msg and msg not in examples and len(examples) < _MAX_EXAMPLES:
                 examples.append(msg)
         by_reason[reason.value] = {

@@ -18,6 +18,7 @@ from simlab.store._diagnosis import (
 from simlab.store._files import GroupStats, RunInfo, RunSummary, first_problem
 from simlab.store._record import (
     SCHEMA_VERSION,
+    SessionError,
     SessionRecord,
     Status,
     StopReason,
@@ -76,6 +77,7 @@ __all__ = [
     "RunLock",
     "RunSummary",
     "SessionDiagnosis",
+    "SessionError",
     "SessionRecord",
     "SessionWriter",
     "SessionsFile",

@@ -168,7 +168,9 @@ def slim_record(record: SessionRecord) -> SessionRecord:
         "checks": _shared_checks(record.checks),
         "transcript": _EMPTY_TRANSCRIPT,
         "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
-        "error": None if record.error is None else record.error.split("\n", 1)[0],
+        "error": None
+        if record.error is None
+        else record.error.model_copy(update={"traceback": None}),
         "meta": meta or _NO_META,
     }
     return SessionRecord.model_construct(_fields_set=_ALL_FIELDS, **fields)
