@@ -571,7 +571,7 @@ def _specs_here_or_shipped() -> list[Path]:
 def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.diagnose import DiagnosisReport
     from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
-    from simlab.store import RunInfo, RunSummary, SessionRecord
+    from simlab.store import Brittleness, RunInfo, RunSummary, SessionRecord
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:
@@ -585,11 +585,12 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("perturbation", Perturbation),
         ("agent", AgentSpec),
         # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
-        # diagnosis.json
+        # diagnosis.json, brittleness.json
         ("run", RunInfo),
         ("session", SessionRecord),
         ("summary", RunSummary),
         ("diagnosis", DiagnosisReport),
+        ("brittleness", Brittleness),
     ]
     for name, model in models:
         path = args.out / f"{name}.schema.json"

@@ -207,8 +207,8 @@ async def diagnose_run_async(
     heat = build_heatmap(s.transition for s in sessions if s.transition is not None)
     conf: Confusion | None = confusion(sessions)
     report = DiagnosisReport(
-        run_id=str(info.get("run_id", run_dir.name)),
-        target=str(info.get("models", {}).get("agent", "")),
+        run_id=info.run_id,
+        target=info.models.get("agent", ""),
         n_sessions=len(records),
         n_ok=sum(1 for r in records if r.status == "ok"),
         n_failed=len(cases),

@@ -34,6 +34,7 @@ from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
     RunDirError,
+    RunInfo,
     RunLock,
     SessionRecord,
     SessionWriter,
@@ -42,6 +43,7 @@ from simlab.store import (
     read_sessions_locked,
     slim_record,
     write_json,
+    write_run_info,
 )
 
 
@@ -220,22 +222,19 @@ def _inline_specs(source: SuiteSource, jobs: list[SessionJob]) -> dict[str, Any]
     return inline
 
 
-def source_of_run(info: dict[str, Any], suite_path: Path | None = None) -> SuiteSource:
+def source_of_run(info: RunInfo, suite_path: Path | None = None) -> SuiteSource:
     """The suite a run was started from: its file (or ``suite_path``), else run.json's copy.
 
     Raises:
         RunDirError: the suite file is gone and run.json holds no copy to resume from.
     """
-    path = suite_path or (Path(info["suite_path"]) if info.get("suite_path") else None)
+    path = suite_path or (Path(info.suite_path) if info.suite_path else None)
     if path is not None:
         return SuiteSource.from_file(path)
-    if "suite" not in info:
-        raise RunDirError("run.json names no suite file and holds no suite; pass the suite file")
-    inline = info.get("inline", {})
-    base = Path(info.get("suite_dir") or Path.cwd())
-    personas = {p["id"]: Persona.model_validate(p) for p in inline.get("personas", [])}
-    goals = {g["id"]: Goal.model_validate(g) for g in inline.get("goals", [])}
-    suite = Suite.model_validate(info["suite"])
+    base = Path(info.suite_dir or Path.cwd())
+    personas = {p["id"]: Persona.model_validate(p) for p in info.inline.get("personas", [])}
+    goals = {g["id"]: Goal.model_validate(g) for g in info.inline.get("goals", [])}
+    suite = info.suite
     # the copy already carries the run's seed and reps: do not apply them twice
     return SuiteSource(suite, base, None, personas or None, goals or None)
 
@@ -270,11 +269,11 @@ def plan_resume(
     """
     info = read_run_info(run_dir)
     source = source_of_run(info, suite_path)
-    recorded = info.get("overrides", {})
+    recorded = info.overrides
     suite, jobs, chash = _load(
         source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
     )
-    if chash != info.get("config_hash"):
+    if chash != info.config_hash:
         raise RunDirError(_changed_config(run_dir, info, source, overrides))
     run_lock: RunLock | None = None
     if lock:  # locked before reading: see RunLock
@@ -302,10 +301,10 @@ def plan_resume(
 
 
 def _changed_config(
-    run_dir: Path, info: dict[str, Any], source: SuiteSource, overrides: RoleOverrides
+    run_dir: Path, info: RunInfo, source: SuiteSource, overrides: RoleOverrides
 ) -> str:
     """Why a run cannot be resumed as it is now configured."""
-    recorded = info.get("overrides", {})
+    recorded = info.overrides
     now = overrides.names()
     for role in ("target", "simulator", "graders"):
         if recorded.get(role) != now.get(role):
@@ -323,7 +322,7 @@ def _changed_config(
             )
     where = source.path or "its suite"
     return (
-        f"{run_dir} was run with config {info.get('config_hash')} but {where} and its personas "
+        f"{run_dir} was run with config {info.config_hash} but {where} and its personas "
         "and goals now give another: they changed since the run started. Restore them, "
         "or start a new run instead of resuming."
     )
@@ -427,8 +426,11 @@ def _given_in_code(
 
 def _record_roles(run_dir: Path, roles: RunRoles) -> None:
     """Pin the model ids and the prices in force into run.json."""
-    info = read_run_info(run_dir)
-    info["models"] = roles.models
-    info["pricing"] = roles.prices.as_json()
-    info["budget_usd"] = roles.budget.usd
-    write_json(run_dir / RUN_FILE, info)
+    info = read_run_info(run_dir).model_copy(
+        update={
+            "models": roles.models,
+            "pricing": roles.prices.as_json(),
+            "budget_usd": roles.budget.usd,
+        }
+    )
+    write_run_info(run_dir, info)

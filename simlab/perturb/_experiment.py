@@ -41,12 +41,13 @@ from simlab.spec import (
 from simlab.store import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
-    RUN_FILE,
+    Brittleness,
     SessionRecord,
     read_run_info,
     read_sessions,
     write_atomic,
     write_json,
+    write_run_info,
 )
 
 
@@ -156,6 +157,8 @@ def write_results(run_dir: Path, result: BrittlenessResult, summary: dict[str, A
                 row["record"] = record.model_dump(mode="json")
                 lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
     write_atomic(run_dir / BRITTLENESS_SESSIONS_FILE, "".join(f"{line}\n" for line in lines))
+    # validated as readers will read it: a writer's slip fails here, not in a report
+    Brittleness.model_validate(summary)
     write_json(run_dir / BRITTLENESS_FILE, summary)
 
 
@@ -176,7 +179,7 @@ async def brittleness_from_run(
         SpecError: the suite, library or a compared target is invalid.
     """
     info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
+    suite = info.suite
     suite_dir = source_of_run(info).base_dir
     baseline = read_sessions(run_dir).records
     return await _experiment(
@@ -211,9 +214,10 @@ async def brittleness_from_suite(
     baseline = await execute(plan, make_target=make_target)
     if target is not None:  # run.json names the target that really ran
         info = read_run_info(plan.run_dir)
-        info["suite"] = plan.suite.model_dump(mode="json")
-        info["models"]["agent"] = target_name(plan.suite)
-        write_json(plan.run_dir / RUN_FILE, info)
+        models = {**info.models, "agent": target_name(plan.suite)}
+        write_run_info(
+            plan.run_dir, info.model_copy(update={"suite": plan.suite, "models": models})
+        )
     return await _experiment(
         plan.run_dir, plan.suite, suite_dir, baseline, compare,
         max_k=max_k, concurrency=concurrency, perturbations=perturbations, write=True,

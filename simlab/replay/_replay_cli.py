@@ -141,9 +141,9 @@ def _cases_from_run(run_dir: Path) -> list[PrefixCase]:
     info = read_run_info(run_dir)
     records = read_sessions(run_dir).records
     goals: dict[str, Goal] = {}
-    suite_path = info.get("suite_path")
-    if suite_path and "imported" not in info:
-        suite = Suite.model_validate(info["suite"])
+    suite_path = info.suite_path
+    if suite_path and info.imported is None:
+        suite = info.suite
         base = Path(suite_path).parent
         dirs = [base / d for d in suite.goal_dirs if (base / d).is_dir()]
         if dirs:

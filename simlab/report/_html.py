@@ -39,7 +39,7 @@ from simlab.report._tables import (
     plural,
     rate_ci,
 )
-from simlab.spec import Bucket, Suite
+from simlab.spec import Bucket
 from simlab.store import (
     HTML_REPORT_FILE,
     SessionRecord,
@@ -393,8 +393,7 @@ def write_html_report(
             sessions = read_sessions(run_dir, slim=True)
             records, lines = sessions.records, sessions.lines
         if summary is None:
-            suite = Suite.model_validate(info["suite"])
-            summary = summarize(records, suite.buckets, suite.seed)
+            summary = summarize(records, info.suite.buckets, info.suite.seed)
         if lines is None:  # full records in hand: no need to read them again
             chosen = viewer_choice(records, MAX_VIEWER_SESSIONS)
             shown = [records[i] for i in chosen]
@@ -407,7 +406,7 @@ def write_html_report(
         shown = [full[n] for n in selection.lines]
     if summary is None:
         raise ValueError("a ViewerSelection comes with the summary it was made with")
-    title = f"simlab run {info['run_id']}"
+    title = f"simlab run {info.run_id}"
     page = render_html(summary, shown, title, extras, tracebacks, selection.n_sessions)
     path = run_dir / HTML_REPORT_FILE
     write_atomic(path, page)

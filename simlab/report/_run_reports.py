@@ -16,12 +16,12 @@ from pydantic import BaseModel, ValidationError
 from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
-from simlab.spec import Suite
 from simlab.store import (
     BRITTLENESS_FILE,
     DIAGNOSIS_FILE,
     REPORT_FILE,
     SUMMARY_FILE,
+    Brittleness,
     DiagnosisReport,
     RunDirError,
     SessionRecord,
@@ -49,7 +49,7 @@ def write_run_reports(
     ``sessions.jsonl`` unless ``tracebacks`` asks to publish them in report.html.
     """
     info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
+    suite = info.suite
     selection: ViewerSelection | None = None
     if records is None:  # slim records; the viewer reads the transcripts it shows
         sessions = read_sessions(run_dir, slim=True)
@@ -58,10 +58,10 @@ def write_run_reports(
         del sessions  # let the run's records go before the page is built
     else:
         summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
-    summary["run_id"] = info["run_id"]
+    summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
-    kind = "imported" if "imported" in info else "simlab run"
-    title = f"{kind} {info['run_id']}"
+    kind = "imported" if info.imported is not None else "simlab run"
+    title = f"{kind} {info.run_id}"
     write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
     write_html_report(
         run_dir,
@@ -98,9 +98,9 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
                 "to_states": heatmap.in_states,
                 "counts": heatmap.counts,
             }
-    brittleness = _read_json(run_dir / BRITTLENESS_FILE)
-    if isinstance(brittleness, dict) and brittleness.get("curves"):
-        extras["survival"] = brittleness["curves"]
+    brittleness = _read_model(run_dir / BRITTLENESS_FILE, Brittleness)
+    if brittleness is not None and brittleness.curves:
+        extras["survival"] = {t: [list(s) for s in c] for t, c in brittleness.curves.items()}
     return extras
 
 

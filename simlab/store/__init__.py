@@ -15,7 +15,16 @@ from simlab.store._diagnosis import (
     cause_rows,
     confusion,
 )
-from simlab.store._files import GroupStats, RunInfo, RunSummary, first_problem
+from simlab.store._files import (
+    Brittleness,
+    GroupStats,
+    LogRank,
+    RunInfo,
+    RunSummary,
+    SurvivalGroup,
+    TargetSurvival,
+    first_problem,
+)
 from simlab.store._record import (
     SCHEMA_VERSION,
     SessionError,
@@ -44,9 +53,11 @@ from simlab.store._run_dir import (
     read_run_info,
     read_sessions,
     read_sessions_locked,
+    read_summary,
     slim_record,
     write_atomic,
     write_json,
+    write_run_info,
 )
 
 __all__ = [
@@ -64,6 +75,7 @@ __all__ = [
     "SUMMARY_FILE",
     "TOOL_CALL_COUNTS_META",
     "TRUE_TO_CAUSE",
+    "Brittleness",
     "Cause",
     "CauseRow",
     "Confusion",
@@ -71,6 +83,7 @@ __all__ = [
     "FailureLocation",
     "GroupStats",
     "HeatmapData",
+    "LogRank",
     "RecordedCause",
     "RunDirError",
     "RunInfo",
@@ -84,6 +97,8 @@ __all__ = [
     "Share",
     "Status",
     "StopReason",
+    "SurvivalGroup",
+    "TargetSurvival",
     "Usage",
     "Verification",
     "cause_rows",
@@ -94,7 +109,9 @@ __all__ = [
     "read_run_info",
     "read_sessions",
     "read_sessions_locked",
+    "read_summary",
     "slim_record",
     "write_atomic",
     "write_json",
+    "write_run_info",
 ]

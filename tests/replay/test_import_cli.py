@@ -24,7 +24,7 @@ def test_import_cli_reports_problems_and_writes_a_run(
     assert "2 imported, 8 skipped" in err
     run_dir = tmp_path / "r1"
     assert len(read_sessions(run_dir).records) == 2
-    assert len(read_run_info(run_dir)["imported"]["problems"]) == 8
+    assert len((read_run_info(run_dir).imported or {})["problems"]) == 8
     assert (run_dir / "summary.json").exists() and (run_dir / "report.md").exists()
 
 
