@@ -137,7 +137,7 @@ def _paired_cells(c: Comparison, g: GroupComparison) -> list[Cell]:
 
 _HOLM = (
     "Holm-adjusted over every p-value of the comparison (each bucket, each persona, "
-    "overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
+    "each check, overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
     "adjusted p < 0.05 anywhere at most 5% of the time"
 )
 _TESTS = (
@@ -270,6 +270,35 @@ def persona_section(c: Comparison) -> Section:
         {1, 2, 3, 4, 5, 7},
         f"The change is B - A with {_CHANGE_INTERVAL}; regressed / fixed: paired keys that "
         f"passed in one run only; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
+    )
+
+
+def check_section(c: Comparison) -> Section:
+    """Each check's pass rate in both runs: where a regression comes from, a user's own
+    grader included."""
+    rows: list[list[Cell]] = []
+    for g in c.by_check:
+        paired = [str(g.paired.regressed), str(g.paired.fixed)] if c.pairing.pairs else ["-"] * 2
+        rows.append([g.name, *_rate_cells(g), *paired, *_test_cells(c, g, f"check:{g.name}")])
+    lv = _level(c)
+    return Section(
+        "Pass rate by check",
+        [
+            "Check",
+            f"A [{lv} CI]",
+            f"B [{lv} CI]",
+            "Change, pts [CI]",
+            "Regressed",
+            "Fixed",
+            "Test",
+            "p / Holm p",
+        ],
+        rows,
+        {1, 2, 3, 4, 5, 7},
+        "Each check over the graded sessions that carry it (a goal without the check's "
+        f"subject does not count); the change is B - A with {_CHANGE_INTERVAL}; regressed / "
+        "fixed: paired keys whose check passed in one run only; "
+        f"{_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
@@ -414,6 +443,8 @@ def build_sections(
         paired_section(c),
         persona_section(c),
     ]
+    if c.by_check:
+        sections.append(check_section(c))
     if c.spread:
         sections.append(spread_section(c))
     sections.append(regression_section(c, base, max_listed))

@@ -88,6 +88,33 @@ def test_a_users_grader_is_found_beside_the_suite_and_weighs_in(tmp_path: Path) 
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["by_check"]["brevity"]["n"] == len(records)
 
+    # a stricter brevity rule in the candidate: compare names the check that moved
+    stricter = textwrap.dedent(GRADER).replace("longest < 400", "longest < 60")
+    (project / "my_graders.py").write_text(stricter, encoding="utf-8")
+    again = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "run", str(project / "suite.yaml"),
+         "--out", str(tmp_path / "out_b"), "--quiet"],
+        cwd=elsewhere, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    (run_b,) = (tmp_path / "out_b").iterdir()
+    passes_b = sum(r["checks"]["brevity"]["passed"] for r in _records(run_b) if r["checks"])
+    assert passes_b < len(records)  # the stricter rule failed some
+    md = tmp_path / "compare.md"
+    compared = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "compare", str(run_dir), str(run_b),
+         "--markdown", str(md)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert compared.returncode in (0, 1), compared.stderr
+    assert "Pass rate by check" in compared.stdout
+    (row,) = [line for line in md.read_text().splitlines() if line.startswith("| brevity |")]
+    n = len(records)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1].startswith(f"100.0% ({n}/{n})")  # A: every session's replies were short
+    assert cells[2].startswith(f"{100 * passes_b / n:.1f}% ({passes_b}/{n})")
+    assert int(cells[4]) == n - passes_b  # regressed: paired keys that passed in A only
+
 
 class Never:
     name = "never"
