@@ -152,7 +152,10 @@ def plan(
                 "options it started with); start a new run to use them"
             )
         path = source.path if source is not None else None
-        resumed = plan_resume(Path(resume), path, retry_errors=retry_errors, overrides=overrides)
+        in_code = source if source is not None and source.path is None else None
+        resumed = plan_resume(
+            Path(resume), path, retry_errors=retry_errors, overrides=overrides, source=in_code
+        )
         resumed.suite = _with_executor(resumed.suite, executor)
         return resumed
     if retry_errors:

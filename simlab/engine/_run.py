@@ -245,6 +245,7 @@ def plan_resume(
     retry_errors: bool = False,
     overrides: RoleOverrides = NO_OVERRIDES,
     lock: bool = True,
+    source: SuiteSource | None = None,
 ) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run.
 
@@ -261,6 +262,8 @@ def plan_resume(
             keep it in the plan for ``execute``; the plan's records are then slim
             (``store.slim_record``: no transcript), so resuming a large run holds
             little. False for a plan only read, with full records (a diagnosis).
+        source: The suite given again in code (a ``Suite`` with its personas and
+            goals): it must be the one the run started with, as a file must.
 
     Raises:
         RunDirError: the run cannot be read, or its configuration (suite,
@@ -268,7 +271,7 @@ def plan_resume(
             process holds its lock.
     """
     info = read_run_info(run_dir)
-    source = source_of_run(info, suite_path)
+    source = source or source_of_run(info, suite_path)
     recorded = info.overrides
     suite, jobs, chash = _load(
         source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
