@@ -30,7 +30,14 @@ import anyio
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import AgentCapabilities, Knobs
-from simlab.engine import SessionJob, SessionLimits, run_session, session_setup
+from simlab.engine import (
+    BUILTIN_SCORING,
+    Scoring,
+    SessionJob,
+    SessionLimits,
+    run_session,
+    session_setup,
+)
 from simlab.spec import Goal, Mode
 from simlab.store import Cause, SessionRecord
 
@@ -122,11 +129,16 @@ async def run_replays(
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
     concurrency: int,
+    scoring: Scoring = BUILTIN_SCORING,
 ) -> list[SessionRecord]:
-    """Run each replay through the engine's session loop; records in ``plans`` order."""
+    """Run each replay through the engine's session loop, graded by ``scoring`` (the
+    run's own graders and pass rule); records in ``plans`` order."""
 
     async def one(plan: ReplayPlan) -> SessionRecord:
-        return await run_session(plan.job, make_target, make_simulator, limits, plan.knobs)
+        return await run_session(
+            plan.job, make_target, make_simulator, limits, plan.knobs,
+            graders=scoring.graders, grading=scoring.grading,
+        )  # fmt: skip
 
     return await gather_limited(plans, one, concurrency)
 

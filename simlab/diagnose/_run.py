@@ -34,6 +34,7 @@ from simlab.engine import (
     SessionJob,
     SessionLimits,
     plan_resume,
+    run_scoring,
     simulator_factory,
     target_factory,
 )
@@ -122,6 +123,7 @@ async def _verify(cases: list[_Case], plan: RunPlan, concurrency: int) -> list[V
                 out[i] = Verification(replay=replay, verified=False, outcome=f"no replay: {e}")
         return out
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
+    scoring = run_scoring(suite, plan.suite_dir, plan.overrides)
     todo: list[int] = []
     caps = target_capabilities(make_target, cases[0].job) if cases else None
     for i, c in enumerate(cases):
@@ -136,7 +138,7 @@ async def _verify(cases: list[_Case], plan: RunPlan, concurrency: int) -> list[V
             continue
         todo.append(i)
     plans = [replay_plan(cases[i].job, COUNTERFACTUAL[cases[i].found.cause]) for i in todo]
-    records = await run_replays(plans, make_target, make_simulator, limits, concurrency)
+    records = await run_replays(plans, make_target, make_simulator, limits, concurrency, scoring)
     for i, rec in zip(todo, records, strict=True):
         c = cases[i]
         check = c.failure.check if c.failure is not None else ""

@@ -53,6 +53,19 @@ class SessionLimits:
     output: OutputLimits = field(default_factory=OutputLimits)
 
 
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How sessions are graded: the graders (None: the built-ins) and the score's
+    weights and pass rule. A run's experiments re-run sessions with the run's own."""
+
+    graders: Sequence[Grader] | None = None
+    grading: Grading | None = None
+
+
+BUILTIN_SCORING = Scoring()
+"""The built-in graders with today's weights and pass rule."""
+
+
 class _Stop(Exception):
     def __init__(self, reason: StopReason, error: SessionError) -> None:
         self.reason = reason

@@ -17,6 +17,7 @@ from simlab.engine import (
     execute,
     expand,
     plan_new_run,
+    run_scoring,
     source_of_run,
     target_factory,
 )
@@ -116,6 +117,7 @@ async def _experiment(
             [Problem("run", None, "sessions", f"not in the suite any more: {missing[:3]}")]
         )
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
+    scoring = run_scoring(suite, suite_dir, overrides)
     depth = len(library) if max_k is None else min(max_k, len(library))
     targets: dict[str, TargetBrittleness] = {}
     own_name = overrides.target_name or target_name(suite)
@@ -133,10 +135,13 @@ async def _experiment(
             if name == own_name and overrides.target is not None:  # the run's own, from code
                 make_target = overrides.target
             if records is None:  # a compared version's baseline, run in memory
-                records = await run_baseline(jobs, make_target, user.simulator, limits, concurrency)
+                records = await run_baseline(
+                    jobs, make_target, user.simulator, limits, concurrency, scoring
+                )
             targets[name] = await brittleness_for_target(
                 name, records, by_key, make_target, library, limits,
                 max_k=depth, concurrency=concurrency, make_simulator=user.simulator,
+                scoring=scoring,
             )  # fmt: skip
     finally:
         await user.aclose()

@@ -155,3 +155,32 @@ def test_require_and_min_score_make_the_pass_rule() -> None:
     assert score_checks(checks, owner, goal, weighted) == (75.0, True)
     floor = weighted.model_copy(update={"min_score": 80})
     assert score_checks(checks, owner, goal, floor) == (75.0, False)
+
+
+class HouseRule:
+    """Passes every session: marks which sessions a run's own graders graded."""
+
+    name = "house_rule"
+
+    def grade(self, ctx: object) -> Check:
+        return Check(passed=True, detail="graded by the run's own graders")
+
+
+def test_a_runs_experiments_grade_their_reruns_with_the_runs_own_graders(
+    tmp_path: Path,
+) -> None:
+    suite = simlab.Suite(
+        personas=["terse_en"], goals=["one_way"], modes=[simlab.Mode.FULL], reps=2,
+        target="reference:v2", persona_dirs=[str(ROOT / "personas")],
+        goal_dirs=[str(ROOT / "goals")], perturbation_dirs=[str(ROOT / "perturbations")],
+        experiments=["brittleness"],
+    )  # fmt: skip
+    graders = ["goal_completed", "constraints", "confirmation", "trajectory", HouseRule()]
+    result = simlab.run(suite, out=tmp_path, progress=False, graders=graders)
+    reruns = [
+        json.loads(line)["record"]
+        for line in (result.run_dir / "brittleness_sessions.jsonl").read_text().splitlines()
+    ]
+    assert reruns  # the passing sessions were re-run under perturbations
+    graded = [r for r in reruns if r["status"] == "ok"]
+    assert graded and all("house_rule" in r["checks"] for r in graded)
