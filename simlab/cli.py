@@ -526,7 +526,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ specs
 
 
-_DEFAULT_SPECS = "personas/, goals/, perturbations/, simlab.yaml"
+_DEFAULT_SPECS = "domains/, personas/, goals/, perturbations/, simlab.yaml"
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -570,7 +570,7 @@ def _specs_here_or_shipped() -> list[Path]:
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.diagnose import DiagnosisReport
-    from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
+    from simlab.spec import AgentSpec, DomainFile, Goal, Persona, Perturbation, Suite
     from simlab.store import Brittleness, RunInfo, RunSummary, SessionRecord
 
     problem = _not_a_folder(args.out, "--out")
@@ -584,6 +584,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("suite", Suite),
         ("perturbation", Perturbation),
         ("agent", AgentSpec),
+        ("domain", DomainFile),
         # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
         # diagnosis.json, brittleness.json
         ("run", RunInfo),

@@ -22,10 +22,12 @@ from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 from simlab.spec import (
+    DEFAULT_DOMAIN,
     Goal,
     OutputLimits,
     Persona,
     Suite,
+    check_fit,
     load_agent_spec,
     load_goals,
     load_personas,
@@ -93,13 +95,18 @@ def config_hash(
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
         "suite": _hashed_suite(suite),
-        "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
-        "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
+        "personas": {k: _hashed(v) for k, v in sorted(personas.items())},
+        "goals": {k: _hashed(v) for k, v in sorted(goals.items())},
     }
     if overrides:  # only when present: runs without any keep their hash
         payload["overrides"] = overrides
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _hashed(spec: Persona | Goal) -> dict[str, Any]:
+    # a spec naming no domain hashes as it did before domains existed
+    return spec.model_dump(mode="json", exclude={"domain"} if spec.domain is None else None)
 
 
 def _hashed_suite(suite: Suite) -> dict[str, Any]:
@@ -109,6 +116,8 @@ def _hashed_suite(suite: Suite) -> dict[str, Any]:
     fields = {"budget_usd", "concurrency", "executor"}
     if suite.limits == OutputLimits():
         fields.add("limits")
+    if suite.domains == [DEFAULT_DOMAIN]:
+        fields.add("domains")
     dumped = suite.model_dump(mode="json", exclude=fields)
     if dumped["target"].get("isolation") == "thread":
         del dumped["target"]["isolation"]
@@ -130,6 +139,8 @@ def _load(
     base = source.base_dir
     personas = source.personas or load_personas([base / d for d in suite.persona_dirs])
     goals = source.goals or load_goals([base / d for d in suite.goal_dirs])
+    # a goal its domain cannot voice fails here, with file:line, not as simulator errors
+    check_fit(suite, base, source.personas, source.goals, source.path)
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}

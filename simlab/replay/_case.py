@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from simlab.core import AgentReply, Message
 from simlab.replay._constraints import KeptConstraint
-from simlab.spec import Constraint, Fact, Goal, Slot, parse_model
+from simlab.spec import Constraint, Fact, Goal, parse_model
 from simlab.store import write_atomic
 
 _ID_RE = re.compile(r"[^a-z0-9_]+")
@@ -59,7 +59,7 @@ class PrefixCase(BaseModel):
         facts = [
             Fact(id=_slug(c.fact), slot=c.slot, value=c.value, required=False)
             for c in self.constraints
-            if c.slot in _SLOTS
+            if _SLOT_NAME.fullmatch(c.slot)
         ]
         if not facts:
             facts = [Fact(id="none", slot="reason", value="none", required=False)]
@@ -80,7 +80,8 @@ class PrefixCase(BaseModel):
         )
 
 
-_SLOTS: frozenset[str] = frozenset(get_args(Slot))
+_SLOT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""What a fact's slot may be called (its domain says which slots exist)."""
 
 
 def _slug(text: str) -> str:
