@@ -26,8 +26,8 @@ def _record(rep: int, judge: bool | None, status: Status = "ok") -> SessionRecor
     )
 
 
-# Reps 0-4: human pass, judge passes 0-3 and fails 4 (TPR 4/5).
-# Reps 5-9: human fail, judge fails 5-8 and passes 9 (TNR 4/5).
+# Reps 0-4: human pass, judge passes 0-3 and fails 4 (TNR 4/5).
+# Reps 5-9: human fail, judge fails 5-8 and passes 9 (TPR, failures caught, 4/5).
 # Reps 10-11: unlabelled, judge passes one; rep 12 errored, rep 13 judge failed to answer.
 JUDGE = [True, True, True, True, False, False, False, False, False, True, True, False]
 
