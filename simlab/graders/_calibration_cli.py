@@ -219,7 +219,7 @@ def render_report(report: CalibrationReport, console: Console) -> None:
     )
     console.print(table)
     console.print(
-        f"corrected = (raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]; interval: "
+        f"corrected = (raw + TPR - 1) / (TPR + TNR - 1), clipped to [0, 1]; interval: "
         f"{report.n_boot} seeded (seed {report.seed}) bootstrap replicates resampling the "
         "human-pass labels, human-fail labels and run verdicts independently."
     )
