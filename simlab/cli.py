@@ -202,6 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
     sub.add_parser("brittleness", help="cumulative perturbations until each session breaks")
     sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
+    sub.add_parser("kappa", help="agreement of two label files: simlab kappa A.jsonl B.jsonl")
     sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
     sub.add_parser("diagnose", help="why sessions failed, verified by counterfactual replay")
     sub.add_parser("import", help="production logs to a run: simlab import FILE --format openai")
@@ -248,6 +249,12 @@ def _calibrate(argv: list[str]) -> int:
     return calibrate_cli(argv)
 
 
+def _kappa(argv: list[str]) -> int:
+    from simlab.graders import kappa_cli
+
+    return kappa_cli(argv)
+
+
 def _compare(argv: list[str]) -> int:
     from simlab.compare import cli_main
 
@@ -283,6 +290,7 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
     "memory-test": _memory_test,
     "brittleness": _brittleness,
     "calibrate": _calibrate,
+    "kappa": _kappa,
     "compare": _compare,
     "diagnose": _diagnose,
     "import": _import,

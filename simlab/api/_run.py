@@ -277,7 +277,10 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
         for r in results:
             lo, hi = r.ci
             rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
-            tell(f"prefix case {r.case_id}: kept {r.kept}/{r.n} = {rate} [{lo:.0%}, {hi:.0%}]")
+            tell(
+                f"prefix case {r.case_id}: kept {r.kept}/{r.n} that acted = {rate} "
+                f"[{lo:.0%}, {hi:.0%}], {r.no_action} no action, {r.errors} errors"
+            )
     if "diagnosis" in suite.experiments:
         tell("experiment: coherence diagnosis")
         await diagnose_run_async(run_dir, overrides=run_plan.overrides)

@@ -35,6 +35,8 @@ class PrefixCase(BaseModel):
         failing_turn: The user turn (1-based) whose agent reply failed in the log.
         logged_reply: That failing reply, for reference.
         final_tool: The tool that completes the task, when known.
+        agent_seed: The seed the logged session's target had, when known (a
+            simlab run): a target that restores its state re-lives the prefix with it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +50,7 @@ class PrefixCase(BaseModel):
     failing_turn: Annotated[int, Field(ge=1)]
     logged_reply: AgentReply | None = None
     final_tool: str = "unknown"
+    agent_seed: int | None = None
 
     @property
     def n_user_turns(self) -> int:

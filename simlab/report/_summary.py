@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from simlab.report._checks import check_rows
+from simlab.report._judge import judge_section
 from simlab.report._lengths import (
     UNBUCKETED,
     bucket_order,
@@ -421,6 +422,7 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, scores, settings),
         "pass_hat_k": _pass_hat_k(ok, settings),
         "by_check": check_rows(ok),
+        "judge": judge_section(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
         "tool_results": tool_results_section(recs),

@@ -1,6 +1,7 @@
 """Statistics for simlab runs: percentiles, aptitude and unreliability,
 confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
 
+from simlab.stats._agreement import Kappa, cohen_kappa, kappa_from_table
 from simlab.stats._buckets import LengthBucket, bucket_of
 from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
@@ -19,6 +20,7 @@ from simlab.stats._two_level import (
 
 __all__ = [
     "KaplanMeier",
+    "Kappa",
     "LengthBucket",
     "LogRank",
     "McNemar",
@@ -28,9 +30,11 @@ __all__ = [
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "cohen_kappa",
     "fisher_exact",
     "holm",
     "kaplan_meier",
+    "kappa_from_table",
     "log_rank",
     "mcnemar",
     "pass_hat_k",

@@ -93,6 +93,8 @@ class RunSummary(_File):
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
     by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Each check's pass rate with its n and Wilson interval, and mean credit."""
+    judge: dict[str, Any] = Field(default_factory=dict)
+    """Judged runs: the judge's pass rate and its agreement (and kappa) with the code graders."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property
