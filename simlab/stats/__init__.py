@@ -1,6 +1,8 @@
 """Statistics for simlab runs: percentiles, aptitude and unreliability,
-confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
+confidence intervals, pass^k, length buckets, survival and paired tests, agreement
+(Cohen's kappa, balanced accuracy). Pure functions."""
 
+from simlab.stats._agreement import Agreement, agreement, balanced_accuracy, cohen_kappa
 from simlab.stats._buckets import LengthBucket, bucket_of
 from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
@@ -18,16 +20,20 @@ from simlab.stats._two_level import (
 )
 
 __all__ = [
+    "Agreement",
     "KaplanMeier",
     "LengthBucket",
     "LogRank",
     "McNemar",
     "Spread",
     "SurvivalStep",
+    "agreement",
     "aptitude",
+    "balanced_accuracy",
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "cohen_kappa",
     "fisher_exact",
     "holm",
     "kaplan_meier",
