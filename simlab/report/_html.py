@@ -213,7 +213,8 @@ def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
             out.append(
                 _figure(
                     confusion_chart(c["labels"], c["matrix"]),
-                    "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+                    "Rows: the true cause (ground truth); columns: the diagnosed cause."
+                    + (f" {c['caption']}." if c.get("caption") else ""),
                 )
             )
     if extras.get("transitions"):
@@ -263,8 +264,9 @@ def render_html(
         title: The page's title (escaped).
         extras: Optional data for more charts, each drawn only when present:
             ``survival`` {name: [(t, survival, lo, hi), ...]};
-            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed),
-            or {"note": str} saying why there is none;
+            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed,
+            with an optional "caption": the agreement figures), or {"note": str}
+            saying why there is none;
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.

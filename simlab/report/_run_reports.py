@@ -23,8 +23,10 @@ from simlab.store import (
     SUMMARY_FILE,
     Brittleness,
     DiagnosisReport,
+    Estimate,
     RunDirError,
     SessionRecord,
+    Share,
     first_problem,
     read_run_info,
     read_sessions,
@@ -90,6 +92,7 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
             extras["confusion"] = {  # the chart wants rows = the true cause
                 "labels": [str(c) for c in confusion.labels],
                 "matrix": [list(col) for col in zip(*confusion.matrix, strict=True)],
+                "caption": agreement_caption(diagnosis),
             }
         heatmap = diagnosis.heatmap
         if heatmap.n:
@@ -102,6 +105,38 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
     if brittleness is not None and brittleness.curves:
         extras["survival"] = {t: [list(s) for s in c] for t, c in brittleness.curves.items()}
     return extras
+
+
+def _share(share: Share | None) -> str:
+    if share is None or share.share is None:
+        return "-"
+    return f"{share.share:.1%} [{share.ci[0]:.1%}, {share.ci[1]:.1%}] (n={share.n})"
+
+
+def _estimate(e: Estimate | None) -> str:
+    if e is None or e.value is None:
+        return "-"
+    if e.ci is None:
+        return f"{e.value:.2f} (n={e.n})"
+    return f"{e.value:.2f} [{e.ci[0]:.2f}, {e.ci[1]:.2f}] (n={e.n})"
+
+
+def agreement_caption(diagnosis: DiagnosisReport) -> str:
+    """The diagnosis's agreement with the hidden truth in one line: accuracy beside the
+    commonest-cause baseline, Cohen's kappa and balanced accuracy (95% intervals, n),
+    reading the agent's view and as a black box, and the false verification rate."""
+    parts = []
+    for name, conf in (("diagnosis", diagnosis.confusion), ("black box", diagnosis.black_box)):
+        if conf is None:
+            continue
+        parts.append(
+            f"{name}: accuracy {_share(conf.accuracy)} (always the commonest cause: "
+            f"{_share(conf.majority)}), Cohen's kappa {_estimate(conf.kappa)}, "
+            f"balanced accuracy {_estimate(conf.balanced_accuracy)}"
+        )
+    if diagnosis.false_verification_all is not None:
+        parts.append(f"false verification {_share(diagnosis.false_verification_all)}")
+    return "; ".join(parts)
 
 
 M = TypeVar("M", bound=BaseModel)
