@@ -8,7 +8,13 @@ from simlab.engine import build_roles
 from simlab.replay._case import load_prefix_cases
 from simlab.replay._prefix import PrefixResult, reproduction_rate, run_prefix_case
 from simlab.spec import Suite
-from simlab.store import PREFIX_CASES_FILE, write_json
+from simlab.store import (
+    PREFIX_CASES_FILE,
+    PrefixCaseOutcome,
+    PrefixCases,
+    Reproduction,
+    write_json,
+)
 
 
 async def run_suite_prefix_cases(
@@ -30,32 +36,26 @@ async def run_suite_prefix_cases(
     finally:
         await roles.aclose()
     rows = [
-        {
-            "case": r.case_id,
-            "logged": r.logged,
-            "kept": r.kept,
-            "broken": r.broken,
-            "no_action": r.no_action,
-            "n": r.n,
-            "errors": r.errors,
-            "keep_rate": r.keep_rate,
-            "keep_ci": list(r.ci),
-            "reproduced": r.reproduced,
-            "restored": r.restored,
-            "diverged": r.diverged,
-        }
+        PrefixCaseOutcome(
+            case=r.case_id,
+            logged=r.logged,
+            kept=r.kept,
+            broken=r.broken,
+            no_action=r.no_action,
+            n=r.n,
+            errors=r.errors,
+            keep_rate=r.keep_rate,
+            keep_ci=r.ci,
+            reproduced=r.reproduced,
+            restored=r.restored,
+            diverged=r.diverged,
+        )
         for r in results
     ]
     rate = reproduction_rate(results)
-    reproduction = {
-        "reproduced": rate.reproduced,
-        "n": rate.n,
-        "rate": rate.rate,
-        "ci": list(rate.ci),
-        "not_breaks": rate.not_breaks,
-    }
-    write_json(
-        run_dir / PREFIX_CASES_FILE,
-        {"seed": suite.seed, "cases": rows, "reproduction": reproduction},
+    reproduction = Reproduction(
+        reproduced=rate.reproduced, n=rate.n, rate=rate.rate, ci=rate.ci, not_breaks=rate.not_breaks
     )
+    written = PrefixCases(seed=suite.seed, cases=rows, reproduction=reproduction)
+    write_json(run_dir / PREFIX_CASES_FILE, written.model_dump(mode="json"))
     return results

@@ -159,6 +159,47 @@ class Brittleness(_File):
     comparison: LogRank | None = None
 
 
+class PrefixCaseOutcome(_File):
+    """One prefix case replayed K times: how its continuations came out."""
+
+    case: str
+    logged: str | None = None
+    """What the logged reply did at the failing turn: broken, kept, no action or error."""
+    kept: int
+    broken: int
+    no_action: int
+    n: int
+    errors: int
+    keep_rate: float | None = None
+    """Kept over the continuations that acted (no action and errors excluded)."""
+    keep_ci: Interval
+    reproduced: bool | None = None
+    restored: int | None = None
+    """Turns the target re-lived to restore its state (None: it cannot restore)."""
+    diverged: int | None = None
+    """The first restored turn whose reply differed from the log, if any."""
+
+
+class Reproduction(_File):
+    """How many recorded constraint breaks the replay broke again."""
+
+    reproduced: int
+    n: int
+    rate: float | None = None
+    ci: Interval
+    not_breaks: int = 0
+    """Cases whose logged reply did not break a constraint (left out of ``n``)."""
+
+
+class PrefixCases(_File):
+    """``prefix_cases.json``: a suite's prefix regression cases, replayed after its run."""
+
+    schema_version: int = 1
+    seed: int
+    cases: list[PrefixCaseOutcome]
+    reproduction: Reproduction
+
+
 def first_problem(error: ValidationError) -> str:
     """``field.path: message`` of a validation error's first problem, for one-line messages."""
     first = error.errors()[0]

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from simlab.store import PrefixCases
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,6 +48,7 @@ def test_saved_prefix_case_runs_in_a_suite(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         (run_dir,) = list(out.iterdir())
         data = json.loads((run_dir / "prefix_cases.json").read_text())
+        assert PrefixCases.model_validate(data).schema_version == 1  # a typed, versioned file
         (row,) = data["cases"]
         assert len(row["keep_ci"]) == 2 and row["logged"] == "broken"
         rows[version] = row
