@@ -579,7 +579,14 @@ def _specs_here_or_shipped() -> list[Path]:
 def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.diagnose import DiagnosisReport
     from simlab.spec import AgentSpec, DomainFile, Goal, Persona, Perturbation, Suite
-    from simlab.store import Brittleness, PrefixCases, RunInfo, RunSummary, SessionRecord
+    from simlab.store import (
+        Brittleness,
+        ChainRerun,
+        PrefixCases,
+        RunInfo,
+        RunSummary,
+        SessionRecord,
+    )
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:
@@ -594,13 +601,15 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("agent", AgentSpec),
         ("domain", DomainFile),
         # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
-        # diagnosis.json, brittleness.json, prefix_cases.json
+        # diagnosis.json, brittleness.json (and each line of brittleness_sessions.jsonl),
+        # prefix_cases.json
         ("run", RunInfo),
         ("session", SessionRecord),
         ("summary", RunSummary),
         ("diagnosis", DiagnosisReport),
         ("brittleness", Brittleness),
         ("prefix_cases", PrefixCases),
+        ("brittleness_session", ChainRerun),
     ]
     for name, model in models:
         path = args.out / f"{name}.schema.json"

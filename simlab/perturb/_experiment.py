@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from simlab.store import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
     Brittleness,
+    ChainRerun,
     SessionRecord,
     read_run_info,
     read_sessions,
@@ -158,9 +158,8 @@ def write_results(run_dir: Path, result: BrittlenessResult, summary: dict[str, A
     for t in result.targets.values():
         for chain in t.sessions:
             for k, record in enumerate(chain.records, 1):
-                row = {"target": t.target, "base": chain.key.id, "k": k}
-                row["record"] = record.model_dump(mode="json")
-                lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+                row = ChainRerun(target=t.target, base=chain.key.id, k=k, record=record)
+                lines.append(row.model_dump_json())
     write_atomic(run_dir / BRITTLENESS_SESSIONS_FILE, "".join(f"{line}\n" for line in lines))
     # validated as readers will read it: a writer's slip fails here, not in a report
     Brittleness.model_validate(summary)

@@ -32,6 +32,7 @@ from simlab.store._files import (
 )
 from simlab.store._record import (
     SCHEMA_VERSION,
+    ChainRerun,
     SessionError,
     SessionRecord,
     Status,
@@ -83,6 +84,7 @@ __all__ = [
     "Brittleness",
     "Cause",
     "CauseRow",
+    "ChainRerun",
     "Confusion",
     "DiagnosisReport",
     "Estimate",

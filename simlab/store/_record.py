@@ -151,3 +151,16 @@ class SessionRecord(BaseModel):
             if check.name != name:
                 check.name = name
         return self
+
+
+class ChainRerun(BaseModel):
+    """One line of ``brittleness_sessions.jsonl``: a passing session re-run with the
+    first ``k`` perturbations of its chain stacked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    target: str
+    base: str
+    """The baseline session's key id."""
+    k: int
+    record: SessionRecord
