@@ -61,6 +61,7 @@ from simlab.spec._perturbation_library import (
     resolve_perturbations,
     shipped_dirs,
 )
+from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 from simlab.spec._select import select
 from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
 from simlab.spec._tool_schema import schema_problems, validate_args
@@ -80,6 +81,7 @@ from simlab.spec._validate import (
 __all__ = [
     "BUILTIN_GRADERS",
     "DEFAULT_SUITE",
+    "GRADING_PRESETS",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
@@ -95,6 +97,7 @@ __all__ = [
     "Fixture",
     "Goal",
     "Grading",
+    "GradingPreset",
     "HttpTargetSpec",
     "LLMJudgeSpec",
     "LLMSimulatorSpec",

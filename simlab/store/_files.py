@@ -93,6 +93,10 @@ class RunSummary(_File):
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
     by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Each check's pass rate with its n and Wilson interval, and mean credit."""
+    trajectory: dict[str, Any] = Field(default_factory=dict)
+    """LCS precision and recall of the tool calls, overall, by persona and by goal."""
+    efficiency: dict[str, Any] = Field(default_factory=dict)
+    """Redundant calls, iterations, latency p50/p95, tokens and cost per passing session."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property
