@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from simlab.compare import Gates, cli_main, compare_runs, evaluate_gates, load_run
+from simlab.compare import (
+    Gates,
+    cli_main,
+    compare_runs,
+    evaluate_gates,
+    load_run,
+    trajectory_deltas,
+)
 from simlab.store import ToolUse
 
 from .conftest import make_record as rec
@@ -82,3 +90,29 @@ def test_runs_without_tool_use_figures_have_no_trajectory_rows(tmp_path: Path) -
     c = compare_runs(load_run(a), load_run(a))
     assert c.trajectory == ()
     assert "max_trajectory_drop_points[precision]" not in _gates(c, 5.0)
+
+
+def test_the_change_interval_covers_no_change_at_about_its_level() -> None:
+    # same agent in both runs: each session's precision is 1 or 0.5 with chance 0.7/0.3;
+    # the interval of the change should hold 0 about 95% of the time (independent draws)
+    rng = np.random.default_rng(5)
+    covered, trials = 0, 200
+    for t in range(trials):
+        runs = []
+        for side in range(2):
+            records = []
+            for i in range(60):
+                r = rec(f"p{side}", "g", i)  # other personas: no key paired
+                loops = rng.random() < 0.3
+                r.tool_use = LOOPING if loops else CLEAN
+                records.append(r)
+            runs.append(records)
+        (d,) = [
+            x
+            for x in trajectory_deltas(runs[0], runs[1], [], seed=t, n_resamples=400)
+            if x.group == "overall" and x.metric == "precision"
+        ]
+        assert d.delta_ci is not None and not d.paired
+        covered += d.delta_ci[0] <= 0.0 <= d.delta_ci[1]
+    print(f"no-change coverage {covered}/{trials}")
+    assert covered / trials >= 0.90, covered  # nominal 0.95; 200 trials' noise ~1.5 points
