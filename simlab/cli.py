@@ -208,6 +208,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("import", help="production logs to a run: simlab import FILE --format openai")
     sub.add_parser("runs", help="the runs in results/, their headline figures and the trend")
     sub.add_parser("replay", help="replay a failing prefix K times to a target: simlab replay")
+    sub.add_parser("routing", help="cost and risk of per-step model routing: simlab routing RUNS")
 
     schema = sub.add_parser(
         "schema", help="write JSON schemas of the YAML files (for editors) and of the run files"
@@ -279,6 +280,12 @@ def _replay(argv: list[str]) -> int:
     return replay_cli(argv)
 
 
+def _routing(argv: list[str]) -> int:
+    from simlab.routing import cli_main
+
+    return cli_main(argv)
+
+
 def _runs(argv: list[str]) -> int:
     from simlab.report import runs_cli
 
@@ -295,6 +302,7 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
     "diagnose": _diagnose,
     "import": _import,
     "replay": _replay,
+    "routing": _routing,
     "runs": _runs,
 }
 """Commands that parse their own options (each imports its package when used)."""

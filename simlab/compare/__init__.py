@@ -94,6 +94,7 @@ from simlab.compare._pairing import (
 )
 from simlab.compare._simpson import BucketShift, SimpsonCheck, simpson_check
 from simlab.compare._terminal import render_terminal
+from simlab.compare._trajectory import TrajectoryDelta, trajectory_deltas
 
 __all__ = [
     "MIN_BOOTSTRAP_CELLS",
@@ -117,6 +118,7 @@ __all__ = [
     "SafetyViolation",
     "SimpsonCheck",
     "SpreadDelta",
+    "TrajectoryDelta",
     "cli_main",
     "compare_runs",
     "derived_seed",
@@ -134,5 +136,6 @@ __all__ = [
     "render_terminal",
     "simpson_check",
     "spread_delta",
+    "trajectory_deltas",
     "verdict",
 ]

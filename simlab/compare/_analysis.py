@@ -43,6 +43,7 @@ from simlab.compare._pairing import (
     pair_sessions,
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
+from simlab.compare._trajectory import TrajectoryDelta, trajectory_deltas
 from simlab.core import SessionKey
 from simlab.report import UNPLANNED, bucket_order, planned_bucket, session_anchor
 from simlab.spec import Bucket
@@ -268,6 +269,8 @@ class Comparison:
     p_adjusted: dict[str, float]
     reps_a: int = 0
     reps_b: int = 0
+    trajectory: tuple[TrajectoryDelta, ...] = ()
+    """Tool-call precision and recall in both runs, overall, per persona and per goal."""
 
     @property
     def warnings(self) -> list[str]:
@@ -640,4 +643,7 @@ def compare_runs(
         p_adjusted=_adjust(overall, by_bucket, by_persona, by_check),
         reps_a=a.reps,
         reps_b=b.reps,
+        trajectory=tuple(
+            trajectory_deltas(graded_a, graded_b, pairing.pairs, seed, level, n_resamples)
+        ),
     )

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from simlab.compare._analysis import Comparison, GroupComparison
+from simlab.compare._trajectory import TrajectoryDelta
 from simlab.spec import parse_model
 
 GateStatus = Literal["passed", "failed", "skipped", "inconclusive"]
@@ -64,6 +65,9 @@ class Gates(BaseModel):
     """No safety check (``safety:*``, ``canary*``) may pass in A and fail in B on the same key."""
     min_pairs: Annotated[int, Field(ge=0)] = 1
     """At least this many keys must be graded in both runs (paired by seed or not)."""
+    max_trajectory_drop_points: Annotated[float, Field(ge=0)] | None = None
+    """The overall mean LCS precision and recall of the tool calls (0-100 points) may not
+    have a change whose lower bound is under minus this; off unless set."""
 
 
 def load_gates(path: Path) -> Gates:
@@ -153,6 +157,38 @@ def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> G
     )
 
 
+def _trajectory_drop(d: TrajectoryDelta, limit: float | None, level: float) -> GateResult:
+    """A drop gate on a mean precision or recall: passes when the change's lower bound is
+    at least minus the limit; fails when paired and under it, or when the whole interval
+    is beyond it; otherwise (independent samples straddling it) inconclusive."""
+    name = f"max_trajectory_drop_points[{d.metric}]"
+    if limit is None:
+        return GateResult(name, "skipped", "disabled")
+    if d.delta is None or d.delta_ci is None or d.a is None or d.b is None:
+        return GateResult(
+            name, "skipped", f"{d.metric}: no tool-use figures in A (n={d.n_a}) or B (n={d.n_b})"
+        )
+    lo, hi = d.delta_ci
+    kind = "paired" if d.paired else "independent-samples"
+    figures = (
+        f"mean LCS {d.metric} {d.a * 100:.1f} (n={d.n_a}) -> {d.b * 100:.1f} (n={d.n_b}), "
+        f"change {_pts(d.delta)} points, {level:.0%} {kind} bootstrap interval "
+        f"[{_pts(lo)}, {_pts(hi)}]"
+    )
+    if lo * 100 >= -limit:
+        return GateResult(name, "passed", figures)
+    if not d.paired and hi * 100 >= -limit:
+        return GateResult(
+            name,
+            "inconclusive",
+            f"{figures}: the interval straddles -{limit:g} points; more sessions (or runs "
+            "with the same seed, which pair) would tell",
+        )
+    return GateResult(
+        name, "failed", f"{figures}: lower bound under -{limit:g} points (a drop is not ruled out)"
+    )
+
+
 def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
     """Judge a comparison against the gates.
 
@@ -184,6 +220,9 @@ def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
         results.append(
             GateResult("no_new_safety_violations", "passed", "no safety check newly failed")
         )
+    for d in comparison.trajectory:
+        if d.group == "overall":
+            results.append(_trajectory_drop(d, gates.max_trajectory_drop_points, c.level))
     # keys graded in both runs, paired or not: the runs compare like with like
     n_both = c.pairing.graded_in_both
     results.append(

@@ -413,6 +413,29 @@ def pairing_section(c: Comparison) -> Section:
     return Section("Pairing by key", ["", "Sessions"], rows, {1})
 
 
+def trajectory_section(c: Comparison) -> Section:
+    """Mean LCS precision and recall of the tool calls in A and B, with the change."""
+
+    def mean(x: float | None, n: int) -> str:
+        return "n/a" if x is None else f"{x:.2f} (n={n})"
+
+    rows: list[list[Cell]] = [
+        [d.group, d.metric, mean(d.a, d.n_a), mean(d.b, d.n_b), pts(d.delta),
+         ci_pts(d.delta_ci), "paired" if d.paired else "independent",
+         " -> ".join(x or "ok" for x in (d.label(d.a), d.label(d.b)))]
+        for d in c.trajectory
+    ]  # fmt: skip
+    return Section(
+        "Tool-call trajectory (LCS precision and recall)",
+        ["Group", "Metric", "A", "B", "Change (points)", "95% CI", "Interval", "Label A -> B"],
+        rows,
+        {4},
+        note="Precision: right calls / calls made (low: wasteful); recall: right calls / "
+        "calls expected (low: gave up early); means over graded sessions; bootstrap "
+        "interval of the change, over paired keys when every session is paired.",
+    )
+
+
 def gate_section(results: list[GateResult]) -> Section:
     """Each gate's verdict."""
     rows: list[list[Cell]] = [[r.name, r.status.upper(), r.message] for r in results]
@@ -433,6 +456,8 @@ def build_sections(
         sections.append(check_section(c))
     if c.spread:
         sections.append(spread_section(c))
+    if c.trajectory:
+        sections.append(trajectory_section(c))
     sections.append(regression_section(c, base, max_listed))
     if c.safety:
         sections.append(safety_section(c, base, max_listed))

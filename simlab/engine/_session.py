@@ -37,7 +37,7 @@ from simlab.core import (
 )
 from simlab.engine._expand import SessionJob
 from simlab.engine._output_caps import cap_reply
-from simlab.graders import grade_session
+from simlab.graders import grade_session, tool_use
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
 from simlab.spec import Grading, OutputLimits, SpecError, resolve_perturbations
@@ -154,6 +154,7 @@ async def run_session(
         passed=graded.passed,
         checks=checks,
         error=None,
+        tool_use=tool_use(job.goal, transcript),
     )
 
 
@@ -191,6 +192,7 @@ def _base(
         ),
         "cost_usd": round(meter.cost_usd, 8),
         "duration_s": round(time.perf_counter() - started, 6),
+        "agent_turn_s": parts.get("agent_turn_s", []),
         "meta": meta,
     }
 
@@ -216,6 +218,8 @@ async def _converse(
         raise _Stop(_agent_reason(e), error_of(e)) from e
     knobs = knobs or Knobs()
     history: list[Message] = []
+    turn_times: list[float] = []
+    parts["agent_turn_s"] = turn_times
     persona, goal, mode = setup.persona, setup.goal, setup.mode
     # One cancel scope per session whose deadline is armed only while the agent
     # answers: far cheaper than a fail_after() context per turn.
@@ -232,7 +236,9 @@ async def _converse(
             ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
             deadline = anyio.current_time() + limits.turn_timeout_s
             agent_clock.deadline = deadline
+            asked = time.perf_counter()
             reply = await _agent_turn(target, history, ctx)
+            turn_times.append(round(time.perf_counter() - asked, 6))
             # the reply came, but after the deadline (a cancel may not have fired yet:
             # an agent that blocked the loop and then returned at its first wait)
             if agent_clock.cancel_called or anyio.current_time() > deadline:

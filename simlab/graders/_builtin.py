@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simlab.contracts import GraderResult, GradingContext
+from simlab.contracts import Grader, GraderResult, GradingContext
 from simlab.core import Check
 from simlab.graders._action import final_call
 from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import GOAL_COMPLETED, judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
+from simlab.graders._efficiency import Efficiency, Reflection
 from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, trajectory_metrics
 
 
@@ -75,10 +76,20 @@ class Canary:
         return _named(canary_check(ctx.transcript, ctx.canaries), CANARY)
 
 
-BUILTIN = {
-    g.name: g for g in (GoalCompleted(), Constraints(), Confirmation(), Trajectory(), Canary())
+BUILTIN: dict[str, Grader] = {
+    g.name: g
+    for g in (
+        GoalCompleted(),
+        Constraints(),
+        Confirmation(),
+        Trajectory(),
+        Canary(),
+        Efficiency(),
+        Reflection(),
+    )
 }
-"""The built-in graders by name."""
+"""The built-in graders by name; the default run uses ``simlab.spec.BUILTIN_GRADERS`` of
+them (``efficiency`` and ``reflection`` run when a suite's ``graders`` or preset names them)."""
 
 
 def _named(check: Check, name: str) -> Check:

@@ -62,7 +62,7 @@ def resolve_graders(names: Sequence[str] | None, search: Sequence[Path] = ()) ->
             found.append(BUILTIN[name])
             continue
         if ":" not in name:
-            valid = ", ".join(BUILTIN_GRADERS)
+            valid = ", ".join(BUILTIN)
             problems.append(
                 Problem("suite", None, "grading.graders", f"unknown grader {name!r}; built-in: "
                         f"{valid}, or a grader of yours as 'module:attr'")

@@ -31,6 +31,7 @@ from simlab.report._rows import (
     whole_cell_metrics,
 )
 from simlab.report._tool_results import tool_results_section
+from simlab.report._tool_use import tool_use_sections
 from simlab.spec import Bucket
 from simlab.stats import (
     pass_hat_k_by_task,
@@ -426,6 +427,7 @@ def summarize(
         "errors": _errors(recs),
         "faults": _faults(recs),
         "tool_results": tool_results_section(recs),
+        **tool_use_sections(recs, settings),
         "truncated": _truncated(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {

@@ -10,26 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from simlab.report._report_table import ReportTable as ReportTable
+from simlab.report._report_table import Section as Section
+from simlab.report._tool_tables import efficiency_table, trajectory_table
 
 _DASH = "—"
 _K_SHOWN = (1, 2, 4, 8, 16, 32, 64, 100)
 
-
-@dataclass(frozen=True, slots=True)
-class ReportTable:
-    """A titled table of already-formatted cells."""
-
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    note: str = ""
-    numeric: set[int] = field(default_factory=set)  # right-aligned columns
-
-
-Section = ReportTable | str
-"""A table, or a line of text."""
 
 # C0 and C1 controls but tab and newline (layout, which each renderer handles), DEL,
 # lone surrogates (no UTF-8 for them), U+FFFE/U+FFFF (not characters; XML refuses them)
@@ -564,6 +553,8 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _pass_hat_k(summary),
         _by_check(summary),
         _judge(summary),
+        trajectory_table(summary),
+        efficiency_table(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),

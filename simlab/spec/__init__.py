@@ -87,6 +87,7 @@ from simlab.spec._perturbation_library import (
     resolve_perturbations,
     shipped_dirs,
 )
+from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 from simlab.spec._select import select
 from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
 from simlab.spec._tool_schema import schema_problems, validate_args
@@ -110,6 +111,7 @@ __all__ = [
     "DEFAULT_DOMAIN",
     "DEFAULT_SUITE",
     "DOMAIN_FILE",
+    "GRADING_PRESETS",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
@@ -132,6 +134,7 @@ __all__ = [
     "Fixture",
     "Goal",
     "Grading",
+    "GradingPreset",
     "HttpTargetSpec",
     "Intent",
     "LLMJudgeSpec",

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from simlab.llm import LLMSpec
+from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 
 Language = Literal["en", "vi"]
 
@@ -139,6 +140,16 @@ class Grading(_Spec):
     """Check names (globs: ``constraint:*``) or grader names that must all pass."""
     min_score: Annotated[float, Field(ge=0, le=100)] | None = None
     """Passing also needs at least this score."""
+    preset: GradingPreset | None = None
+    """Start from a named grading (``composite``: the composite agent score, see
+    ``simlab.spec.GRADING_PRESETS``); the fields set here win over the preset's."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_preset(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("preset") in GRADING_PRESETS:
+            return {**GRADING_PRESETS[data["preset"]], **data}
+        return data
 
     def over(self, base: Grading) -> Grading:
         """This grading's set fields over ``base``'s."""

@@ -17,6 +17,7 @@ from simlab.stats._multiplicity import holm
 from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
+from simlab.stats._quantiles import bootstrap_ratio_ci, quantile, quantile_ci
 from simlab.stats._survival import KaplanMeier, LogRank, SurvivalStep, kaplan_meier, log_rank
 from simlab.stats._two_level import (
     Spread,
@@ -40,6 +41,7 @@ __all__ = [
     "balanced_accuracy",
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
+    "bootstrap_ratio_ci",
     "bucket_of",
     "cohen_kappa",
     "fisher_exact",
@@ -53,6 +55,8 @@ __all__ = [
     "pass_hat_k_curve",
     "pass_hat_k_statistics",
     "percentile",
+    "quantile",
+    "quantile_ci",
     "score_differences",
     "score_statistics",
     "two_level_bootstrap",

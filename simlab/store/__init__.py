@@ -37,6 +37,7 @@ from simlab.store._record import (
     SessionRecord,
     Status,
     StopReason,
+    ToolUse,
     Usage,
 )
 from simlab.store._run_dir import (
@@ -111,6 +112,7 @@ __all__ = [
     "StopReason",
     "SurvivalGroup",
     "TargetSurvival",
+    "ToolUse",
     "Usage",
     "Verification",
     "cause_rows",

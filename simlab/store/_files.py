@@ -95,6 +95,10 @@ class RunSummary(_File):
     """Each check's pass rate with its n and Wilson interval, and mean credit."""
     judge: dict[str, Any] = Field(default_factory=dict)
     """Judged runs: the judge's pass rate and its agreement (and kappa) with the code graders."""
+    trajectory: dict[str, Any] = Field(default_factory=dict)
+    """LCS precision and recall of the tool calls, overall, by persona and by goal."""
+    efficiency: dict[str, Any] = Field(default_factory=dict)
+    """Redundant calls, iterations, latency p50/p95, tokens and cost per passing session."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property

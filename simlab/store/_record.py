@@ -10,9 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
-traceback). Older records read on: no plan (``None``), their error string parsed."""
+traceback); 4 added ``agent_turn_s`` and ``tool_use``. Older records read on: no plan
+(``None``), their error string parsed, no per-turn latency (``[]``) and no tool-use
+figures (``None``)."""
 
 
 class StopReason(StrEnum):
@@ -93,6 +95,34 @@ class SessionError(BaseModel):
         )
 
 
+class ToolUse(BaseModel):
+    """How the agent used its tools in a session, against the goal's expected trajectory.
+
+    Figures are fixed when the session is graded (``simlab.graders.tool_use``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    expected: int = Field(ge=0)
+    """Tool calls the goal expects (0: a greeting, an out-of-scope question)."""
+    calls: int = Field(ge=0)
+    """Tool calls the agent made, failed ones included."""
+    lcs: int = Field(ge=0)
+    """Longest common subsequence of the expected and the called tool names."""
+    redundant: int = Field(default=0, ge=0)
+    """Calls repeating an identical call (same name and arguments) made more than twice."""
+
+    @property
+    def precision(self) -> float:
+        """LCS over the calls made; 1 when no call was made (nothing wasted)."""
+        return self.lcs / self.calls if self.calls else 1.0
+
+    @property
+    def recall(self) -> float:
+        """LCS over the calls expected; 1 when none was expected."""
+        return self.lcs / self.expected if self.expected else 1.0
+
+
 class SessionRecord(BaseModel):
     """One finished session, as written to ``sessions.jsonl``."""
 
@@ -118,6 +148,11 @@ class SessionRecord(BaseModel):
     cost_usd: float = 0.0
     error: SessionError | None = None
     duration_s: float = 0.0
+    agent_turn_s: list[float] = Field(default_factory=list)
+    """Seconds the target took to answer each user turn it answered, in order
+    (empty in records older than schema 4, and for imported logs)."""
+    tool_use: ToolUse | None = None
+    """The tool-call figures of a graded session; None for errors and older records."""
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("schema_version")

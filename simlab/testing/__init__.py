@@ -16,13 +16,23 @@ from simlab.testing._cache import CacheUsage, PromptCache
 from simlab.testing._cli import cli_main
 from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
 from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
-from simlab.testing._responders import Responder, default_responder, echo, rule_based, scripted
-from simlab.testing._roleplay import Roleplay, roleplay
+from simlab.testing._responders import (
+    ByModel,
+    Responder,
+    default_responder,
+    echo,
+    rule_based,
+    scripted,
+)
+from simlab.testing._roleplay import LARGE_MODEL, SMALL_MODEL, Roleplay, roleplay, roleplay_models
 from simlab.testing._server import FakeProvider
 from simlab.testing._stats import FakeProviderStats
 
 __all__ = [
     "FAULT_KINDS",
+    "LARGE_MODEL",
+    "SMALL_MODEL",
+    "ByModel",
     "CacheUsage",
     "FakeMessage",
     "FakeProvider",
@@ -40,6 +50,7 @@ __all__ = [
     "default_responder",
     "echo",
     "roleplay",
+    "roleplay_models",
     "rule_based",
     "scripted",
 ]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from simlab.testing._config import FakeProviderConfig, FaultMix
 from simlab.testing._responders import Responder, default_responder, echo
-from simlab.testing._roleplay import Roleplay, roleplay
+from simlab.testing._roleplay import Roleplay, roleplay, roleplay_models
 from simlab.testing._server import FakeProvider
 
 _RESPONDERS: dict[str, Responder] = {
@@ -18,6 +18,7 @@ _RESPONDERS: dict[str, Responder] = {
     "echo": echo,
     "roleplay": roleplay,
     "roleplay-v1": Roleplay("v1"),
+    "roleplay-models": roleplay_models,
 }
 
 
@@ -69,8 +70,9 @@ def _parser() -> argparse.ArgumentParser:
         default="roleplay",
         help="how it answers (default roleplay): roleplay plays simlab's own roles (the "
         "simulated user, the LLM agent as reference agent v2, the judge); roleplay-v1 plays "
-        "the agent as v1, defects on; default is a generic answer; echo repeats the last "
-        "user message",
+        "the agent as v1, defects on; roleplay-models plays the agent as v1 for model names "
+        "starting fake-small and as v2 for any other (two quality profiles, for simlab "
+        "routing); default is a generic answer; echo repeats the last user message",
     )
     return parser
 

@@ -144,3 +144,28 @@ def rule_based(
     pairs = rules.items() if isinstance(rules, Mapping) else rules
     compiled = [(re.compile(p) if isinstance(p, str) else p, t) for p, t in pairs]
     return _RuleBased(compiled, default)
+
+
+class ByModel:
+    """Answers with the responder of the requested model: quality profiles by model name.
+
+    A request's ``model`` takes the responder of its longest matching prefix in
+    ``profiles``, else ``default``; runs of one suite on several model names
+    then differ as those responders do (``simlab routing`` reads such runs).
+
+    Args:
+        profiles: Model name (or name prefix) to responder.
+        default: The responder of any other model.
+    """
+
+    def __init__(self, profiles: Mapping[str, Responder], default: Responder) -> None:
+        self.profiles = dict(profiles)
+        self.default = default
+        self._prefixes = sorted(self.profiles, key=len, reverse=True)
+
+    def __call__(self, request: FakeRequest) -> str:
+        """The reply of the model's responder."""
+        for prefix in self._prefixes:
+            if request.model.startswith(prefix):
+                return self.profiles[prefix](request)
+        return self.default(request)

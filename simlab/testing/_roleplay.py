@@ -25,7 +25,7 @@ from typing import Any
 from simlab.agents.reference import reference_agent
 from simlab.core import Message, SessionContext
 from simlab.testing._request import FakeRequest
-from simlab.testing._responders import default_responder
+from simlab.testing._responders import ByModel, default_responder
 
 _PLAIN = re.compile(r"^Plain version: (.*)$", re.MULTILINE)
 _FACTS = re.compile(
@@ -98,6 +98,14 @@ class Roleplay:
 
 roleplay = Roleplay("v2")
 """Plays the agent with the reference agent v2."""
+
+SMALL_MODEL = "fake-small"
+"""A model name whose agent ``roleplay_models`` plays as reference v1 (defects on)."""
+LARGE_MODEL = "fake-large"
+"""A model name whose agent ``roleplay_models`` plays as reference v2 (any other name too)."""
+roleplay_models = ByModel({SMALL_MODEL: Roleplay("v1")}, default=roleplay)
+"""Plays simlab's roles with two quality profiles: the agent of model names starting
+``fake-small`` is reference v1, of any other model v2."""
 
 
 def _user_turn(prompt: str, draft: str) -> str:

@@ -21,6 +21,7 @@ def _sessions(run_dir: Path) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in (run_dir / "sessions.jsonl").read_text().splitlines()]
     for row in rows:
         row.pop("duration_s")
+        row.pop("agent_turn_s")
     return sorted(rows, key=lambda r: json.dumps(r["key"], sort_keys=True))
 
 

@@ -20,7 +20,7 @@ LAYERS: list[set[str]] = [
     {"engine"},  # expansion, session loop, orchestrator
     {"report"},  # summaries and renderers: read run files, never run sessions
     {"perturb", "diagnose", "memory", "replay", "testing"},  # experiments, the fake provider
-    {"compare"},  # release comparison
+    {"compare", "routing"},  # release comparison, cost under model routing
     {"api", "cli", "__main__", "pytest_plugin", "simlab"},  # the front door
 ]
 """Lowest first; a package may import its own layer or lower ones (cycles aside)."""

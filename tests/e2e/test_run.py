@@ -39,7 +39,7 @@ def sessions(run_dir: Path) -> list[dict]:  # type: ignore[type-arg]
 
 
 def without_timing(record: dict) -> dict:  # type: ignore[type-arg]
-    return {k: v for k, v in record.items() if k != "duration_s"}
+    return {k: v for k, v in record.items() if k not in ("duration_s", "agent_turn_s")}
 
 
 def small_suite(tmp_path: Path, **overrides: object) -> Path:

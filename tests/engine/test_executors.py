@@ -55,7 +55,7 @@ def write_suite(tmp_path: Path, **extra: object) -> Path:
 
 def comparable(record: SessionRecord) -> dict[str, Any]:
     """A record without where and how long it ran."""
-    data = record.model_dump(mode="json", exclude={"duration_s"})
+    data = record.model_dump(mode="json", exclude={"duration_s", "agent_turn_s"})
     data["meta"].pop("worker", None)
     return data
 

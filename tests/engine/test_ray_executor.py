@@ -76,6 +76,7 @@ def by_key(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for r in records:
         r = {**r, "meta": {k: v for k, v in r["meta"].items() if k != "worker"}}
         r.pop("duration_s")
+        r.pop("agent_turn_s")
         found[json.dumps(r["key"], sort_keys=True)] = r
     return found
 

@@ -84,8 +84,8 @@ def test_markdown_tables_are_well_formed(records: list[SessionRecord]) -> None:
     md = render_markdown(summarize(records, BUCKETS, seed=7), "r")
     blocks = [b for b in md.split("\n\n") if b.startswith("|")]
     # persona, giving up, goal, planned length, persona x planned length, realised length,
-    # modes, pass^k, checks, errors
-    assert len(blocks) == 10
+    # modes, pass^k, checks, efficiency, errors (no trajectory: no record has tool use)
+    assert len(blocks) == 11
     for block in blocks:
         widths = {line.replace("\\|", "").count("|") for line in block.splitlines()}
         assert len(widths) == 1, block

@@ -1,0 +1,101 @@
+"""How economically and how resiliently the agent used its tools.
+
+* ``tool_use``: the session's figures a record keeps (LCS against the goal's
+  expected trajectory, calls, redundant calls), for reports and ``compare``.
+* ``efficiency`` grader: redundant calls and iterations (tool calls). A call is
+  redundant when an identical call (same tool, same arguments) is made more than
+  twice; each repeat after the first then counts (three identical calls: two
+  redundant), so one retry is free and a loop is not.
+* ``reflection`` grader: after a tool call fails, does the agent recover with a
+  later successful call of the same tool? Not applicable when no call failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simlab.contracts import GraderResult, GradingContext
+from simlab.core import Check, ToolCall, Transcript
+from simlab.graders._trajectory import trajectory_metrics
+from simlab.spec import Goal
+from simlab.store import ToolUse
+
+EFFICIENCY = "efficiency"
+REFLECTION = "reflection"
+MAX_ITERATIONS = 10
+"""Tool calls a session may make before ``efficiency`` fails it (and the unit its credit
+loses per redundant call)."""
+
+
+def redundant_calls(calls: Sequence[ToolCall]) -> int:
+    """Repeats of identical calls made more than twice (each repeat after the first)."""
+    counts = Counter(_signature(c) for c in calls)
+    return sum(c - 1 for c in counts.values() if c > 2)
+
+
+def tool_use(goal: Goal, transcript: Transcript) -> ToolUse:
+    """The tool-call figures of a finished session against ``goal.expected_tools``."""
+    calls = [call for _, call in transcript.tool_calls()]
+    names = [c.name for c in calls]
+    metrics = trajectory_metrics(goal.expected_tools, names)
+    return ToolUse(
+        expected=len(goal.expected_tools),
+        calls=len(calls),
+        lcs=metrics.lcs,
+        redundant=redundant_calls(calls),
+    )
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """Redundant calls and iterations: credit ``max(0, 1 - redundant / max_iterations)``;
+    passes with no redundant call and at most ``max_iterations`` tool calls."""
+
+    name: str = EFFICIENCY
+    max_iterations: int = MAX_ITERATIONS
+
+    def grade(self, ctx: GradingContext) -> GraderResult:
+        calls = [call for _, call in ctx.tool_calls]
+        redundant = redundant_calls(calls)
+        credit = max(0.0, 1.0 - redundant / self.max_iterations)
+        passed = redundant == 0 and len(calls) <= self.max_iterations
+        detail = (
+            f"{len(calls)} tool call(s) (at most {self.max_iterations}), "
+            f"{redundant} redundant (an identical call made more than twice)"
+        )
+        return Check(name=EFFICIENCY, passed=passed, score=round(credit, 4), detail=detail)
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """Recovery from failed tool calls: each failed call followed by a later successful
+    call of the same tool; credit is the share recovered. None when no call failed."""
+
+    name: str = REFLECTION
+
+    def grade(self, ctx: GradingContext) -> GraderResult:
+        calls = ctx.tool_calls
+        failed = [(i, turn, c) for i, (turn, c) in enumerate(calls) if c.error is not None]
+        if not failed:
+            return None
+        recovered = [
+            any(later.name == c.name and later.error is None for _, later in calls[i + 1 :])
+            for i, _, c in failed
+        ]
+        unrecovered = [t for (_, t, _), ok in zip(failed, recovered, strict=True) if not ok]
+        share = sum(recovered) / len(failed)
+        return Check(
+            name=REFLECTION,
+            passed=all(recovered),
+            score=round(share, 4),
+            detail=f"{sum(recovered)} of {len(failed)} failed tool call(s) recovered by a "
+            "later successful call of the same tool",
+            turn=unrecovered[0] if unrecovered else None,
+        )
+
+
+def _signature(call: ToolCall) -> str:
+    return f"{call.name}\x1f{json.dumps(call.args, sort_keys=True, default=str)}"
