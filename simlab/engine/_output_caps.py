@@ -11,6 +11,7 @@ a marker saying so, so the transcript viewer shows it where it happened.
 from __future__ import annotations
 
 import json
+import json.encoder
 from typing import Any
 
 from simlab.core import AgentReply, ToolCall
@@ -76,13 +77,35 @@ def _cap_json(
         if len(value) <= limit:
             return value, None
         return _cut_text(value, limit, setting), len(value)
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = _json_text(value)
     if len(text) <= limit:
         return value, None
     stand_in: dict[str, Any] = {"chars": len(text), "limit": f"limits.{setting}={limit}"}
     if excerpt:
         stand_in["excerpt"] = text[:limit]
     return {TRUNCATED_KEY: stand_in}, len(text)
+
+
+# ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool
+# call and reply meta of every turn; most of its cost is building an encoder per
+# call. The C encoder it builds, made once (no circular-reference markers: such a
+# value, or any other failure, goes through ``json.dumps`` for its own result or error).
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE = (
+    _make_encoder(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    if _make_encoder is not None
+    else None
+)
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, default=str)`` for a non-string ``value``."""
+    if _ENCODE is not None:
+        try:
+            return "".join(_ENCODE(value, 0))
+        except Exception:  # a circular value, a bad key: json.dumps says what it says
+            pass
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _cut_text(text: str, limit: int, setting: str) -> str:
