@@ -29,6 +29,8 @@ def cap_reply(
     Each cut is ``{"turn", "field", "chars", "kept"}``: ``field`` is ``text``,
     ``meta`` or ``tool_calls[i].args|result|error``; ``chars`` its original size.
     """
+    if len(reply.text) <= limits.reply_chars and _all_within(reply, limits):
+        return reply, []
     cuts: list[dict[str, Any]] = []
 
     def cut(field: str, chars: int, kept: int) -> None:
@@ -49,6 +51,26 @@ def cap_reply(
     if not update:
         return reply, []
     return reply.model_copy(update=update), cuts
+
+
+def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
+    """Whether no value of ``reply`` can be past its limit, by one measure of them all.
+
+    The JSON of the meta and every call's args, result and error together, as one
+    list, is at least as long as each one's own measure (the JSON of a value, the
+    length of a string); within the smallest of the limits, none is cut. Cheaper than
+    measuring each (one encoder call a turn); when it says no, each is measured.
+    """
+    if _ENCODE is None:
+        return False
+    values: list[Any] = [reply.meta]
+    for call in reply.tool_calls:
+        values += (call.args, call.result, call.error)
+    try:
+        size = len("".join(_ENCODE(values, 0)))
+    except Exception:  # measured one by one, as before, to fail as before
+        return False
+    return size <= min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:
