@@ -1,7 +1,7 @@
 """Build step: copy the shipped library into the wheel (metadata is in pyproject.toml).
 
 The default suite and its library live at the top level of the repository
-(``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, and
+(``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, ``domains/``, and
 ``schemas/``, which their ``$schema`` lines point to),
 where users and docs find them. A wheel must carry them too, so an installed
 simlab runs its default suite from any folder: this build step copies them into
@@ -19,7 +19,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-LIBRARY_DIRS = ("personas", "goals", "perturbations", "schemas")
+LIBRARY_DIRS = ("personas", "goals", "perturbations", "domains", "schemas")
 LIBRARY_FILES = ("simlab.yaml",)
 PACKAGED_DIR = Path("simlab") / "_shipped"  # simlab.spec._shipped.PACKAGED_DIR
 

@@ -202,6 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("memory-test", help="check a memory store: simlab memory-test module:Factory")
     sub.add_parser("brittleness", help="cumulative perturbations until each session breaks")
     sub.add_parser("calibrate", help="judge vs human labels: simlab calibrate LABELS.jsonl RUN_DIR")
+    sub.add_parser("kappa", help="agreement of two label files: simlab kappa A.jsonl B.jsonl")
     sub.add_parser("compare", help="compare two runs with gates: simlab compare RUN_A RUN_B")
     sub.add_parser("diagnose", help="why sessions failed, verified by counterfactual replay")
     sub.add_parser("import", help="production logs to a run: simlab import FILE --format openai")
@@ -248,6 +249,12 @@ def _calibrate(argv: list[str]) -> int:
     return calibrate_cli(argv)
 
 
+def _kappa(argv: list[str]) -> int:
+    from simlab.graders import kappa_cli
+
+    return kappa_cli(argv)
+
+
 def _compare(argv: list[str]) -> int:
     from simlab.compare import cli_main
 
@@ -283,6 +290,7 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
     "memory-test": _memory_test,
     "brittleness": _brittleness,
     "calibrate": _calibrate,
+    "kappa": _kappa,
     "compare": _compare,
     "diagnose": _diagnose,
     "import": _import,
@@ -526,7 +534,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ specs
 
 
-_DEFAULT_SPECS = "personas/, goals/, perturbations/, simlab.yaml"
+_DEFAULT_SPECS = "domains/, personas/, goals/, perturbations/, simlab.yaml"
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -570,8 +578,8 @@ def _specs_here_or_shipped() -> list[Path]:
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.diagnose import DiagnosisReport
-    from simlab.spec import AgentSpec, Goal, Persona, Perturbation, Suite
-    from simlab.store import RunInfo, RunSummary, SessionRecord
+    from simlab.spec import AgentSpec, DomainFile, Goal, Persona, Perturbation, Suite
+    from simlab.store import Brittleness, RunInfo, RunSummary, SessionRecord
 
     problem = _not_a_folder(args.out, "--out")
     if problem is not None:
@@ -584,12 +592,14 @@ def _cmd_schema(args: argparse.Namespace) -> int:
         ("suite", Suite),
         ("perturbation", Perturbation),
         ("agent", AgentSpec),
+        ("domain", DomainFile),
         # the files a run writes: run.json, each line of sessions.jsonl, summary.json,
-        # diagnosis.json
+        # diagnosis.json, brittleness.json
         ("run", RunInfo),
         ("session", SessionRecord),
         ("summary", RunSummary),
         ("diagnosis", DiagnosisReport),
+        ("brittleness", Brittleness),
     ]
     for name, model in models:
         path = args.out / f"{name}.schema.json"

@@ -40,7 +40,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from simlab.agents._callable import TargetLoadError, import_ref, to_reply
 from simlab.contracts import TargetAgent
-from simlab.core import AgentCapabilities, AgentReply, Knobs, Message, SessionContext
+from simlab.core import AgentCapabilities, AgentReply, Knobs, Message, ReportedError, SessionContext
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """The largest answer a worker may send (the suite's ``limits`` cut it further)."""
@@ -50,8 +50,8 @@ class TargetWorkerError(Exception):
     """The worker process failed (it exited, or answered with something that is not JSON)."""
 
 
-class TargetRaised(Exception):
-    """The target raised in its worker; the message is its type and message."""
+class TargetRaised(ReportedError):
+    """The target raised in its worker: its type, message and traceback as reported."""
 
 
 class _Worker:
@@ -182,7 +182,12 @@ class ProcessAgent:
             raise
         if "error" in answer:
             error = answer["error"]
-            raise TargetRaised(f"{error.get('type')}: {error.get('message')}")
+            trace = error.get("traceback")
+            raise TargetRaised(
+                str(error.get("type")),
+                str(error.get("message")),
+                trace if isinstance(trace, str) else None,
+            )
         return AgentReply.model_validate(answer["reply"])
 
     async def aclose(self) -> None:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from simlab.api._run import RunPaths
 from simlab.store import (
-    RunDirError,
     RunInfo,
     RunSummary,
     SessionRecord,
-    first_problem,
     read_run_info,
     read_sessions,
+    read_summary,
 )
 
 
@@ -52,26 +48,7 @@ def read_run(run_dir: str | Path) -> Run:
             (the message names the file and the field).
     """
     path = Path(run_dir)
-    info_path = path / "run.json"
-    try:
-        info = RunInfo.model_validate(read_run_info(path))
-    except ValidationError as e:
-        raise RunDirError(f"{info_path}: {first_problem(e)}") from None
+    info = read_run_info(path)
     sessions = read_sessions(path)
-    summary = _summary(path / "summary.json")
+    summary = read_summary(path)
     return Run(info, sessions.records, sessions.replaced, summary, RunPaths(path))
-
-
-def _summary(path: Path) -> RunSummary | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise RunDirError(f"{path}: cannot be read ({e})") from None
-    try:
-        return RunSummary.model_validate(json.loads(text))
-    except json.JSONDecodeError as e:
-        raise RunDirError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
-    except ValidationError as e:
-        raise RunDirError(f"{path}: {first_problem(e)}") from None

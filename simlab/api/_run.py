@@ -152,7 +152,10 @@ def plan(
                 "options it started with); start a new run to use them"
             )
         path = source.path if source is not None else None
-        resumed = plan_resume(Path(resume), path, retry_errors=retry_errors, overrides=overrides)
+        in_code = source if source is not None and source.path is None else None
+        resumed = plan_resume(
+            Path(resume), path, retry_errors=retry_errors, overrides=overrides, source=in_code
+        )
         resumed.suite = _with_executor(resumed.suite, executor)
         return resumed
     if retry_errors:
@@ -274,7 +277,10 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
         for r in results:
             lo, hi = r.ci
             rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
-            tell(f"prefix case {r.case_id}: kept {r.kept}/{r.n} = {rate} [{lo:.0%}, {hi:.0%}]")
+            tell(
+                f"prefix case {r.case_id}: kept {r.kept}/{r.n} that acted = {rate} "
+                f"[{lo:.0%}, {hi:.0%}], {r.no_action} no action, {r.errors} errors"
+            )
     if "diagnosis" in suite.experiments:
         tell("experiment: coherence diagnosis")
         await diagnose_run_async(run_dir, overrides=run_plan.overrides)

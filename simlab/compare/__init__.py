@@ -33,7 +33,10 @@ What each figure means (every change is B - A):
   perturbations) graded in both runs, B - A per cell, then the mean over
   cells with a seeded percentile bootstrap over cells (no interval from a
   single cell).
-* **Tests and multiplicity.** Each bucket, persona and overall row has a test
+* **Checks**: each check either run graded (the built-in ones and a suite's
+  own graders), its pass rate over the graded sessions that carry it, with the
+  same intervals and tests as a persona's row: where a change comes from.
+* **Tests and multiplicity.** Each bucket, persona, check and overall row has a test
   of "no change" matching its interval (McNemar exact when paired, Fisher
   exact when independent, the partly paired interval's p-value otherwise);
   every p-value printed is shown raw and Holm-adjusted over one family.

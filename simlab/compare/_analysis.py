@@ -257,6 +257,9 @@ class Comparison:
     overall: GroupComparison
     by_bucket: list[GroupComparison]
     by_persona: list[GroupComparison]
+    by_check: list[GroupComparison]
+    """Each check's pass rate in both runs (a user's own grader's too), over the
+    graded sessions that carry it; the pairs are the keys paired in both runs."""
     bucket_moves: int
     simpson: SimpsonCheck
     spread: list[SpreadDelta]
@@ -303,15 +306,24 @@ def derived_seed(seed: int, *parts: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _rate(records: Iterable[SessionRecord], level: float) -> Rate:
-    outcomes = [bool(r.passed) for r in records]
+Outcome = Callable[[SessionRecord], bool]
+
+
+def _passed(record: SessionRecord) -> bool:
+    return bool(record.passed)
+
+
+def _rate(records: Iterable[SessionRecord], level: float, outcome: Outcome = _passed) -> Rate:
+    outcomes = [outcome(r) for r in records]
     return Rate(sum(outcomes), len(outcomes), wilson_interval(sum(outcomes), len(outcomes), level))
 
 
-def _table(pairs: Iterable[tuple[LocatedRecord, LocatedRecord]]) -> PairedTable:
+def _table(
+    pairs: Iterable[tuple[LocatedRecord, LocatedRecord]], outcome: Outcome = _passed
+) -> PairedTable:
     table = PairedTable()
     for sa, sb in pairs:
-        table = table.add(bool(sa.record.passed), bool(sb.record.passed))
+        table = table.add(outcome(sa.record), outcome(sb.record))
     return table
 
 
@@ -322,11 +334,13 @@ def _group(
     pairs: Sequence[tuple[LocatedRecord, LocatedRecord]],
     level: float,
     in_group_in_b: Callable[[SessionRecord], bool] = lambda _: True,
+    outcome: Outcome = _passed,
 ) -> GroupComparison:
-    """One group's comparison; ``pairs`` are placed by A, ``in_group_in_b`` says which stay."""
-    ra, rb = _rate(a, level), _rate(b, level)
-    table = _table(pairs)
-    shared = _table(p for p in pairs if in_group_in_b(p[1].record))
+    """One group's comparison; ``pairs`` are placed by A, ``in_group_in_b`` says which stay;
+    ``outcome`` is what counts as a pass (the session's verdict, or one check's)."""
+    ra, rb = _rate(a, level, outcome), _rate(b, level, outcome)
+    table = _table(pairs, outcome)
+    shared = _table((p for p in pairs if in_group_in_b(p[1].record)), outcome)
     return GroupComparison(
         name,
         ra,
@@ -360,6 +374,7 @@ def _adjust(
     overall: GroupComparison,
     by_bucket: Sequence[GroupComparison],
     by_persona: Sequence[GroupComparison],
+    by_check: Sequence[GroupComparison] = (),
 ) -> dict[str, float]:
     """Holm over every p-value printed: one family, so a same-agent pair of runs
     reports any adjusted p < alpha at most alpha of the time."""
@@ -367,6 +382,7 @@ def _adjust(
     family.update({f"bucket:{g.name}": g.test.p_value for g in by_bucket})
     family.update({f"paired:{g.name}": g.mcnemar.p_value for g in by_bucket if g.paired.n})
     family.update({f"persona:{g.name}": g.test.p_value for g in by_persona})
+    family.update({f"check:{g.name}": g.test.p_value for g in by_check})
     return dict(zip(family, holm(list(family.values())), strict=True))
 
 
@@ -461,6 +477,30 @@ def spread_delta(
         apt_flat,
         unr_flat,
     )
+
+
+def _by_check(
+    graded_a: Sequence[SessionRecord],
+    graded_b: Sequence[SessionRecord],
+    pairs: Sequence[tuple[LocatedRecord, LocatedRecord]],
+    level: float,
+) -> list[GroupComparison]:
+    """Each check either run graded, compared over the sessions that carry it."""
+    names = sorted({n for r in (*graded_a, *graded_b) for n in r.checks})
+    out = []
+    for name in names:
+
+        def has(r: SessionRecord, name: str = name) -> bool:
+            return name in r.checks
+
+        def check_passed(r: SessionRecord, name: str = name) -> bool:
+            return r.checks[name].passed
+
+        both = [p for p in pairs if has(p[0].record) and has(p[1].record)]
+        a = [r for r in graded_a if has(r)]
+        b = [r for r in graded_b if has(r)]
+        out.append(_group(name, a, b, both, level, outcome=check_passed))
+    return out
 
 
 def _regression(sa: LocatedRecord, sb: LocatedRecord) -> Regression:
@@ -568,6 +608,7 @@ def compare_runs(
         if s is not None
     ]
     overall = _group("overall", graded_a, graded_b, pairing.pairs, level)
+    by_check = _by_check(graded_a, graded_b, pairing.pairs, level)
     return Comparison(
         run_a=a.path,
         run_b=b.path,
@@ -580,6 +621,7 @@ def compare_runs(
         overall=overall,
         by_bucket=by_bucket,
         by_persona=by_persona,
+        by_check=by_check,
         bucket_moves=sum(1 for sa, sb in pairing.pairs if bucket(sa.record) != bucket(sb.record)),
         simpson=simpson_check(
             {g.name: (g.a.passed, g.a.n) for g in by_bucket},
@@ -595,7 +637,7 @@ def compare_runs(
             if sa.record.passed and not sb.record.passed
         ],
         safety=[v for sa, sb in pairing.pairs for v in _safety(sa, sb)],
-        p_adjusted=_adjust(overall, by_bucket, by_persona),
+        p_adjusted=_adjust(overall, by_bucket, by_persona, by_check),
         reps_a=a.reps,
         reps_b=b.reps,
     )

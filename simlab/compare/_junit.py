@@ -16,6 +16,7 @@ def _properties(ts: ET.Element, c: Comparison) -> None:
     groups = {"overall": c.overall}
     groups.update({f"bucket:{g.name}": g for g in c.by_bucket})
     groups.update({f"persona:{g.name}": g for g in c.by_persona})
+    groups.update({f"check:{g.name}": g for g in c.by_check})
     for family, adjusted in c.p_adjusted.items():
         if family.startswith("paired:"):
             raw, test = {g.name: g for g in c.by_bucket}[family[7:]].mcnemar.p_value, "McNemar"

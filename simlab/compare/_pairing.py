@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from simlab.core import SessionKey
-from simlab.spec import Bucket, Suite
-from simlab.store import RunDirError, SessionRecord, read_run_info, read_sessions
+from simlab.spec import Bucket
+from simlab.store import SessionRecord, read_run_info, read_sessions
 
 _BUCKETS = TypeAdapter(list[Bucket])
 
@@ -55,20 +55,6 @@ class RunSessions:
         return max((k.rep for k in self.sessions), default=-1) + 1
 
 
-def _buckets(info: dict[str, Any], path: Path) -> list[Bucket]:
-    raw = (info.get("suite") or {}).get("buckets")
-    if raw is None:
-        # imported runs may carry no suite: use the suite's default buckets
-        default: list[Bucket] = Suite.model_fields["buckets"].get_default()
-        return list(default)
-    try:
-        return _BUCKETS.validate_python(raw)
-    except ValidationError as e:
-        raise RunDirError(
-            f"{path / 'run.json'}: suite.buckets is not a list of buckets ({e.errors()[0]['msg']})"
-        ) from None
-
-
 def load_run(run_dir: Path) -> RunSessions:
     """Read a run directory's ``run.json`` and ``sessions.jsonl``.
 
@@ -81,14 +67,9 @@ def load_run(run_dir: Path) -> RunSessions:
         record.key: LocatedRecord(record, line)
         for record, line in zip(file.records, file.lines, strict=True)
     }
-    suite = info.get("suite") or {}
+    suite = info.suite.model_dump(mode="json", include=set(USER_SIDE_FIELDS))
     return RunSessions(
-        run_dir,
-        str(info.get("run_id") or run_dir.name),
-        _buckets(info, run_dir),
-        sessions,
-        file.duplicates,
-        {f: suite[f] for f in USER_SIDE_FIELDS if f in suite},
+        run_dir, info.run_id, list(info.suite.buckets), sessions, file.duplicates, suite
     )
 
 
@@ -146,7 +127,7 @@ def _order(key: SessionKey) -> tuple[str, str, str, int, tuple[str, ...]]:
 
 def _errors(run: RunSessions, name: Literal["A", "B"]) -> list[ErrorSession]:
     return [
-        ErrorSession(name, k, s.line, s.record.stop_reason.value, s.record.error or "")
+        ErrorSession(name, k, s.line, s.record.stop_reason.value, _headline(s.record))
         for k, s in sorted(run.sessions.items(), key=lambda kv: _order(kv[0]))
         if s.record.status == "error"
     ]
@@ -192,3 +173,7 @@ def pair_sessions(a: RunSessions, b: RunSessions) -> Pairing:
         unpaired,
         why,
     )
+
+
+def _headline(record: SessionRecord) -> str:
+    return record.error.headline if record.error else ""

@@ -137,7 +137,7 @@ def _paired_cells(c: Comparison, g: GroupComparison) -> list[Cell]:
 
 _HOLM = (
     "Holm-adjusted over every p-value of the comparison (each bucket, each persona, "
-    "overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
+    "each check, overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
     "adjusted p < 0.05 anywhere at most 5% of the time"
 )
 _TESTS = (
@@ -246,30 +246,45 @@ def paired_section(c: Comparison) -> Section:
     )
 
 
-def persona_section(c: Comparison) -> Section:
-    """Per-run pass rates by persona, with the paired discordant counts."""
+def _rates_section(
+    c: Comparison, title: str, first: str, groups: list[tuple[str, GroupComparison]], note: str
+) -> Section:
+    """Per-run pass rates of named groups, with the paired discordant counts and tests;
+    ``groups`` pairs each Holm family name with its group."""
     rows: list[list[Cell]] = []
-    for g in [*c.by_persona, c.overall]:
-        family = "overall" if g is c.overall else f"persona:{g.name}"
+    for family, g in groups:
         paired = [str(g.paired.regressed), str(g.paired.fixed)] if c.pairing.pairs else ["-"] * 2
         rows.append([g.name, *_rate_cells(g), *paired, *_test_cells(c, g, family)])
     lv = _level(c)
-    return Section(
+    headers = [first, f"A [{lv} CI]", f"B [{lv} CI]", "Change, pts [CI]", "Regressed", "Fixed"]
+    return Section(title, [*headers, "Test", "p / Holm p"], rows, {1, 2, 3, 4, 5, 7}, note)
+
+
+def persona_section(c: Comparison) -> Section:
+    """Per-run pass rates by persona, with the paired discordant counts."""
+    groups = [(f"persona:{g.name}", g) for g in c.by_persona] + [("overall", c.overall)]
+    return _rates_section(
+        c,
         "Pass rate by persona",
-        [
-            "Persona",
-            f"A [{lv} CI]",
-            f"B [{lv} CI]",
-            "Change, pts [CI]",
-            "Regressed",
-            "Fixed",
-            "Test",
-            "p / Holm p",
-        ],
-        rows,
-        {1, 2, 3, 4, 5, 7},
+        "Persona",
+        groups,
         f"The change is B - A with {_CHANGE_INTERVAL}; regressed / fixed: paired keys that "
         f"passed in one run only; {_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
+    )
+
+
+def check_section(c: Comparison) -> Section:
+    """Each check's pass rate in both runs: where a regression comes from, a user's own
+    grader included."""
+    return _rates_section(
+        c,
+        "Pass rate by check",
+        "Check",
+        [(f"check:{g.name}", g) for g in c.by_check],
+        "Each check over the graded sessions that carry it (a goal without the check's "
+        f"subject does not count); the change is B - A with {_CHANGE_INTERVAL}; regressed / "
+        "fixed: paired keys whose check passed in one run only; "
+        f"{_TESTS}; p / Holm p: the raw p-value, then {_HOLM}.",
     )
 
 
@@ -414,6 +429,8 @@ def build_sections(
         paired_section(c),
         persona_section(c),
     ]
+    if c.by_check:
+        sections.append(check_section(c))
     if c.spread:
         sections.append(spread_section(c))
     sections.append(regression_section(c, base, max_listed))

@@ -6,6 +6,7 @@ graders, the engine and the experiments.
 """
 
 from simlab.contracts._grader import Grader, GraderResult, GradingContext
+from simlab.contracts._restore import RestorableTarget, RestoreReport
 from simlab.contracts._setup import Judge, SessionSetup, SimulatorFactory, TargetFactory
 from simlab.contracts._simulator import SimState, UserSimulator
 from simlab.contracts._target import TargetAgent
@@ -15,6 +16,8 @@ __all__ = [
     "GraderResult",
     "GradingContext",
     "Judge",
+    "RestorableTarget",
+    "RestoreReport",
     "SessionSetup",
     "SimState",
     "SimulatorFactory",

@@ -6,6 +6,7 @@ its session. This package imports nothing else of simlab.
 """
 
 from simlab.core._context import AgentCapabilities, Knobs, SessionContext
+from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._key import Check, SessionKey
 from simlab.core._seeds import derive_seed
@@ -33,6 +34,7 @@ __all__ = [
     "ContextInfo",
     "Knobs",
     "Message",
+    "ReportedError",
     "SessionContext",
     "SessionKey",
     "StatedFact",

@@ -1,10 +1,12 @@
 """Coherence diagnosis of failed sessions, verified by counterfactual replay.
 
 ``diagnose_run(run_dir)`` finds each failed session's first failing turn,
-names its cause (truncation, anchoring, drift, single-turn, unknown) by code,
-replays the session with the matching counterfactual to verify it, measures
-the diagnosis against the reference agent's hidden true causes, and counts
-first-failure transitions for a heatmap. ``simlab diagnose RUN_DIR`` runs it.
+runs every counterfactual replay on it, names its cause (truncation,
+anchoring, drift, single-turn, unknown) by code, verifies it only when its own
+counterfactual alone fixes the failure, measures the diagnosis (and the same
+diagnosis made as a black box, without the agent's self-reports) against the
+reference agent's hidden true causes, with Cohen's kappa and balanced
+accuracy, and counts first-failure transitions for a heatmap. ``simlab diagnose RUN_DIR`` runs it.
 """
 
 from simlab.diagnose._classify import (
@@ -12,15 +14,19 @@ from simlab.diagnose._classify import (
     Classification,
     classify_in_view,
     classify_multi_turn,
+    without_internals,
 )
 from simlab.diagnose._cli import cli_main
 from simlab.diagnose._counterfactual import (
     COUNTERFACTUAL,
+    REPLAYS,
     Replay,
     ReplayPlan,
+    fixes,
     replay_plan,
     run_replays,
     settled_goal,
+    specific_verdict,
     verdict,
 )
 from simlab.diagnose._failure import FailureKind, FirstFailure, first_failure
@@ -49,6 +55,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_LATE_TURN",
     "DIAGNOSIS_FILE",
+    "REPLAYS",
     "START",
     "TRUE_TO_CAUSE",
     "Cause",
@@ -76,11 +83,14 @@ __all__ = [
     "diagnose_run",
     "diagnose_run_async",
     "first_failure",
+    "fixes",
     "records_truth",
     "replay_plan",
     "run_replays",
     "settled_goal",
+    "specific_verdict",
     "transition",
     "true_cause",
     "verdict",
+    "without_internals",
 ]

@@ -8,6 +8,9 @@ turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
    (``AgentReply.context.seen_user_turns``). For a session that never took
    its final action: the user had to restate a fact, with the same value, in
    reply to an agent turn that no longer saw where it was first stated.
+   A target that reports no view (a black box) is judged by experiment
+   instead: the unlimited-window replay fixes the failure and the reminder
+   replay does not (``window_alone``).
 2. **anchoring** - the failure is a broken constraint, and at some turn
    ``p < s`` the agent had already committed to exactly the action in force
    at ``F``: it made the same final tool call (same arguments), or its reply
@@ -24,14 +27,17 @@ turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
 4. **single_turn** - none of the above, and either (a) the failure is a
    broken constraint whose statement was in the agent's context at ``F``
    with no earlier commitment to explain it (the agent got a fact wrong in
-   plain view, as it would in one turn), or (b) the same persona and goal
+   plain view, as it would in one turn; for a target that reports no view:
+   an unlimited window does not fix it), or (b) the same persona and goal
    also fail in ``full`` mode in this run for a reason rules 1-3 do not
    explain (a ``full``-mode failure is itself such a failure): the agent
    cannot do the task even when told everything at once.
 5. **unknown** - otherwise.
 
 Nothing here reads ``meta["true_causes"]``: that is the ground truth the
-diagnosis is measured against.
+diagnosis is measured against. ``without_internals`` withholds the agent's
+self-reports (its view and its meta) from a record, to measure the diagnosis
+of a black box.
 """
 
 from __future__ import annotations
@@ -146,12 +152,40 @@ def _restated_unseen(transcript: Transcript) -> tuple[int, str, int] | None:
     return None
 
 
+def without_internals(record: SessionRecord) -> SessionRecord:
+    """``record`` as a black box shows it: no reply's view (``context``) or ``meta``.
+
+    What is left is what any target shows: the words and the tool calls.
+    """
+    turns = [
+        t
+        if t.agent is None
+        else t.model_copy(
+            update={"agent": t.agent.model_copy(update={"context": None, "meta": {}})}
+        )
+        for t in record.transcript.turns
+    ]
+    transcript = Transcript.model_construct(turns=turns)
+    return record.model_copy(update={"transcript": transcript})
+
+
+def _reports_view(transcript: Transcript) -> bool:
+    return any(t.agent is not None and t.agent.context is not None for t in transcript.turns)
+
+
+_BY_WINDOW = (
+    "the target reports no view; the unlimited-window replay fixes the failure "
+    "and the instruction-reminder replay does not"
+)
+
+
 def classify_multi_turn(
     goal: Goal,
     record: SessionRecord,
     failure: FirstFailure | None,
     rule_kept_for_goal: bool,
     late_turn: int = DEFAULT_LATE_TURN,
+    window_alone: bool | None = None,
 ) -> Classification | None:
     """Rules 1-3 (truncation, anchoring, drift); ``None`` when none holds.
 
@@ -162,10 +196,14 @@ def classify_multi_turn(
         rule_kept_for_goal: Whether some session of the run for this goal
             passed its confirmation check (the agent knows the rule).
         late_turn: The first user turn that counts as late for drift.
+        window_alone: Whether the unlimited-window replay fixes the failure and
+            the reminder replay does not (``None``: not measured). Read only
+            when the target reports no view.
     """
     if failure is None:
         return None
     transcript = record.transcript
+    blind = not _reports_view(transcript)
     if failure.kind == "completion":
         lost = _restated_unseen(transcript)
         if lost is not None:
@@ -175,6 +213,8 @@ def classify_multi_turn(
                 f"turn {turn}: the user restated {fact} (first stated in turn {stated}), "
                 f"which the agent's previous reply no longer had in context",
             )
+        if blind and window_alone:
+            return Classification(Cause.TRUNCATION, f"turn {failure.turn}: {_BY_WINDOW}")
         return _anchored_without_action(goal, transcript, failure.turn)
     if failure.kind == "constraint" and failure.stated_turn is not None:
         seen = _seen(transcript, failure.turn)
@@ -183,6 +223,12 @@ def classify_multi_turn(
                 Cause.TRUNCATION,
                 f"turn {failure.turn}: {failure.fact} was stated in turn {failure.stated_turn}, "
                 f"outside the agent's context (it saw turns {_span(seen)})",
+            )
+        if seen is None and blind and window_alone:
+            return Classification(
+                Cause.TRUNCATION,
+                f"turn {failure.turn}: {failure.fact} (stated in turn {failure.stated_turn}) "
+                f"broken; {_BY_WINDOW}",
             )
         repeated = _repeated_reply(transcript, failure.stated_turn, failure.turn)
         if repeated is not None:
@@ -240,16 +286,27 @@ def _anchored_without_action(
     return None
 
 
-def classify_in_view(record: SessionRecord, failure: FirstFailure | None) -> Classification | None:
+def classify_in_view(
+    record: SessionRecord, failure: FirstFailure | None, window_fixes: bool | None = None
+) -> Classification | None:
     """Rule 4a: a constraint broken while its statement was in the agent's context.
 
     Applies only when rules 1-3 did not: the agent had not committed to the
     action before the fact was stated, so it got the fact wrong in plain view,
-    a failure one turn holding everything would not fix.
+    a failure one turn holding everything would not fix. For a target that
+    reports no view, ``window_fixes is False`` (an unlimited window did not
+    fix it) stands for "in view".
     """
     if failure is None or failure.kind != "constraint" or failure.stated_turn is None:
         return None
     seen = _seen(record.transcript, failure.turn)
+    if seen is None and not _reports_view(record.transcript) and window_fixes is False:
+        return Classification(
+            Cause.SINGLE_TURN,
+            f"turn {failure.turn}: {failure.fact} (stated in turn {failure.stated_turn}) "
+            "broken; the target reports no view, an unlimited window does not fix it and "
+            "no earlier commitment explains it",
+        )
     if seen is None or failure.stated_turn not in seen:
         return None
     return Classification(

@@ -17,7 +17,14 @@ from simlab.diagnose._run import DEFAULT_CONCURRENCY, diagnose_run
 from simlab.llm import LLMError
 from simlab.report import stdout_console
 from simlab.spec import SpecError
-from simlab.store import DIAGNOSIS_FILE, DiagnosisReport, RunDirError, Share
+from simlab.store import (
+    DIAGNOSIS_FILE,
+    Confusion,
+    DiagnosisReport,
+    Estimate,
+    RunDirError,
+    Share,
+)
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -43,15 +50,105 @@ def causes_table(report: DiagnosisReport) -> Table:
     return table
 
 
-def confusion_table(report: DiagnosisReport) -> Table | None:
-    """Diagnosed (rows) x true cause (columns), with the accuracy in the caption."""
-    conf = report.confusion
+def _pct1(share: Share) -> str:
+    if share.share is None:
+        return "-"
+    lo, hi = share.ci
+    return f"{share.share:.1%} [{lo:.1%}, {hi:.1%}]"
+
+
+def _est(e: Estimate | None) -> str:
+    if e is None or e.value is None:
+        return "-"
+    if e.ci is None:
+        return f"{e.value:.2f}"
+    return f"{e.value:.2f} [{e.ci[0]:.2f}, {e.ci[1]:.2f}]"
+
+
+def _caption(conf: Confusion) -> str:
+    acc = conf.accuracy
+    text = f"accuracy {acc.k}/{acc.n} = {_pct(acc)}"
+    if conf.kappa is not None:
+        text += f"; Cohen's kappa {_est(conf.kappa)}"
+    if conf.balanced_accuracy is not None:
+        text += f"; balanced accuracy {_est(conf.balanced_accuracy)}"
+    if conf.majority is not None:
+        text += f"; always the commonest true cause: {_pct(conf.majority)}"
+    return text
+
+
+def agreement_table(report: DiagnosisReport) -> Table | None:
+    """Agreement with the hidden truth, reading the agent's view and as a black box."""
+    named = [
+        ("reads the agent's view", report.confusion),
+        ("black box (view and meta withheld)", report.black_box),
+    ]
+    rows = [(name, c) for name, c in named if c is not None]
+    if not rows:
+        return None
+    table = Table(
+        title="Diagnosis vs the hidden true cause (95% intervals)",
+        caption="kappa: agreement beyond chance (0 = always the commonest cause); balanced "
+        "accuracy: mean recall over the true causes present",
+    )
+    table.add_column("diagnosis")
+    table.add_column("n", justify="right")
+    table.add_column("accuracy", justify="right")
+    table.add_column("always the commonest", justify="right")
+    table.add_column("Cohen's kappa", justify="right")
+    table.add_column("balanced accuracy", justify="right")
+    for name, c in rows:
+        table.add_row(
+            name,
+            str(c.accuracy.n),
+            _pct(c.accuracy),
+            _pct(c.majority) if c.majority is not None else "-",
+            _est(c.kappa),
+            _est(c.balanced_accuracy),
+        )
+    return table
+
+
+def false_verification_table(report: DiagnosisReport) -> Table | None:
+    """Per cause: how often its verification rule passes on failures of another true cause."""
+    if not report.false_verification:
+        return None
+    table = Table(
+        title="Specificity of verification (every replay on every failure)",
+        caption="false: failures whose true cause is another one that this cause's rule "
+        "verifies; true: failures of this true cause it verifies",
+    )
+    table.add_column("cause")
+    table.add_column("other causes n", justify="right")
+    table.add_column("falsely verified", justify="right")
+    table.add_column("false rate [95% CI]", justify="right")
+    table.add_column("own cause n", justify="right")
+    table.add_column("verified [95% CI]", justify="right")
+    for row in report.false_verification:
+        table.add_row(
+            row.cause.value,
+            str(row.false.n),
+            str(row.false.k),
+            _pct1(row.false),
+            str(row.true.n),
+            _pct(row.true),
+        )
+    total = report.false_verification_all
+    if total is not None:
+        table.add_row("all", str(total.n), str(total.k), _pct1(total), "", "", style="bold")
+    return table
+
+
+def confusion_table(report: DiagnosisReport, black_box: bool = False) -> Table | None:
+    """Diagnosed (rows) x true cause (columns), with the accuracy, kappa and balanced
+    accuracy in the caption."""
+    conf = report.black_box if black_box else report.confusion
     if conf is None:
         return None
-    acc = conf.accuracy
+    which = " as a black box" if black_box else ""
     table = Table(
-        title="Diagnosed (rows) x hidden true cause (columns)",
-        caption=f"accuracy {acc.k}/{acc.n} = {_pct(acc)}",
+        title=f"Diagnosed{which} (rows) x hidden true cause (columns)",
+        caption=_caption(conf),
     )
     table.add_column("diagnosed \\ true")
     for label in conf.labels:
@@ -86,6 +183,13 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
     conf = confusion_table(report)
     if conf is not None:
         console.print(conf)
+        for table in (
+            confusion_table(report, black_box=True),
+            agreement_table(report),
+            false_verification_table(report),
+        ):
+            if table is not None:
+                console.print(table)
     elif report.n_failed:
         console.print("diagnosis accuracy: no hidden truth: the target does not report true causes")
     console.print(heatmap_table(report))

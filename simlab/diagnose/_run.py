@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -15,18 +15,22 @@ from simlab.diagnose._classify import (
     Classification,
     classify_in_view,
     classify_multi_turn,
+    without_internals,
 )
 from simlab.diagnose._counterfactual import (
     COUNTERFACTUAL,
+    REPLAYS,
+    Replay,
+    fixes,
     missing_capability,
     replay_plan,
     run_replays,
+    specific_verdict,
     target_capabilities,
-    verdict,
 )
 from simlab.diagnose._failure import FirstFailure, first_failure
 from simlab.diagnose._heatmap import build_heatmap, transition
-from simlab.diagnose._truth import records_truth, true_cause
+from simlab.diagnose._truth import TrueCause, records_truth, true_cause
 from simlab.engine import (
     NO_OVERRIDES,
     RoleOverrides,
@@ -34,6 +38,7 @@ from simlab.engine import (
     SessionJob,
     SessionLimits,
     plan_resume,
+    run_scoring,
     simulator_factory,
     target_factory,
 )
@@ -46,6 +51,7 @@ from simlab.store import (
     Confusion,
     DiagnosisReport,
     FailureLocation,
+    FalseVerification,
     HeatmapData,
     RecordedCause,
     RunDirError,
@@ -63,18 +69,52 @@ DEFAULT_CONCURRENCY = 32
 _MULTI_TURN = frozenset({Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT})
 
 
+_UNKNOWN = Classification(Cause.UNKNOWN, "no rule holds")
+
+
 @dataclass(slots=True)
 class _Case:
     record: SessionRecord
     job: SessionJob
     failure: FirstFailure | None
-    found: Classification
+    found: Classification = field(default_factory=lambda: _UNKNOWN)
+    black_box: Classification = field(default_factory=lambda: _UNKNOWN)
+    fixed: dict[Replay, bool | None] = field(default_factory=dict)
+    passed: dict[Replay, bool | None] = field(default_factory=dict)
+    missing: dict[Replay, str] = field(default_factory=dict)
+    no_replay: str | None = None
+
+
+_VERIFIABLE = (Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT, Cause.SINGLE_TURN)
+
+
+def _failures(records: Sequence[SessionRecord], jobs: dict[SessionKey, SessionJob]) -> list[_Case]:
+    """Every failed ``ok`` session of the suite, with its first failure located."""
+    cases: list[_Case] = []
+    for record in records:
+        if record.status != "ok" or record.passed or record.key not in jobs:
+            continue
+        job = jobs[record.key]
+        cases.append(_Case(record, job, first_failure(job.goal, record)))
+    return cases
+
+
+def _window_alone(case: _Case) -> bool | None:
+    window = case.fixed.get("unlimited_window")
+    reminder = case.fixed.get("instruction_reminder")
+    if window is None or reminder is None:
+        return None
+    return window and not reminder
 
 
 def _classify_all(
-    records: Sequence[SessionRecord], jobs: dict[SessionKey, SessionJob], late_turn: int
-) -> list[_Case]:
-    """Rules 1-3 for every failed session, then rule 4 (single-turn) over the run."""
+    cases: Sequence[_Case], records: Sequence[SessionRecord], late_turn: int, black_box: bool
+) -> list[Classification]:
+    """Rules 1-3 for every failed session, then rule 4 (single-turn) over the run.
+
+    With ``black_box`` the classifier sees each record as a black box shows it
+    (``without_internals``): the replays' outcomes stand for the view it lacks.
+    """
     kept = {
         r.key.goal
         for r in records
@@ -82,75 +122,106 @@ def _classify_all(
         and (kept_rule := r.checks.get(CONFIRMATION)) is not None
         and kept_rule.passed
     }
-    cases: list[_Case] = []
-    for record in records:
-        if record.status != "ok" or record.passed or record.key not in jobs:
-            continue
-        job = jobs[record.key]
-        failure = first_failure(job.goal, record)
-        found = classify_multi_turn(job.goal, record, failure, record.key.goal in kept, late_turn)
-        found = found or classify_in_view(record, failure)
-        unknown = Classification(Cause.UNKNOWN, "no rule holds")
-        cases.append(_Case(record, job, failure, found or unknown))
+    found: list[Classification] = []
+    for c in cases:
+        record = without_internals(c.record) if black_box else c.record
+        window = c.fixed.get("unlimited_window")
+        got = classify_multi_turn(
+            c.job.goal, record, c.failure, record.key.goal in kept, late_turn, _window_alone(c)
+        )
+        found.append(got or classify_in_view(record, c.failure, window) or _UNKNOWN)
     # A full-mode failure that no multi-turn rule explains is a single-turn failure.
     single = {
         (c.record.key.persona, c.record.key.goal)
-        for c in cases
-        if c.record.key.mode == Mode.FULL.value and c.found.cause not in _MULTI_TURN
+        for c, f in zip(cases, found, strict=True)
+        if c.record.key.mode == Mode.FULL.value and f.cause not in _MULTI_TURN
     }
-    for c in cases:
+    for i, c in enumerate(cases):
         pair = (c.record.key.persona, c.record.key.goal)
-        if c.found.cause is Cause.UNKNOWN and pair in single:
-            c.found = Classification(
+        if found[i].cause is Cause.UNKNOWN and pair in single:
+            found[i] = Classification(
                 Cause.SINGLE_TURN,
                 f"{pair[0]}/{pair[1]} also fails in full mode for a reason no "
                 "multi-turn rule explains",
             )
-    return cases
+    return found
 
 
-async def _verify(cases: list[_Case], plan: RunPlan, concurrency: int) -> list[Verification | None]:
-    out: list[Verification | None] = [None] * len(cases)
+async def _replay_all(cases: list[_Case], plan: RunPlan, concurrency: int) -> None:
+    """Run every replay the target honours on every failure; record what each fixed."""
     suite = plan.suite
     try:
         make_target = plan.overrides.target or target_factory(suite, plan.suite_dir)
         make_simulator = plan.overrides.simulator or simulator_factory(suite, plan.suite_dir)
     except (TargetLoadError, LLMError, SpecError) as e:  # the target cannot be rebuilt here
         # Diagnose anyway; say why nothing could be replayed.
-        for i, c in enumerate(cases):
-            if (replay := COUNTERFACTUAL.get(c.found.cause)) is not None:
-                out[i] = Verification(replay=replay, verified=False, outcome=f"no replay: {e}")
-        return out
+        for c in cases:
+            c.no_replay = f"no replay: {e}"
+        return
+    if not cases:
+        return
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
-    todo: list[int] = []
-    caps = target_capabilities(make_target, cases[0].job) if cases else None
-    for i, c in enumerate(cases):
-        replay = COUNTERFACTUAL.get(c.found.cause)
-        if replay is None or caps is None:
-            continue
+    scoring = run_scoring(suite, plan.suite_dir, plan.overrides)
+    caps = target_capabilities(make_target, cases[0].job)
+    runnable: list[Replay] = []
+    for replay in REPLAYS:
         missing = missing_capability(replay, caps)
-        if missing is not None:
-            out[i] = Verification(
-                replay=replay, verified=False, outcome=f"the target does not honour {missing}"
-            )
-            continue
-        todo.append(i)
-    plans = [replay_plan(cases[i].job, COUNTERFACTUAL[cases[i].found.cause]) for i in todo]
-    records = await run_replays(plans, make_target, make_simulator, limits, concurrency)
-    for i, rec in zip(todo, records, strict=True):
-        c = cases[i]
-        check = c.failure.check if c.failure is not None else ""
-        ok, outcome = verdict(c.found.cause, check, rec)
-        out[i] = Verification(
-            replay=COUNTERFACTUAL[c.found.cause],
-            verified=ok,
-            outcome=outcome,
-            replay_passed=rec.passed,
-        )
-    return out
+        if missing is None:
+            runnable.append(replay)
+        else:
+            for c in cases:
+                c.missing[replay] = missing
+    todo = [(c, r) for r in runnable for c in cases]
+    plans = [replay_plan(c.job, r) for c, r in todo]
+    done = await run_replays(plans, make_target, make_simulator, limits, concurrency, scoring)
+    for (c, r), rec in zip(todo, done, strict=True):
+        c.fixed[r] = fixes(c.failure, rec)
+        c.passed[r] = rec.passed
 
 
-def _session(case: _Case, verification: Verification | None, truth: bool) -> SessionDiagnosis:
+def _verification(case: _Case) -> Verification | None:
+    replay = COUNTERFACTUAL.get(case.found.cause)
+    if replay is None:
+        return None
+    if case.no_replay is not None:
+        return Verification(replay=replay, verified=False, outcome=case.no_replay)
+    ok, outcome = specific_verdict(case.found.cause, case.fixed, case.missing)
+    return Verification(
+        replay=replay,
+        verified=ok,
+        outcome=outcome,
+        replay_passed=case.passed.get(replay),
+        fixed=dict(case.fixed),
+    )
+
+
+def _false_verification(
+    cases: Sequence[_Case], truths: Sequence[TrueCause | None]
+) -> tuple[list[FalseVerification], Share | None]:
+    """Per cause: how often its rule verifies failures of another true cause (and its own)."""
+    judged = [
+        (c, t) for c, t in zip(cases, truths, strict=True) if t is not None and c.no_replay is None
+    ]
+    if not judged:
+        return [], None
+    rows: list[FalseVerification] = []
+    all_k = all_n = 0
+    for cause in _VERIFIABLE:
+        fk = fn = tk = tn = 0
+        for c, t in judged:
+            ok, _ = specific_verdict(cause, c.fixed, c.missing)
+            if t.cause is cause:
+                tk, tn = tk + ok, tn + 1
+            else:
+                fk, fn = fk + ok, fn + 1
+        rows.append(FalseVerification(cause=cause, false=Share.of(fk, fn), true=Share.of(tk, tn)))
+        all_k, all_n = all_k + fk, all_n + fn
+    return rows, Share.of(all_k, all_n)
+
+
+def _session(
+    case: _Case, verification: Verification | None, truth: TrueCause | None
+) -> SessionDiagnosis:
     r, f = case.record, case.failure
     key = r.key
     location = None
@@ -167,8 +238,8 @@ def _session(case: _Case, verification: Verification | None, truth: bool) -> Ses
         moved = transition(r.transcript, f.turn, case.job.goal.final_tool)
     recorded = None
     agrees = None
-    if truth:
-        t = true_cause(r, f)
+    if truth is not None:
+        t = truth
         recorded = RecordedCause(recorded=t.recorded, cause=t.cause, turn=t.turn, detail=t.detail)
         agrees = t.cause is case.found.cause
     return SessionDiagnosis(
@@ -184,6 +255,8 @@ def _session(case: _Case, verification: Verification | None, truth: bool) -> Ses
         transition=moved,
         true_cause=recorded,
         agrees=agrees,
+        black_box_cause=case.black_box.cause,
+        black_box_evidence=case.black_box.evidence,
     )
 
 
@@ -199,16 +272,26 @@ async def diagnose_run_async(
     plan = plan_resume(run_dir, overrides=overrides, lock=False)  # read only: a run may go on
     jobs = {j.key: j for j in plan.jobs}
     records = plan.done
-    cases = _classify_all(records, jobs, late_turn)
-    verifications = await _verify(cases, plan, concurrency)
+    cases = _failures(records, jobs)
+    await _replay_all(cases, plan, concurrency)
+    for c, found, black in zip(
+        cases,
+        _classify_all(cases, records, late_turn, black_box=False),
+        _classify_all(cases, records, late_turn, black_box=True),
+        strict=True,
+    ):
+        c.found, c.black_box = found, black
+    verifications = [_verification(c) for c in cases]
     truth = any(records_truth(c.record) for c in cases)
-    sessions = [_session(c, v, truth) for c, v in zip(cases, verifications, strict=True)]
+    truths = [true_cause(c.record, c.failure) if truth else None for c in cases]
+    sessions = [_session(c, v, t) for c, v, t in zip(cases, verifications, truths, strict=True)]
+    false_rows, false_all = _false_verification(cases, truths)
     verified = sum(1 for s in sessions if s.verification is not None and s.verification.verified)
     heat = build_heatmap(s.transition for s in sessions if s.transition is not None)
     conf: Confusion | None = confusion(sessions)
     report = DiagnosisReport(
-        run_id=str(info.get("run_id", run_dir.name)),
-        target=str(info.get("models", {}).get("agent", "")),
+        run_id=info.run_id,
+        target=info.models.get("agent", ""),
         n_sessions=len(records),
         n_ok=sum(1 for r in records if r.status == "ok"),
         n_failed=len(cases),
@@ -216,6 +299,9 @@ async def diagnose_run_async(
         causes=cause_rows(sessions),
         verified=Share.of(verified, len(sessions)),
         confusion=conf,
+        black_box=confusion(sessions, black_box=True),
+        false_verification=false_rows,
+        false_verification_all=false_all,
         heatmap=HeatmapData(
             from_states=heat.from_states, in_states=heat.in_states, counts=heat.counts, n=heat.n
         ),

@@ -6,7 +6,7 @@ from simlab.engine._expand import SessionJob, expand, session_seed
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._ray import RayExecutor
-from simlab.engine._roles import RunRoles, build_roles, scripted_simulator_factory
+from simlab.engine._roles import RunRoles, build_roles, run_scoring, scripted_simulator_factory
 from simlab.engine._run import (
     RunPlan,
     config_hash,
@@ -18,10 +18,18 @@ from simlab.engine._run import (
     target_factory,
 )
 from simlab.engine._run_size import CONFIRM_ABOVE, RunEstimate, estimate_run
-from simlab.engine._session import SessionLimits, run_session, session_setup, unrun_record
+from simlab.engine._session import (
+    BUILTIN_SCORING,
+    Scoring,
+    SessionLimits,
+    run_session,
+    session_setup,
+    unrun_record,
+)
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 
 __all__ = [
+    "BUILTIN_SCORING",
     "CONFIRM_ABOVE",
     "NO_OVERRIDES",
     "BriefPlayer",
@@ -32,6 +40,7 @@ __all__ = [
     "RunEstimate",
     "RunPlan",
     "RunRoles",
+    "Scoring",
     "SessionExecutor",
     "SessionJob",
     "SessionLimits",
@@ -45,6 +54,7 @@ __all__ = [
     "plan_new_run",
     "plan_resume",
     "run_jobs",
+    "run_scoring",
     "run_session",
     "scripted_simulator_factory",
     "session_seed",

@@ -29,6 +29,8 @@ from simlab.contracts import (
     TargetFactory,
     UserSimulator,
 )
+from simlab.engine._session import Scoring
+from simlab.engine._source import RoleOverrides
 from simlab.graders import LLMJudge, resolve_graders
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, RoleLimits, create_llm
 from simlab.simulators import (
@@ -66,6 +68,17 @@ class RunRoles:
         """Close every client (connection pools, HTTP sessions)."""
         for closer in self.closers:
             await closer.aclose()
+
+
+def run_scoring(suite: Suite, suite_dir: Path, overrides: RoleOverrides) -> Scoring:
+    """How a run grades its sessions: graders given in code, else the suite's (its
+    ``module:attr`` ones found beside it), with the suite's weights and pass rule.
+
+    Raises:
+        SpecError: a grader the suite names cannot be found.
+    """
+    graders = overrides.graders or resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
+    return Scoring(list(graders), suite.grading)
 
 
 def build_roles(

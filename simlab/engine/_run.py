@@ -22,10 +22,12 @@ from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 from simlab.spec import (
+    DEFAULT_DOMAIN,
     Goal,
     OutputLimits,
     Persona,
     Suite,
+    check_fit,
     load_agent_spec,
     load_goals,
     load_personas,
@@ -34,6 +36,7 @@ from simlab.store import (
     RUN_FILE,
     SCHEMA_VERSION,
     RunDirError,
+    RunInfo,
     RunLock,
     SessionRecord,
     SessionWriter,
@@ -42,6 +45,7 @@ from simlab.store import (
     read_sessions_locked,
     slim_record,
     write_json,
+    write_run_info,
 )
 
 
@@ -91,13 +95,18 @@ def config_hash(
         "files": files or {},
         "schema_version": SCHEMA_VERSION,
         "suite": _hashed_suite(suite),
-        "personas": {k: v.model_dump(mode="json") for k, v in sorted(personas.items())},
-        "goals": {k: v.model_dump(mode="json") for k, v in sorted(goals.items())},
+        "personas": {k: _hashed(v) for k, v in sorted(personas.items())},
+        "goals": {k: _hashed(v) for k, v in sorted(goals.items())},
     }
     if overrides:  # only when present: runs without any keep their hash
         payload["overrides"] = overrides
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def _hashed(spec: Persona | Goal) -> dict[str, Any]:
+    # a spec naming no domain hashes as it did before domains existed
+    return spec.model_dump(mode="json", exclude={"domain"} if spec.domain is None else None)
 
 
 def _hashed_suite(suite: Suite) -> dict[str, Any]:
@@ -107,6 +116,8 @@ def _hashed_suite(suite: Suite) -> dict[str, Any]:
     fields = {"budget_usd", "concurrency", "executor"}
     if suite.limits == OutputLimits():
         fields.add("limits")
+    if suite.domains == [DEFAULT_DOMAIN]:
+        fields.add("domains")
     dumped = suite.model_dump(mode="json", exclude=fields)
     if dumped["target"].get("isolation") == "thread":
         del dumped["target"]["isolation"]
@@ -128,6 +139,8 @@ def _load(
     base = source.base_dir
     personas = source.personas or load_personas([base / d for d in suite.persona_dirs])
     goals = source.goals or load_goals([base / d for d in suite.goal_dirs])
+    # a goal its domain cannot voice fails here, with file:line, not as simulator errors
+    check_fit(suite, base, source.personas, source.goals, source.path)
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}
@@ -220,22 +233,19 @@ def _inline_specs(source: SuiteSource, jobs: list[SessionJob]) -> dict[str, Any]
     return inline
 
 
-def source_of_run(info: dict[str, Any], suite_path: Path | None = None) -> SuiteSource:
+def source_of_run(info: RunInfo, suite_path: Path | None = None) -> SuiteSource:
     """The suite a run was started from: its file (or ``suite_path``), else run.json's copy.
 
     Raises:
         RunDirError: the suite file is gone and run.json holds no copy to resume from.
     """
-    path = suite_path or (Path(info["suite_path"]) if info.get("suite_path") else None)
+    path = suite_path or (Path(info.suite_path) if info.suite_path else None)
     if path is not None:
         return SuiteSource.from_file(path)
-    if "suite" not in info:
-        raise RunDirError("run.json names no suite file and holds no suite; pass the suite file")
-    inline = info.get("inline", {})
-    base = Path(info.get("suite_dir") or Path.cwd())
-    personas = {p["id"]: Persona.model_validate(p) for p in inline.get("personas", [])}
-    goals = {g["id"]: Goal.model_validate(g) for g in inline.get("goals", [])}
-    suite = Suite.model_validate(info["suite"])
+    base = Path(info.suite_dir or Path.cwd())
+    personas = {p["id"]: Persona.model_validate(p) for p in info.inline.get("personas", [])}
+    goals = {g["id"]: Goal.model_validate(g) for g in info.inline.get("goals", [])}
+    suite = info.suite
     # the copy already carries the run's seed and reps: do not apply them twice
     return SuiteSource(suite, base, None, personas or None, goals or None)
 
@@ -246,6 +256,7 @@ def plan_resume(
     retry_errors: bool = False,
     overrides: RoleOverrides = NO_OVERRIDES,
     lock: bool = True,
+    source: SuiteSource | None = None,
 ) -> RunPlan:
     """Reload a run's suite, check it is unchanged, and find the sessions still to run.
 
@@ -262,6 +273,8 @@ def plan_resume(
             keep it in the plan for ``execute``; the plan's records are then slim
             (``store.slim_record``: no transcript), so resuming a large run holds
             little. False for a plan only read, with full records (a diagnosis).
+        source: The suite given again in code (a ``Suite`` with its personas and
+            goals): it must be the one the run started with, as a file must.
 
     Raises:
         RunDirError: the run cannot be read, or its configuration (suite,
@@ -269,12 +282,12 @@ def plan_resume(
             process holds its lock.
     """
     info = read_run_info(run_dir)
-    source = source_of_run(info, suite_path)
-    recorded = info.get("overrides", {})
+    source = source or source_of_run(info, suite_path)
+    recorded = info.overrides
     suite, jobs, chash = _load(
         source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
     )
-    if chash != info.get("config_hash"):
+    if chash != info.config_hash:
         raise RunDirError(_changed_config(run_dir, info, source, overrides))
     run_lock: RunLock | None = None
     if lock:  # locked before reading: see RunLock
@@ -302,10 +315,10 @@ def plan_resume(
 
 
 def _changed_config(
-    run_dir: Path, info: dict[str, Any], source: SuiteSource, overrides: RoleOverrides
+    run_dir: Path, info: RunInfo, source: SuiteSource, overrides: RoleOverrides
 ) -> str:
     """Why a run cannot be resumed as it is now configured."""
-    recorded = info.get("overrides", {})
+    recorded = info.overrides
     now = overrides.names()
     for role in ("target", "simulator", "graders"):
         if recorded.get(role) != now.get(role):
@@ -323,7 +336,7 @@ def _changed_config(
             )
     where = source.path or "its suite"
     return (
-        f"{run_dir} was run with config {info.get('config_hash')} but {where} and its personas "
+        f"{run_dir} was run with config {info.config_hash} but {where} and its personas "
         "and goals now give another: they changed since the run started. Restore them, "
         "or start a new run instead of resuming."
     )
@@ -427,8 +440,11 @@ def _given_in_code(
 
 def _record_roles(run_dir: Path, roles: RunRoles) -> None:
     """Pin the model ids and the prices in force into run.json."""
-    info = read_run_info(run_dir)
-    info["models"] = roles.models
-    info["pricing"] = roles.prices.as_json()
-    info["budget_usd"] = roles.budget.usd
-    write_json(run_dir / RUN_FILE, info)
+    info = read_run_info(run_dir).model_copy(
+        update={
+            "models": roles.models,
+            "pricing": roles.prices.as_json(),
+            "budget_usd": roles.budget.usd,
+        }
+    )
+    write_run_info(run_dir, info)

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -28,6 +28,7 @@ from simlab.core import (
     AgentReply,
     Knobs,
     Message,
+    ReportedError,
     SessionContext,
     StopSignal,
     Transcript,
@@ -41,7 +42,7 @@ from simlab.graders import grade_session
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
 from simlab.spec import Grading, OutputLimits, SpecError, resolve_perturbations
-from simlab.store import SessionRecord, StopReason, Usage
+from simlab.store import SessionError, SessionRecord, StopReason, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +54,23 @@ class SessionLimits:
     output: OutputLimits = field(default_factory=OutputLimits)
 
 
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How sessions are graded: the graders (None: the built-ins) and the score's
+    weights and pass rule. A run's experiments re-run sessions with the run's own."""
+
+    graders: Sequence[Grader] | None = None
+    grading: Grading | None = None
+
+
+BUILTIN_SCORING = Scoring()
+"""The built-in graders with today's weights and pass rule."""
+
+
 class _Stop(Exception):
-    def __init__(self, reason: StopReason, message: str | None = None) -> None:
+    def __init__(self, reason: StopReason, error: SessionError) -> None:
         self.reason = reason
-        self.message = message
+        self.error = error
 
 
 def session_setup(job: SessionJob) -> SessionSetup:
@@ -98,12 +112,10 @@ async def run_session(
     except _Stop as stop:
         await _close_target(parts)
         return SessionRecord(
-            **_with_traceback(
-                _base(job, setup, transcript, parts, started, planned), stop.__cause__
-            ),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=stop.reason,
-            error=stop.message,
+            error=stop.error,
         )
     await _close_target(parts)
     try:
@@ -121,10 +133,10 @@ async def run_session(
         )
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_with_traceback(_base(job, setup, transcript, parts, started, planned), e),
+            **_base(job, setup, transcript, parts, started, planned),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
-            error=f"grading failed: {_describe(e)}",
+            error=error_of(e, stage="grading"),
         )
     checks = graded.checks
     meta: dict[str, Any] = {}
@@ -132,7 +144,7 @@ async def run_session(
         try:
             checks = {**checks, "judge": await judge(setup, transcript, checks)}
         except Exception as e:  # a judge that fails is a grader error, not a target failure
-            meta["grader_error"] = _describe(e)
+            meta["grader_error"] = error_of(e).headline
     base = _base(job, setup, transcript, parts, started, planned)
     base["meta"].update(meta)
     return SessionRecord(
@@ -198,11 +210,11 @@ async def _converse(
         if setup.key.perturbations:
             parts["canaries"] = _canaries(setup)
     except Exception as e:
-        raise _Stop(StopReason.SIMULATOR_ERROR, _describe(e)) from e
+        raise _Stop(StopReason.SIMULATOR_ERROR, error_of(e)) from e
     try:
         target = parts["target"] = make_target(setup)
     except Exception as e:
-        raise _Stop(_agent_reason(e), _describe(e)) from e
+        raise _Stop(_agent_reason(e), error_of(e)) from e
     knobs = knobs or Knobs()
     history: list[Message] = []
     persona, goal, mode = setup.persona, setup.goal, setup.mode
@@ -238,7 +250,10 @@ async def _converse(
     # reply is not recorded, the turn is the one that timed out
     raise _Stop(
         StopReason.AGENT_ERROR,
-        f"turn {transcript.n_user_turns}: turn timeout, no reply within {limits.turn_timeout_s:g}s",
+        SessionError(
+            message=f"turn timeout, no reply within {limits.turn_timeout_s:g}s",
+            turn=transcript.n_user_turns,
+        ),
     )
 
 
@@ -276,7 +291,7 @@ async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) ->
         # the user model's provider failing after retries is infrastructure; a simulator
         # that cannot keep to its plan (fidelity faults) is a simulator error
         reason = StopReason.INFRA_ERROR if isinstance(e, LLMError) else StopReason.SIMULATOR_ERROR
-        raise _Stop(reason, f"turn {turn_no}: {_describe(e)}") from e
+        raise _Stop(reason, error_of(e, turn=turn_no)) from e
 
 
 async def _agent_turn(
@@ -316,7 +331,7 @@ async def _agent_turn(
         clock.deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
         return await answer
     except Exception as e:
-        raise _Stop(_agent_reason(e), f"turn {ctx.turn}: {_describe(e)}") from e
+        raise _Stop(_agent_reason(e), error_of(e, turn=ctx.turn)) from e
     finally:
         if armed:
             clock.deadline = math.inf
@@ -361,23 +376,30 @@ def _agent_reason(e: BaseException) -> StopReason:
 
 _MESSAGE_CHARS = 2000
 """The most of an exception's message a record's ``error`` keeps."""
+_TRACEBACK_CHARS = 20_000
+"""The most of a traceback a record keeps (its last frames)."""
 
 
-def _describe(e: BaseException) -> str:
-    """``Type: message``: what the record's ``error`` says; the traceback goes to its meta."""
-    message = str(e)
+def error_of(
+    e: BaseException, *, turn: int | None = None, stage: Literal["grading"] | None = None
+) -> SessionError:
+    """The structured error a record stores for ``e``: its type, message (at most
+    2,000 characters) and last frames. An error reported from a worker process keeps
+    the type and traceback it reported, not the wrapper's."""
+    if isinstance(e, ReportedError):
+        type_name, message, trace = e.type_name, e.message, e.traceback
+    else:
+        frames = traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
+        type_name, message, trace = type(e).__name__, str(e), "".join(frames)
     if len(message) > _MESSAGE_CHARS:
         message = f"{message[:_MESSAGE_CHARS]}... [{len(message):,} characters in all]"
-    return f"{type(e).__name__}: {message}"
-
-
-def _with_traceback(base: dict[str, Any], e: BaseException | None) -> dict[str, Any]:
-    """``base`` with the last frames of ``e``'s traceback in ``meta["traceback"]``: kept in
-    sessions.jsonl for the developer, left out of published reports unless asked for."""
-    if e is not None:
-        frames = traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
-        base["meta"]["traceback"] = "".join(frames)[-20_000:]
-    return base
+    return SessionError(
+        type=type_name,
+        message=message,
+        turn=turn,
+        stage=stage,
+        traceback=trace[-_TRACEBACK_CHARS:] if trace else None,
+    )
 
 
 def unrun_record(job: SessionJob, reason: StopReason, message: str) -> SessionRecord:
@@ -386,4 +408,6 @@ def unrun_record(job: SessionJob, reason: StopReason, message: str) -> SessionRe
     so ``--retry-errors`` runs it again."""
     setup = session_setup(job)
     base = _base(job, setup, Transcript(), {}, time.perf_counter(), _planned_turns(setup))
-    return SessionRecord(**base, status="error", stop_reason=reason, error=message)
+    return SessionRecord(
+        **base, status="error", stop_reason=reason, error=SessionError(message=message)
+    )

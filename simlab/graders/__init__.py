@@ -48,6 +48,8 @@ from simlab.graders._judge import (
     parse_judge_output,
 )
 from simlab.graders._judge_case import render_case
+from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
+from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
 from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
 from simlab.graders._trajectory import (
     TRAJECTORY,
@@ -63,6 +65,7 @@ __all__ = [
     "CONFIRMATION_WEIGHT",
     "CONSTRAINTS_WEIGHT",
     "CONSTRAINT_PREFIX",
+    "DEFAULT_DEV_SHARE",
     "DEFAULT_RUBRIC",
     "GOAL_COMPLETED",
     "GOAL_COMPLETED_WEIGHT",
@@ -78,10 +81,12 @@ __all__ = [
     "GoalCompleted",
     "Grade",
     "GradingError",
+    "Half",
     "JudgeError",
     "JudgeOutputError",
     "JudgeVerdict",
     "LLMJudge",
+    "LabelAgreement",
     "LabelsError",
     "Rate",
     "Trajectory",
@@ -99,6 +104,9 @@ __all__ = [
     "grade",
     "grade_session",
     "judge_model_id",
+    "kappa_cli",
+    "label_agreement",
+    "label_half",
     "parse_judge_output",
     "read_labels",
     "render_case",
@@ -106,6 +114,7 @@ __all__ = [
     "rogan_gladen",
     "satisfies",
     "score_checks",
+    "split_keys",
     "trajectory_check",
     "trajectory_metrics",
     "violations",

@@ -1,14 +1,19 @@
-"""Judge calibration against human labels: TPR, TNR and the corrected pass rate.
+"""Judge calibration against human labels: TPR, TNR, kappa and the corrected pass rate.
 
-"Positive" is a pass. Among sessions a human passed, the judge's pass share is
-the TPR (sensitivity); among sessions a human failed, the judge's fail share is
-the TNR (specificity). A judge that errs biases its raw pass rate; the
-Rogan-Gladen estimator undoes that bias::
+The judge's job is to catch failures, so a *failure* is the positive class:
+among sessions a human failed, the judge's fail share is the TPR (sensitivity,
+failures caught); among sessions a human passed, the judge's pass share is the
+TNR (specificity). Cohen's kappa (``simlab.stats.cohen_kappa``) says how far
+judge and human agree beyond chance. A judge that errs biases its raw pass
+rate; the Rogan-Gladen estimator undoes that bias. Written for the pass rate
+with a failure as the positive class::
 
-    corrected = (p_obs + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]
+    corrected = (p_obs + TPR - 1) / (TPR + TNR - 1), clipped to [0, 1]
+
+(one minus the corrected failure rate ``(q_obs + TNR - 1) / (TPR + TNR - 1)``).
 
 Its interval comes from a seeded bootstrap that resamples, jointly and
-independently, the human-pass labels, the human-fail labels and the run's
+independently, the human-fail labels, the human-pass labels and the run's
 judge verdicts. Resampling a set of 0/1 outcomes with replacement draws its
 count of ones from Binomial(n, p_hat), so each group is resampled exactly by one
 binomial draw (vectorised, no per-session loop). Each replicate recomputes
@@ -18,11 +23,8 @@ judge is no better than chance there); when more than the interval's tail
 share of replicates has none, the interval is [0, 1]: the data cannot bound
 the pass rate. The labelled sessions are usually a subset of the run;
 treating the groups as independent ignores that overlap. An excess of judge
-passes among them raises p_obs and TPR and lowers TNR, whose effects on the
+passes among them raises p_obs and lowers TPR and raises TNR, whose effects on the
 estimate partly cancel, so ignoring it tends to widen the interval, not narrow it.
-
-Note that some texts call catching a *failure* the true positive; here, as in
-the rest of simlab, a pass is the positive class.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from simlab.stats import wilson_interval
+from simlab.stats import Kappa, cohen_kappa, wilson_interval
 
 DEFAULT_BOOTSTRAP = 4000
 """Bootstrap replicates of the corrected pass rate."""
@@ -71,9 +73,10 @@ class CalibrationReport:
     """How far a judge agrees with humans, and what the run's pass rate really is.
 
     Attributes:
-        tpr: Judge passes among human passes (sensitivity).
-        tnr: Judge fails among human fails (specificity).
+        tpr: Judge fails among human fails (sensitivity: real failures caught).
+        tnr: Judge passes among human passes (specificity).
         agreement: Judge and human agree, over every labelled session.
+        kappa: Cohen's kappa of judge and human over the labelled sessions.
         raw_pass_rate: The judge's pass rate over the whole run.
         corrected: The Rogan-Gladen estimate clipped to [0, 1]; None when
             TPR + TNR - 1 <= 0 (or a group is empty): the judge carries no signal.
@@ -87,6 +90,7 @@ class CalibrationReport:
     tpr: Rate
     tnr: Rate
     agreement: Rate
+    kappa: Kappa
     raw_pass_rate: Rate
     corrected: float | None
     corrected_ci: tuple[float, float]
@@ -101,6 +105,8 @@ class CalibrationReport:
             "tpr": self.tpr.as_json(),
             "tnr": self.tnr.as_json(),
             "agreement": self.agreement.as_json(),
+            "kappa": {"value": self.kappa.kappa, "n": self.kappa.n, "ci": list(self.kappa.ci)},
+            "positive": "fail",
             "raw_pass_rate": self.raw_pass_rate.as_json(),
             "corrected": self.corrected,
             "corrected_ci": list(self.corrected_ci),
@@ -117,17 +123,17 @@ def rogan_gladen(p_obs: float, tpr: float, tnr: float) -> float | None:
 
     Args:
         p_obs: The judge's pass rate.
-        tpr: P(judge pass | human pass).
-        tnr: P(judge fail | human fail).
+        tpr: P(judge fail | human fail): the failures it catches.
+        tnr: P(judge pass | human pass).
 
     Returns:
-        ``(p_obs + tnr - 1) / (tpr + tnr - 1)`` clipped to [0, 1], or None when
+        ``(p_obs + tpr - 1) / (tpr + tnr - 1)`` clipped to [0, 1], or None when
         ``tpr + tnr - 1 <= 0`` (the judge is no better than a coin).
     """
     youden = tpr + tnr - 1.0
     if youden <= 0.0:
         return None
-    return min(1.0, max(0.0, (p_obs + tnr - 1.0) / youden))
+    return min(1.0, max(0.0, (p_obs + tpr - 1.0) / youden))
 
 
 def calibrate(
@@ -160,6 +166,7 @@ def calibrate(
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level}")
+    # A failure is the positive class: a judge fail on a human fail is a true positive.
     tp = fn = tn = fp = 0
     seen: set[str] = set()
     for key, human in labels:
@@ -169,10 +176,10 @@ def calibrate(
         if key not in verdicts:
             raise CalibrationError(f"session {key!r} has no judge verdict")
         judge = verdicts[key]
-        if human:
-            tp, fn = (tp + 1, fn) if judge else (tp, fn + 1)
+        if not human:
+            tp, fn = (tp + 1, fn) if not judge else (tp, fn + 1)
         else:
-            tn, fp = (tn + 1, fp) if not judge else (tn, fp + 1)
+            tn, fp = (tn + 1, fp) if judge else (tn, fp + 1)
     tpr = Rate.of(tp, tp + fn, level)
     tnr = Rate.of(tn, tn + fp, level)
     raw = Rate.of(sum(1 for v in run_verdicts if v), len(run_verdicts), level)
@@ -184,6 +191,7 @@ def calibrate(
         tpr=tpr,
         tnr=tnr,
         agreement=Rate.of(tp + tn, tp + fn + tn + fp, level),
+        kappa=cohen_kappa([h for _, h in labels], [verdicts[k] for k, _ in labels], level),
         raw_pass_rate=raw,
         corrected=corrected,
         corrected_ci=ci,
@@ -202,8 +210,8 @@ def _bootstrap_ci(
         return (0.0, 1.0), 1.0
     rng = np.random.default_rng(seed)
     # One binomial draw per group is exactly a with-replacement resample of its 0/1 outcomes.
-    se = rng.binomial(tpr.n, tpr.successes / tpr.n, n_boot) / tpr.n
-    sp = rng.binomial(tnr.n, tnr.successes / tnr.n, n_boot) / tnr.n
+    se = rng.binomial(tpr.n, tpr.successes / tpr.n, n_boot) / tpr.n  # failures caught
+    sp = rng.binomial(tnr.n, tnr.successes / tnr.n, n_boot) / tnr.n  # passes recognised
     p = rng.binomial(raw.n, raw.successes / raw.n, n_boot) / raw.n
     youden = se + sp - 1.0
     defined = youden > 0.0
@@ -211,6 +219,6 @@ def _bootstrap_ci(
     tail = (1.0 - level) / 2.0
     if undefined > tail:
         return (0.0, 1.0), undefined
-    est = np.clip((p[defined] + sp[defined] - 1.0) / youden[defined], 0.0, 1.0)
+    est = np.clip((p[defined] + se[defined] - 1.0) / youden[defined], 0.0, 1.0)
     lo, hi = np.quantile(est, [tail, 1.0 - tail])
     return (float(lo), float(hi)), undefined

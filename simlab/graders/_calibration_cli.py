@@ -26,6 +26,8 @@ from rich.table import Table
 from simlab.core import SessionKey
 from simlab.graders._calibration import DEFAULT_BOOTSTRAP, CalibrationReport, Rate, calibrate
 from simlab.graders._judge import JUDGE
+from simlab.graders._label_split import DEFAULT_DEV_SHARE, split_keys
+from simlab.stats import Kappa
 from simlab.store import SESSIONS_FILE, RunDirError, SessionRecord, read_sessions
 
 EXIT_OK = 0
@@ -200,9 +202,12 @@ def render_report(report: CalibrationReport, console: Console) -> None:
     table.add_column("estimate", justify="right")
     table.add_column(f"{pct} interval", justify="right")
     table.add_column("n", justify="right")
-    table.add_row("TPR (judge passes | human pass)", *_rate_cells(report.tpr, "Wilson"))
-    table.add_row("TNR (judge fails | human fail)", *_rate_cells(report.tnr, "Wilson"))
+    table.add_row(
+        "TPR: failures caught (judge fails | human fail)", *_rate_cells(report.tpr, "Wilson")
+    )
+    table.add_row("TNR (judge passes | human pass)", *_rate_cells(report.tnr, "Wilson"))
     table.add_row("agreement", *_rate_cells(report.agreement, "Wilson"))
+    table.add_row("Cohen's kappa (judge vs human)", *kappa_cells(report.kappa))
     table.add_row("judge pass rate (raw, whole run)", *_rate_cells(report.raw_pass_rate, "Wilson"))
     est = "n/a" if report.corrected is None else f"{report.corrected:.3f}"
     lo, hi = report.corrected_ci
@@ -214,7 +219,7 @@ def render_report(report: CalibrationReport, console: Console) -> None:
     )
     console.print(table)
     console.print(
-        f"corrected = (raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]; interval: "
+        f"corrected = (raw + TPR - 1) / (TPR + TNR - 1), clipped to [0, 1]; interval: "
         f"{report.n_boot} seeded (seed {report.seed}) bootstrap replicates resampling the "
         "human-pass labels, human-fail labels and run verdicts independently."
     )
@@ -232,6 +237,15 @@ def render_report(report: CalibrationReport, console: Console) -> None:
         console.print(f"{report.undefined_share:.1%} of replicates had TPR + TNR <= 1 (left out).")
 
 
+def kappa_cells(kappa: Kappa) -> tuple[str, str, str]:
+    """Estimate, interval and n of a kappa, as table cells."""
+    if kappa.kappa is None:
+        why = "undefined: one category only" if kappa.n else "no item"
+        return "n/a", why, str(kappa.n)
+    lo, hi = kappa.ci
+    return f"{kappa.kappa:.3f}", f"[{lo:.3f}, {hi:.3f}] Wilson-mapped", str(kappa.n)
+
+
 def _rate_cells(rate: Rate, method: str) -> tuple[str, str, str]:
     value = "n/a" if rate.value is None else f"{rate.value:.3f}"
     lo, hi = rate.ci
@@ -241,8 +255,8 @@ def _rate_cells(rate: Rate, method: str) -> tuple[str, str, str]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab calibrate",
-        description="Compare the run's LLM judge with human labels: TPR, TNR and the "
-        "corrected pass-rate estimate, each with an interval.",
+        description="Compare the run's LLM judge with human labels: TPR (failures "
+        "caught), TNR, Cohen's kappa and the corrected pass-rate estimate, each with an interval.",
     )
     parser.add_argument("labels", type=Path, help='LABELS.jsonl: {"key": ..., "passed": bool}')
     parser.add_argument("run_dir", type=Path, help="a run directory with judge checks")
@@ -250,12 +264,32 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--n-boot", type=int, default=DEFAULT_BOOTSTRAP, help="bootstrap replicates"
     )
+    parser.add_argument(
+        "--split",
+        choices=("all", "dev", "test"),
+        default="all",
+        help="measure on the dev half (to tune the judge's prompt on), the test half "
+        "(to measure the tuned prompt) or all labels (default)",
+    )
+    parser.add_argument(
+        "--dev-share",
+        type=float,
+        default=DEFAULT_DEV_SHARE,
+        help=f"expected share of labels in the dev half (default {DEFAULT_DEV_SHARE})",
+    )
+    parser.add_argument(
+        "--split-seed", type=int, default=0, help="seed of the dev/test split (default 0)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     return parser
 
 
 def calibrate_cli(argv: list[str]) -> int:
-    """Run ``simlab calibrate LABELS.jsonl RUN_DIR [--seed N] [--n-boot B] [--json]``.
+    """Run ``simlab calibrate LABELS.jsonl RUN_DIR [--split all|dev|test] [--seed N] [--json]``.
+
+    ``--split dev`` measures the judge on the dev half of the labels (to tune
+    its prompt on, with the disagreeing sessions listed), ``--split test`` on
+    the other half (to report); see ``label_half``.
 
     Returns:
         0 after printing the report; 2 for bad arguments, malformed labels,
@@ -269,8 +303,22 @@ def calibrate_cli(argv: list[str]) -> int:
         return EXIT_OK if e.code == 0 else EXIT_USAGE
     if args.n_boot < 1:
         return _fail([f"--n-boot must be at least 1, got {args.n_boot}"])
+    if not 0.0 < args.dev_share < 1.0:
+        return _fail([f"--dev-share must be between 0 and 1 (exclusive), got {args.dev_share}"])
     try:
         labels = read_labels(args.labels)
+        halves = split_keys([label.key for label in labels], args.split_seed, args.dev_share)
+        if args.split != "all":
+            chosen = set(halves[args.split])
+            labels = [label for label in labels if label.key in chosen]
+            if not labels:
+                raise LabelsError(
+                    [
+                        f"{args.labels}: none of its labels is in the {args.split} half "
+                        f"(--dev-share {args.dev_share}, --split-seed {args.split_seed}); "
+                        "label more sessions or change the share"
+                    ]
+                )
         verdicts, records = judge_verdicts(args.run_dir)
         pairs = match_labels(labels, args.labels, verdicts, records)
     except LabelsError as e:
@@ -279,13 +327,71 @@ def calibrate_cli(argv: list[str]) -> int:
         return _fail([str(e)])
     run_verdicts = [verdicts[k] for k in records if k in verdicts]
     report = calibrate(pairs, verdicts, run_verdicts, args.seed, n_boot=args.n_boot)
+    split = {
+        "half": args.split,
+        "dev_share": args.dev_share,
+        "seed": args.split_seed,
+        "n_dev": len(halves["dev"]),
+        "n_test": len(halves["test"]),
+    }
     if args.json:
-        print(json.dumps(report.as_json(), indent=2))
+        print(json.dumps({**report.as_json(), "split": split}, indent=2))
     else:
         # Wide enough off a terminal that no row wraps (logs, CI, pipes).
         width = None if sys.stdout.isatty() else 160
-        render_report(report, Console(width=width, highlight=False))
+        console = Console(width=width, highlight=False)
+        render_report(report, console)
+        _print_split(console, split, pairs, verdicts)
     return EXIT_OK
+
+
+_SHOWN = 10
+
+
+def _print_split(
+    console: Console,
+    split: dict[str, Any],
+    pairs: Sequence[tuple[str, bool]],
+    verdicts: dict[str, bool],
+) -> None:
+    half, n_dev, n_test = split["half"], split["n_dev"], split["n_test"]
+    where = (
+        f"--dev-share {split['dev_share']}, --split-seed {split['seed']}: "
+        f"{n_dev} dev, {n_test} test labels"
+    )
+    if half == "all":
+        console.print(
+            f"Measured on all {len(pairs)} labels. If the judge's prompt was tuned on them these "
+            f"figures are optimistic: tune with --split dev, report --split test ({where}).",
+            soft_wrap=True,
+        )
+    elif half == "dev":
+        console.print(
+            f"Measured on the dev half ({where}): tune the judge's prompt here, "
+            "then report --split test.",
+            soft_wrap=True,
+        )
+    else:
+        console.print(
+            f"Measured on the test half ({where}), kept apart from tuning.", soft_wrap=True
+        )
+    missed = [k for k, human in pairs if not human and verdicts[k]]
+    false_alarms = [k for k, human in pairs if human and not verdicts[k]]
+    if half == "test":
+        console.print(
+            f"Disagreements: {len(missed)} failures the judge passed, {len(false_alarms)} "
+            "passes it failed (not listed: reading them would tune the prompt on the test half).",
+            soft_wrap=True,
+        )
+        return
+    for title, keys in (
+        ("failures the judge passed", missed),
+        ("passes the judge failed", false_alarms),
+    ):
+        more = f" (+{len(keys) - _SHOWN} more)" if len(keys) > _SHOWN else ""
+        console.print(
+            f"{title} ({len(keys)}): {', '.join(keys[:_SHOWN]) or '-'}{more}", soft_wrap=True
+        )
 
 
 def _fail(problems: list[str]) -> int:

@@ -24,7 +24,16 @@ import anyio
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import SessionKey, derive_seed
-from simlab.engine import RunRoles, SessionJob, SessionLimits, build_roles, run_jobs, run_session
+from simlab.engine import (
+    BUILTIN_SCORING,
+    RunRoles,
+    Scoring,
+    SessionJob,
+    SessionLimits,
+    build_roles,
+    run_jobs,
+    run_session,
+)
 from simlab.spec import Perturbation, Suite, register_perturbations
 from simlab.store import SessionRecord
 
@@ -137,12 +146,16 @@ async def run_baseline(
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
     concurrency: int,
+    scoring: Scoring = BUILTIN_SCORING,
 ) -> list[SessionRecord]:
-    """Run ``jobs`` in memory (nothing written), in the jobs' order."""
+    """Run ``jobs`` in memory (nothing written), in the jobs' order, graded by ``scoring``."""
     done: dict[SessionKey, SessionRecord] = {}
 
     async def runner(job: SessionJob) -> SessionRecord:
-        return await run_session(job, make_target, make_simulator, limits)
+        return await run_session(
+            job, make_target, make_simulator, limits,
+            graders=scoring.graders, grading=scoring.grading,
+        )  # fmt: skip
 
     await run_jobs(jobs, runner, concurrency, lambda r: done.__setitem__(r.key, r))
     return [done[j.key] for j in jobs]
@@ -154,15 +167,20 @@ async def _chain(
     make_target: TargetFactory,
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
+    scoring: Scoring,
 ) -> SessionBrittleness:
     records: list[SessionRecord] = []
     for k in range(1, len(order) + 1):
         key = job.key.model_copy(update={"perturbations": order[:k]})
         perturbed = SessionJob(key, job.seed, job.persona, job.goal, job.mode)
-        record = await run_session(perturbed, make_target, make_simulator, limits)
+        record = await run_session(
+            perturbed, make_target, make_simulator, limits,
+            graders=scoring.graders, grading=scoring.grading,
+        )  # fmt: skip
         records.append(record)
         if record.status != "ok":
-            error = f"k={k}: {record.stop_reason.value}: {(record.error or '').splitlines()[0]}"
+            said = record.error.headline if record.error else ""
+            error = f"k={k}: {record.stop_reason.value}: {said}"
             return SessionBrittleness(job.key, order, k - 1, False, None, records, error)
         if not record.passed:
             return SessionBrittleness(job.key, order, k, True, order[k - 1], records)
@@ -180,6 +198,7 @@ async def brittleness_for_target(
     max_k: int | None = None,
     concurrency: int = 32,
     make_simulator: SimulatorFactory | None = None,
+    scoring: Scoring = BUILTIN_SCORING,
 ) -> TargetBrittleness:
     """Re-run every passing ``baseline`` session with growing perturbation stacks.
 
@@ -195,6 +214,8 @@ async def brittleness_for_target(
         make_simulator: the re-runs' simulated user, playing the perturbations
             each key names from ``library`` (``perturbed_roles``); default: the
             scripted one.
+        scoring: how the re-runs are graded: the run's own graders and pass rule,
+            so a chain breaks where the run would call it a failure.
 
     Raises:
         KeyError: a baseline record's key is not among ``jobs``.
@@ -222,6 +243,7 @@ async def brittleness_for_target(
                 make_target,
                 make_simulator,
                 limits,
+                scoring,
             )
 
     async with anyio.create_task_group() as tg:

@@ -17,6 +17,7 @@ from simlab.engine import (
     execute,
     expand,
     plan_new_run,
+    run_scoring,
     source_of_run,
     target_factory,
 )
@@ -41,12 +42,13 @@ from simlab.spec import (
 from simlab.store import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
-    RUN_FILE,
+    Brittleness,
     SessionRecord,
     read_run_info,
     read_sessions,
     write_atomic,
     write_json,
+    write_run_info,
 )
 
 
@@ -115,6 +117,7 @@ async def _experiment(
             [Problem("run", None, "sessions", f"not in the suite any more: {missing[:3]}")]
         )
     limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
+    scoring = run_scoring(suite, suite_dir, overrides)
     depth = len(library) if max_k is None else min(max_k, len(library))
     targets: dict[str, TargetBrittleness] = {}
     own_name = overrides.target_name or target_name(suite)
@@ -132,10 +135,13 @@ async def _experiment(
             if name == own_name and overrides.target is not None:  # the run's own, from code
                 make_target = overrides.target
             if records is None:  # a compared version's baseline, run in memory
-                records = await run_baseline(jobs, make_target, user.simulator, limits, concurrency)
+                records = await run_baseline(
+                    jobs, make_target, user.simulator, limits, concurrency, scoring
+                )
             targets[name] = await brittleness_for_target(
                 name, records, by_key, make_target, library, limits,
                 max_k=depth, concurrency=concurrency, make_simulator=user.simulator,
+                scoring=scoring,
             )  # fmt: skip
     finally:
         await user.aclose()
@@ -156,6 +162,8 @@ def write_results(run_dir: Path, result: BrittlenessResult, summary: dict[str, A
                 row["record"] = record.model_dump(mode="json")
                 lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
     write_atomic(run_dir / BRITTLENESS_SESSIONS_FILE, "".join(f"{line}\n" for line in lines))
+    # validated as readers will read it: a writer's slip fails here, not in a report
+    Brittleness.model_validate(summary)
     write_json(run_dir / BRITTLENESS_FILE, summary)
 
 
@@ -176,7 +184,7 @@ async def brittleness_from_run(
         SpecError: the suite, library or a compared target is invalid.
     """
     info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
+    suite = info.suite
     suite_dir = source_of_run(info).base_dir
     baseline = read_sessions(run_dir).records
     return await _experiment(
@@ -211,9 +219,10 @@ async def brittleness_from_suite(
     baseline = await execute(plan, make_target=make_target)
     if target is not None:  # run.json names the target that really ran
         info = read_run_info(plan.run_dir)
-        info["suite"] = plan.suite.model_dump(mode="json")
-        info["models"]["agent"] = target_name(plan.suite)
-        write_json(plan.run_dir / RUN_FILE, info)
+        models = {**info.models, "agent": target_name(plan.suite)}
+        write_run_info(
+            plan.run_dir, info.model_copy(update={"suite": plan.suite, "models": models})
+        )
     return await _experiment(
         plan.run_dir, plan.suite, suite_dir, baseline, compare,
         max_k=max_k, concurrency=concurrency, perturbations=perturbations, write=True,

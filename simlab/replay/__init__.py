@@ -3,7 +3,9 @@
 ``import_run`` turns OpenAI chat, Anthropic Messages or OpenTelemetry GenAI logs
 into a regular run directory; ``run_prefix_case`` replays a conversation cut
 before its failing agent turn to a target K times and reports how often the
-continuation keeps the constraints the prefix stated.
+continuation keeps the constraints the prefix stated (a target that keeps state
+and implements ``RestorableTarget`` rebuilds it from the prefix first), and
+``reproduction_rate`` how many recorded breaks happened again.
 """
 
 from simlab.replay._case import (
@@ -34,10 +36,14 @@ from simlab.replay._log import ImportRecordError
 from simlab.replay._options import DEFAULT_FIELDS, FORMATS, ImportFormat, ImportOptions
 from simlab.replay._prefix import (
     Continuation,
+    Outcome,
     PrefixResult,
+    ReproductionRate,
     case_from_record,
     cut_prefix,
     failing_turn_of,
+    reply_outcome,
+    reproduction_rate,
     run_prefix_case,
 )
 from simlab.replay._replay_cli import replay_cli
@@ -57,8 +63,10 @@ __all__ = [
     "ImportRecordError",
     "ImportedLogs",
     "KeptConstraint",
+    "Outcome",
     "PrefixCase",
     "PrefixResult",
+    "ReproductionRate",
     "broken_constraints",
     "case_from_record",
     "case_id",
@@ -73,6 +81,8 @@ __all__ = [
     "load_prefix_case",
     "load_prefix_cases",
     "replay_cli",
+    "reply_outcome",
+    "reproduction_rate",
     "run_prefix_case",
     "run_suite_prefix_cases",
     "save_prefix_case",

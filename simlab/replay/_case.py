@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from simlab.core import AgentReply, Message
 from simlab.replay._constraints import KeptConstraint
-from simlab.spec import Constraint, Fact, Goal, Slot, parse_model
+from simlab.spec import Constraint, Fact, Goal, parse_model
 from simlab.store import write_atomic
 
 _ID_RE = re.compile(r"[^a-z0-9_]+")
@@ -35,6 +35,8 @@ class PrefixCase(BaseModel):
         failing_turn: The user turn (1-based) whose agent reply failed in the log.
         logged_reply: That failing reply, for reference.
         final_tool: The tool that completes the task, when known.
+        agent_seed: The seed the logged session's target had, when known (a
+            simlab run): a target that restores its state re-lives the prefix with it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +50,7 @@ class PrefixCase(BaseModel):
     failing_turn: Annotated[int, Field(ge=1)]
     logged_reply: AgentReply | None = None
     final_tool: str = "unknown"
+    agent_seed: int | None = None
 
     @property
     def n_user_turns(self) -> int:
@@ -59,7 +62,7 @@ class PrefixCase(BaseModel):
         facts = [
             Fact(id=_slug(c.fact), slot=c.slot, value=c.value, required=False)
             for c in self.constraints
-            if c.slot in _SLOTS
+            if _SLOT_NAME.fullmatch(c.slot)
         ]
         if not facts:
             facts = [Fact(id="none", slot="reason", value="none", required=False)]
@@ -80,7 +83,8 @@ class PrefixCase(BaseModel):
         )
 
 
-_SLOTS: frozenset[str] = frozenset(get_args(Slot))
+_SLOT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""What a fact's slot may be called (its domain says which slots exist)."""
 
 
 def _slug(text: str) -> str:

@@ -149,7 +149,12 @@ def broken_constraints(
     return broken
 
 
-def _acts(name: str, final_tool: str | None) -> bool:
+def acts(name: str, final_tool: str | None) -> bool:
+    """Whether a call of tool ``name`` is an action (judged), not a lookup.
+
+    The task's final tool when known; otherwise any tool whose name does not
+    start like a lookup's (``search``, ``get``, ``list``...).
+    """
     # A lookup's arguments need not be the user's values (the return leg of a
     # round trip searches from the destination), so only actions are judged.
     if final_tool not in (None, "unknown"):
@@ -159,7 +164,7 @@ def _acts(name: str, final_tool: str | None) -> bool:
 
 def _broken_by_calls(reply: AgentReply, c: KeptConstraint, final_tool: str | None) -> str | None:
     for call in reply.tool_calls:
-        if call.error is not None or not _acts(call.name, final_tool):
+        if call.error is not None or not acts(call.name, final_tool):
             continue
         view = action_view(call) if call.name == final_tool else call.args
         for field in c.fields:

@@ -21,7 +21,14 @@ from simlab.replay._case import PrefixCase, load_prefix_cases, save_prefix_case
 from simlab.replay._import import import_logs
 from simlab.replay._import_cli import add_field_options, options_from
 from simlab.replay._options import FORMATS
-from simlab.replay._prefix import PrefixResult, case_from_record, run_prefix_case
+from simlab.replay._prefix import (
+    Continuation,
+    PrefixResult,
+    ReproductionRate,
+    case_from_record,
+    reproduction_rate,
+    run_prefix_case,
+)
 from simlab.spec import Goal, SpecError, Suite, load_goals
 from simlab.store import RUN_FILE, RunDirError, SessionRecord, read_run_info, read_sessions
 
@@ -141,9 +148,9 @@ def _cases_from_run(run_dir: Path) -> list[PrefixCase]:
     info = read_run_info(run_dir)
     records = read_sessions(run_dir).records
     goals: dict[str, Goal] = {}
-    suite_path = info.get("suite_path")
-    if suite_path and "imported" not in info:
-        suite = Suite.model_validate(info["suite"])
+    suite_path = info.suite_path
+    if suite_path and info.imported is None:
+        suite = info.suite
         base = Path(suite_path).parent
         dirs = [base / d for d in suite.goal_dirs if (base / d).is_dir()]
         if dirs:
@@ -166,23 +173,81 @@ def _from_records(
 
 def _print(cases: list[PrefixCase], results: list[PrefixResult], target: str) -> None:
     console = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
-    table = Table(title=f"prefix replay against {target}: keep-rate of the stated constraints")
-    for col in ("case", "turn", "constraints", "kept", "n", "keep-rate", "95% CI", "errors"):
-        table.add_column(col, justify="left" if col in ("case", "constraints") else "right")
+    table = Table(
+        title=f"prefix replay against {target}: what each continuation did with the "
+        "stated constraints"
+    )
+    cols = ("case", "turn", "constraints", "logged", "broken", "kept", "no action", "errors")
+    for col in (*cols, "keep-rate", "95% CI", "restored"):
+        left = col in ("case", "constraints", "logged")
+        # a case id is what a user copies: whole on one line where it fits, never cut
+        width = min(60, max((len(c.id) for c in cases), default=4)) if col == "case" else None
+        table.add_column(col, justify="left" if left else "right", overflow="fold", min_width=width)
     for case, res in zip(cases, results, strict=True):
-        rate = "-" if res.keep_rate is None else f"{100 * res.keep_rate:.1f}%"
+        rate = "-" if res.keep_rate is None else f"{100 * res.keep_rate:.1f}% of {res.n}"
+        restored = "-" if not res.restored else f"{res.restored}"
+        if res.diverged:
+            restored += f" ({res.diverged} diverged)"
         table.add_row(
             case.id,
             str(case.failing_turn),
             ", ".join(c.describe() for c in case.constraints) or "-",
+            "-" if res.logged is None else _LOGGED[res.logged],
+            str(res.broken),
             str(res.kept),
-            str(res.n),
-            rate,
-            f"[{100 * res.ci[0]:.1f}, {100 * res.ci[1]:.1f}]",
+            str(res.no_action),
             str(res.errors),
+            rate,
+            "-" if res.n == 0 else f"[{100 * res.ci[0]:.1f}, {100 * res.ci[1]:.1f}]",
+            restored,
         )
     console.print(table)
+    examples: list[tuple[str, Continuation]] = []
     for res in results:
-        example = next((c for c in res.continuations if c.broken), None)
-        if example is not None:
-            console.print(f"{res.case_id}: e.g. replay {example.index}: {example.broken[0]}")
+        first = next((c for c in res.continuations if c.broken), None)
+        if first is not None:
+            examples.append((res.case_id, first))
+    for case_id, c in examples[:_EXAMPLES]:
+        console.print(f"{case_id}: e.g. replay {c.index}: {c.broken[0]}", soft_wrap=True)
+    if len(examples) > _EXAMPLES:
+        console.print(f"... and {len(examples) - _EXAMPLES} more cases with a break.")
+    console.print(
+        "keep-rate: continuations that acted (a successful action call) and kept every "
+        "constraint, over those that acted or broke one; a continuation that neither acted "
+        "nor broke anything counts as 'no action', never as kept.",
+        soft_wrap=True,
+    )
+    _print_reproduction(console, reproduction_rate(results), len(results))
+
+
+_EXAMPLES = 10
+_LOGGED = {"broken": "broke", "kept": "kept", "no_action": "no action"}
+
+
+def _print_reproduction(console: Console, rate: ReproductionRate, cases: int) -> None:
+    if rate.n:
+        assert rate.rate is not None
+        lo, hi = rate.ci
+        console.print(
+            f"reproduced {rate.reproduced} of {rate.n} recorded constraint breaks: "
+            f"{100 * rate.rate:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%] (Wilson 95%, n={rate.n} "
+            "cases; a case is reproduced when most of its graded continuations break a "
+            "constraint again).",
+            soft_wrap=True,
+        )
+    else:
+        console.print("no case's logged reply broke a constraint: no reproduction rate.")
+    if rate.not_breaks:
+        console.print(
+            f"{rate.not_breaks} of {cases} cases are left out of that rate: their logged reply "
+            "broke no constraint (it took no action, or the failure lies in a check prefix "
+            "replay does not grade).",
+            soft_wrap=True,
+        )
+    state = (
+        f"the target rebuilt its state from the prefix in {rate.restored} of {cases} cases"
+        if rate.restored
+        else "the target cannot restore state (not a RestorableTarget): each replay "
+        "had the prefix as its history only"
+    )
+    console.print(f"{state}.", soft_wrap=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from simlab.engine import build_roles
 from simlab.replay._case import load_prefix_cases
-from simlab.replay._prefix import PrefixResult, run_prefix_case
+from simlab.replay._prefix import PrefixResult, reproduction_rate, run_prefix_case
 from simlab.spec import Suite
 from simlab.store import PREFIX_CASES_FILE, write_json
 
@@ -14,7 +14,12 @@ from simlab.store import PREFIX_CASES_FILE, write_json
 async def run_suite_prefix_cases(
     suite: Suite, suite_dir: Path, run_dir: Path
 ) -> list[PrefixResult]:
-    """Replay every case of ``suite.prefix_cases``; write and return the results."""
+    """Replay every case of ``suite.prefix_cases``; write and return the results.
+
+    ``prefix_cases.json`` holds each case's outcomes (broken, kept, no action,
+    errors; the keep-rate over continuations that acted) and the reproduction
+    rate of the cases whose logged reply broke a constraint.
+    """
     paths = [p if p.is_absolute() else suite_dir / p for p in map(Path, suite.prefix_cases)]
     cases = load_prefix_cases(paths)
     roles = build_roles(suite, suite_dir, parts=("agent",))
@@ -27,13 +32,30 @@ async def run_suite_prefix_cases(
     rows = [
         {
             "case": r.case_id,
+            "logged": r.logged,
             "kept": r.kept,
+            "broken": r.broken,
+            "no_action": r.no_action,
             "n": r.n,
             "errors": r.errors,
             "keep_rate": r.keep_rate,
             "keep_ci": list(r.ci),
+            "reproduced": r.reproduced,
+            "restored": r.restored,
+            "diverged": r.diverged,
         }
         for r in results
     ]
-    write_json(run_dir / PREFIX_CASES_FILE, {"seed": suite.seed, "cases": rows})
+    rate = reproduction_rate(results)
+    reproduction = {
+        "reproduced": rate.reproduced,
+        "n": rate.n,
+        "rate": rate.rate,
+        "ci": list(rate.ci),
+        "not_breaks": rate.not_breaks,
+    }
+    write_json(
+        run_dir / PREFIX_CASES_FILE,
+        {"seed": suite.seed, "cases": rows, "reproduction": reproduction},
+    )
     return results

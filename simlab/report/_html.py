@@ -39,7 +39,7 @@ from simlab.report._tables import (
     plural,
     rate_ci,
 )
-from simlab.spec import Bucket, Suite
+from simlab.spec import Bucket
 from simlab.store import (
     HTML_REPORT_FILE,
     SessionRecord,
@@ -213,7 +213,8 @@ def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
             out.append(
                 _figure(
                     confusion_chart(c["labels"], c["matrix"]),
-                    "Rows: the true cause (ground truth); columns: the diagnosed cause.",
+                    "Rows: the true cause (ground truth); columns: the diagnosed cause."
+                    + (f" {c['caption']}." if c.get("caption") else ""),
                 )
             )
     if extras.get("transitions"):
@@ -263,8 +264,9 @@ def render_html(
         title: The page's title (escaped).
         extras: Optional data for more charts, each drawn only when present:
             ``survival`` {name: [(t, survival, lo, hi), ...]};
-            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed),
-            or {"note": str} saying why there is none;
+            ``confusion`` {"labels": [...], "matrix": [[...]]} (rows true, columns diagnosed,
+            with an optional "caption": the agreement figures), or {"note": str}
+            saying why there is none;
             ``transitions`` {"from_states": [...], "to_states": [...], "counts": [[...]]};
             ``comparison`` [(label, delta, lo, hi), ...] or
             {"rows": [...], "title": str, "xlabel": str}.
@@ -393,8 +395,7 @@ def write_html_report(
             sessions = read_sessions(run_dir, slim=True)
             records, lines = sessions.records, sessions.lines
         if summary is None:
-            suite = Suite.model_validate(info["suite"])
-            summary = summarize(records, suite.buckets, suite.seed)
+            summary = summarize(records, info.suite.buckets, info.suite.seed)
         if lines is None:  # full records in hand: no need to read them again
             chosen = viewer_choice(records, MAX_VIEWER_SESSIONS)
             shown = [records[i] for i in chosen]
@@ -407,7 +408,7 @@ def write_html_report(
         shown = [full[n] for n in selection.lines]
     if summary is None:
         raise ValueError("a ViewerSelection comes with the summary it was made with")
-    title = f"simlab run {info['run_id']}"
+    title = f"simlab run {info.run_id}"
     page = render_html(summary, shown, title, extras, tracebacks, selection.n_sessions)
     path = run_dir / HTML_REPORT_FILE
     write_atomic(path, page)

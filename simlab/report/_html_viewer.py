@@ -97,10 +97,10 @@ def _error(record: SessionRecord, tracebacks: bool) -> str | None:
     traceback (local paths and code) only when asked for."""
     if record.error is None:
         return None
-    if tracebacks:
-        found = record.meta.get("traceback")
-        return record.error + (f"\n{found}" if isinstance(found, str) else "")
-    return record.error.split("\n", 1)[0]  # older records kept the traceback in the error
+    headline = record.error.headline
+    if tracebacks and record.error.traceback:
+        return f"{headline}\n{record.error.traceback}"
+    return headline
 
 
 def _session_data(record: SessionRecord, tracebacks: bool = False) -> dict[str, Any]:

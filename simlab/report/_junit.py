@@ -46,8 +46,8 @@ def render_run_junit(
         )
         if r.status == "error":
             # the error's first line: tracebacks stay in sessions.jsonl, not in CI pages
-            first = (r.error or "").strip().splitlines()[:1]
-            message = escape_controls(f"{r.stop_reason}: {''.join(first)}")
+            first = r.error.headline.strip() if r.error else ""
+            message = escape_controls(f"{r.stop_reason}: {first}")
             ET.SubElement(case, "error", {"message": message, "type": str(r.stop_reason)})
         elif not r.passed:
             failed = [f"{n}: {c.detail}" for n, c in r.checks.items() if not c.passed]

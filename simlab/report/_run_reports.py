@@ -16,15 +16,17 @@ from pydantic import BaseModel, ValidationError
 from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
-from simlab.spec import Suite
 from simlab.store import (
     BRITTLENESS_FILE,
     DIAGNOSIS_FILE,
     REPORT_FILE,
     SUMMARY_FILE,
+    Brittleness,
     DiagnosisReport,
+    Estimate,
     RunDirError,
     SessionRecord,
+    Share,
     first_problem,
     read_run_info,
     read_sessions,
@@ -49,7 +51,7 @@ def write_run_reports(
     ``sessions.jsonl`` unless ``tracebacks`` asks to publish them in report.html.
     """
     info = read_run_info(run_dir)
-    suite = Suite.model_validate(info["suite"])
+    suite = info.suite
     selection: ViewerSelection | None = None
     if records is None:  # slim records; the viewer reads the transcripts it shows
         sessions = read_sessions(run_dir, slim=True)
@@ -58,10 +60,10 @@ def write_run_reports(
         del sessions  # let the run's records go before the page is built
     else:
         summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
-    summary["run_id"] = info["run_id"]
+    summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
-    kind = "imported" if "imported" in info else "simlab run"
-    title = f"{kind} {info['run_id']}"
+    kind = "imported" if info.imported is not None else "simlab run"
+    title = f"{kind} {info.run_id}"
     write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
     write_html_report(
         run_dir,
@@ -90,6 +92,7 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
             extras["confusion"] = {  # the chart wants rows = the true cause
                 "labels": [str(c) for c in confusion.labels],
                 "matrix": [list(col) for col in zip(*confusion.matrix, strict=True)],
+                "caption": agreement_caption(diagnosis),
             }
         heatmap = diagnosis.heatmap
         if heatmap.n:
@@ -98,10 +101,42 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
                 "to_states": heatmap.in_states,
                 "counts": heatmap.counts,
             }
-    brittleness = _read_json(run_dir / BRITTLENESS_FILE)
-    if isinstance(brittleness, dict) and brittleness.get("curves"):
-        extras["survival"] = brittleness["curves"]
+    brittleness = _read_model(run_dir / BRITTLENESS_FILE, Brittleness)
+    if brittleness is not None and brittleness.curves:
+        extras["survival"] = {t: [list(s) for s in c] for t, c in brittleness.curves.items()}
     return extras
+
+
+def _share(share: Share | None) -> str:
+    if share is None or share.share is None:
+        return "-"
+    return f"{share.share:.1%} [{share.ci[0]:.1%}, {share.ci[1]:.1%}] (n={share.n})"
+
+
+def _estimate(e: Estimate | None) -> str:
+    if e is None or e.value is None:
+        return "-"
+    if e.ci is None:
+        return f"{e.value:.2f} (n={e.n})"
+    return f"{e.value:.2f} [{e.ci[0]:.2f}, {e.ci[1]:.2f}] (n={e.n})"
+
+
+def agreement_caption(diagnosis: DiagnosisReport) -> str:
+    """The diagnosis's agreement with the hidden truth in one line: accuracy beside the
+    commonest-cause baseline, Cohen's kappa and balanced accuracy (95% intervals, n),
+    reading the agent's view and as a black box, and the false verification rate."""
+    parts = []
+    for name, conf in (("diagnosis", diagnosis.confusion), ("black box", diagnosis.black_box)):
+        if conf is None:
+            continue
+        parts.append(
+            f"{name}: accuracy {_share(conf.accuracy)} (always the commonest cause: "
+            f"{_share(conf.majority)}), Cohen's kappa {_estimate(conf.kappa)}, "
+            f"balanced accuracy {_estimate(conf.balanced_accuracy)}"
+        )
+    if diagnosis.false_verification_all is not None:
+        parts.append(f"false verification {_share(diagnosis.false_verification_all)}")
+    return "; ".join(parts)
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -15,14 +15,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from simlab.report._tables import escape_controls
-from simlab.store import SUMMARY_FILE, RunDirError, iter_run_dirs, read_run_info
+from simlab.store import RunDirError, iter_run_dirs, read_run_info, read_summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,22 +52,21 @@ def run_rows(results: Path) -> list[RunRow]:
             continue
         problem = None
         try:
-            summary = _summary(run_dir)
+            summary = read_summary(run_dir)
         except RunDirError as e:
             summary, problem = None, _short(run_dir, e)
-        overall = _mapping(summary.get("overall")) if summary else {}
-        ci = overall.get("pass_ci")
+        overall = summary.overall if summary else None
         rows.append(
             RunRow(
-                run_id=str(info.get("run_id", run_dir.name)),
-                created_at=str(info.get("created_at", "")),
-                suite=str(_mapping(info.get("suite")).get("name", "")),
-                target=str(_mapping(info.get("models")).get("agent", "")),
-                n=overall.get("n"),
-                pass_rate=overall.get("pass_rate"),
-                pass_ci=(ci[0], ci[1]) if ci else None,
-                aptitude=overall.get("aptitude"),
-                unreliability=overall.get("unreliability"),
+                run_id=info.run_id,
+                created_at=info.created_at or "",
+                suite=info.suite.name,
+                target=info.models.get("agent", ""),
+                n=overall.n if overall else None,
+                pass_rate=overall.pass_rate if overall else None,
+                pass_ci=overall.pass_ci if overall else None,
+                aptitude=overall.aptitude if overall else None,
+                unreliability=overall.unreliability if overall else None,
                 problem=problem,
             )
         )
@@ -82,10 +80,6 @@ def _unreadable_row(run_dir: Path, e: RunDirError) -> RunRow:
 def _short(run_dir: Path, e: RunDirError) -> str:
     # The row names the run: the file's own name says enough.
     return str(e).replace(f"{run_dir}/", "")
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def trends(rows: Sequence[RunRow]) -> list[float | None]:
@@ -146,23 +140,6 @@ def runs_cli(argv: Sequence[str]) -> int:
         # piped output has no width; 80 columns would wrap every row
         render_runs(rows, Console(highlight=False, width=None if sys.stdout.isatty() else 160))
     return 0
-
-
-def _summary(run_dir: Path) -> dict[str, Any] | None:
-    """The run's summary; None when it has none (interrupted before its report)."""
-    path = run_dir / SUMMARY_FILE
-    if not path.exists():
-        return None
-    damaged = f"{path}: not a JSON object; rewrite it with `simlab report RUN_DIR`"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RunDirError(f"{path}: cannot read ({e.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise RunDirError(damaged) from None
-    if not isinstance(data, dict):
-        raise RunDirError(damaged)
-    return data
 
 
 def _num(value: float | None) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from simlab.report._checks import check_rows
+from simlab.report._judge import judge_section
 from simlab.report._lengths import (
     UNBUCKETED,
     bucket_order,
@@ -326,7 +327,7 @@ def _errors(records: list[SessionRecord]) -> Row:
         examples: list[str] = []
         for r in group:
             # the first line says what went wrong; the traceback stays in sessions.jsonl
-            msg = (r.error or "").strip().split("\n", 1)[0][:_MAX_EXAMPLE_CHARS]
+            msg = (r.error.headline if r.error else "").strip()[:_MAX_EXAMPLE_CHARS]
             if msg and msg not in examples and len(examples) < _MAX_EXAMPLES:
                 examples.append(msg)
         by_reason[reason.value] = {
@@ -421,6 +422,7 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, scores, settings),
         "pass_hat_k": _pass_hat_k(ok, settings),
         "by_check": check_rows(ok),
+        "judge": judge_section(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
         "tool_results": tool_results_section(recs),

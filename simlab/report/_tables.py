@@ -499,6 +499,58 @@ def _by_check(s: dict[str, Any]) -> ReportTable | None:
     )
 
 
+def _judge(s: dict[str, Any]) -> ReportTable | None:
+    j = s.get("judge")
+    if not j:  # no session was judged (or a summary written before the judge was tallied)
+        return None
+    n = j["n"]
+
+    def rate_row(name: str, r: dict[str, Any]) -> list[str]:
+        return [name, count_rate(r["passes"], r["n"], r["rate"]), rate_ci(r["ci"], r["n"])]
+
+    k = j["kappa"]
+    if k["value"] is None:
+        kappa = [
+            "Cohen's kappa (judge vs code)",
+            f"— (one verdict only, n={n})" if n else _DASH,
+            _DASH,
+        ]
+    else:
+        lo, hi = k["ci"]
+        kappa = [
+            "Cohen's kappa (judge vs code)",
+            f"{k['value']:.2f} (n={n})",
+            f"[{lo:.2f}, {hi:.2f}]",
+        ]
+    t = j["table"]
+    no_verdict = (
+        f" The judge gave no usable verdict in {plural(j['no_verdict'], 'session')} "
+        "(grader errors, left out)."
+        if j["no_verdict"]
+        else ""
+    )
+    return ReportTable(
+        "Judge vs code graders",
+        ["Measure", "Value", "95% CI"],
+        [
+            rate_row("judge pass rate", j["judge"]),
+            rate_row("code graders' pass rate, same sessions", j["code"]),
+            rate_row("agreement", j["agreement"]),
+            kappa,
+        ],
+        f"Over the {plural(n, 'graded session')} the LLM judge rated: the judge passed and "
+        f"the code failed {t['judge_pass_code_fail']}, the judge failed and the code passed "
+        f"{t['judge_fail_code_pass']}. Wilson intervals; kappa is agreement beyond chance "
+        f"(chance here {_chance(k)}), its interval the Wilson interval of the agreement mapped "
+        f"through kappa's formula.{no_verdict}",
+        numeric={1},
+    )
+
+
+def _chance(k: dict[str, Any]) -> str:
+    return _DASH if k.get("expected") is None else f"{k['expected']:.2f}"
+
+
 def build_sections(summary: dict[str, Any]) -> list[Section]:
     """Every table and line of a report, in order; the overall line is last."""
     sections: list[Section | None] = [
@@ -511,6 +563,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _full_vs_sharded(summary),
         _pass_hat_k(summary),
         _by_check(summary),
+        _judge(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),

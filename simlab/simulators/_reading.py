@@ -12,15 +12,12 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
 
 from simlab.domain.travel import ASK_CUES, CONFIRM_CUES, strip_diacritics
 from simlab.spec import Slot
 
 _CUE_SLOTS: tuple[tuple[str, Slot], ...] = tuple(
-    (strip_diacritics(cue).lower(), cast(Slot, slot))
-    for slot, cues in ASK_CUES.items()
-    for cue in cues
+    (strip_diacritics(cue).lower(), slot) for slot, cues in ASK_CUES.items() for cue in cues
 )
 _CONFIRM_CUES: tuple[str, ...] = tuple(strip_diacritics(c).lower() for c in CONFIRM_CUES)
 

@@ -17,25 +17,11 @@ from simlab.llm import LLMSpec
 
 Language = Literal["en", "vi"]
 
-Slot = Literal[
-    "origin",
-    "destination",
-    "date",
-    "return_date",
-    "passengers",
-    "children",
-    "child_age",
-    "budget",
-    "latest_departure",
-    "hotel_nights",
-    "booking_ref",
-    "fare",
-    "route",
-    "bags",
-    "reason",
-]
-"""The kinds of fact a travel goal can carry; verbalizer templates and the
-reference agent's parser are keyed by these."""
+Slot = str
+"""A slot's name in the goal's domain (``origin``, ``card_last4``...): the domain
+declares its type and how it is said (``simlab.spec.Domain``)."""
+
+_DOMAIN_ID = r"^[a-z][a-z0-9_]*$"
 
 FactValue = str | int
 
@@ -83,6 +69,8 @@ class Persona(_Spec):
     language: Language
     description: str = ""
     traits: Traits = Traits()
+    domain: Annotated[str, Field(pattern=_DOMAIN_ID)] | None = None
+    """The domain this persona is a user of; None: the suite's default domain."""
 
 
 # ---------------------------------------------------------------- goals
@@ -92,7 +80,8 @@ class Fact(_Spec):
     """One piece of the user's goal, with a machine-checkable value."""
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
-    slot: Slot
+    slot: Annotated[Slot, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+    """A slot of the goal's domain; its type says which values it takes."""
     value: FactValue
     required: bool = True
     """Required facts are ones the agent needs and will ask for; optional ones
@@ -163,8 +152,10 @@ class Goal(_Spec):
     title: str
     title_vi: str = ""
     description: str = ""
+    domain: Annotated[str, Field(pattern=_DOMAIN_ID)] | None = None
+    """The domain this goal is in; None: the suite's default domain (its first)."""
     final_tool: str
-    """The tool call that completes the goal (hold_booking, refund, ...)."""
+    """The tool call that completes the goal: one of its domain's intents."""
     facts: Annotated[list[Fact], Field(min_length=1)]
     mind_changes: list[MindChange] = Field(default_factory=list)
     constraints: list[Constraint] = Field(default_factory=list)
@@ -459,6 +450,10 @@ class Suite(_Spec):
         Bucket(name="5-9", min=5, max=9),
         Bucket(name="10+", min=10),
     ]
+    domains: Annotated[list[str], Field(min_length=1)] = Field(default_factory=lambda: ["travel"])
+    """The domains goals and personas may name: folders (relative to the suite file)
+    or shipped domains' names. The first is the default of goals and personas that
+    name none."""
     persona_dirs: list[str] = Field(default_factory=lambda: ["personas"])
     goal_dirs: list[str] = Field(default_factory=lambda: ["goals"])
     prefix_cases: list[str] = Field(default_factory=list)

@@ -1,7 +1,7 @@
 """Where simlab's shipped library is: the default suite, its personas, goals and perturbations.
 
 The files live at the top level of the repository (``simlab.yaml``,
-``personas/``, ``goals/``, ``perturbations/``, and ``schemas/`` that their
+``personas/``, ``goals/``, ``perturbations/``, ``domains/``, and ``schemas/`` that their
 ``$schema`` lines point to). A wheel carries
 copies of them in ``simlab/_shipped/`` (``setup.py``'s build step puts them
 there, so git holds them once), laid out the same way: the default suite's
@@ -20,7 +20,7 @@ DEFAULT_SUITE = "simlab.yaml"
 PACKAGED_DIR = "_shipped"
 """The folder inside the installed ``simlab`` package that holds the wheel's copy."""
 
-LibraryKind = Literal["personas", "goals", "perturbations"]
+LibraryKind = Literal["personas", "goals", "perturbations", "domains"]
 
 
 def shipped_root() -> Path:
@@ -43,5 +43,5 @@ def default_suite() -> Path:
 
 
 def shipped_dir(kind: LibraryKind) -> Path:
-    """One shipped library folder: ``personas``, ``goals`` or ``perturbations``."""
+    """One shipped library folder: ``personas``, ``goals``, ``perturbations`` or ``domains``."""
     return shipped_root() / kind

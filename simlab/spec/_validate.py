@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -11,6 +11,16 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from simlab.spec._agent import AgentSpec
+from simlab.spec._domain import DomainFile
+from simlab.spec._domain_load import (
+    DEFAULT_DOMAIN,
+    DomainSet,
+    goal_problems,
+    load_domain,
+    load_domains,
+    persona_problems,
+    suite_domains,
+)
 from simlab.spec._loader import (
     Loc,
     Problem,
@@ -19,13 +29,14 @@ from simlab.spec._loader import (
     _mapping,
     _read,
     _validated,
+    _yaml_files,
     load_library,
 )
 from simlab.spec._models import Goal, Persona, Suite
 from simlab.spec._perturbation import Perturbation
 from simlab.spec._select import select
 
-SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent"]
+SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent", "domain"]
 SPEC_KINDS: tuple[SpecKind, ...] = typing.get_args(SpecKind)
 """The kinds of spec file ``simlab validate`` checks (``--kind``)."""
 
@@ -38,6 +49,7 @@ def spec_models() -> dict[SpecKind, type[BaseModel]]:
         "suite": Suite,
         "perturbation": Perturbation,
         "agent": AgentSpec,
+        "domain": DomainFile,
     }
 
 
@@ -54,7 +66,7 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
 
     Args:
         path: The file; a folder named ``personas``, ``goals``, ``perturbations``
-            or ``agents`` (or ``agents/data``) says the kind.
+            or ``agents`` (or ``agents/data``) says the kind, as does ``domains/NAME/``.
         data: The file's YAML mapping, when read: its fields say the kind when
             the folder does not (``traits`` a persona, ``facts`` a goal...).
 
@@ -78,6 +90,8 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
 def _kind_from_folder(path: Path) -> SpecKind | None:
     if path.parent.parts[-2:] == ("agents", "data"):  # the shipped agent specs
         return "agent"
+    if path.parent.parent.name == "domains":  # domains/NAME/*.yaml
+        return "domain"
     return _FOLDER_KINDS.get(path.parent.name)
 
 
@@ -131,10 +145,14 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
 
     A suite is checked with its libraries too: its ``personas`` and ``goals``
     must each match something in its ``persona_dirs`` and ``goal_dirs``, as
-    ``simlab run`` requires.
+    ``simlab run`` requires, and each goal and persona must fit its domain (its
+    slots, value types, intents and tools; its languages). A domain's files are
+    checked together as the folder they make. Goals and personas given without
+    a suite are checked against the domains given beside them, else the shipped ones.
     """
     checked: list[CheckedFile] = []
     problems: list[Problem] = []
+    read: list[tuple[Path, BaseModel, dict[Loc, int]]] = []
     for path in spec_files(paths):
         try:
             text = _read(path)
@@ -143,11 +161,81 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             guessed = kind is None and _kind_from_folder(path) is None
             checked.append(CheckedFile(path, *told, guessed=guessed))
             spec = _validated(spec_models()[told[0]], path, data, lines)
+            read.append((path, spec, lines))
             if isinstance(spec, Suite):
                 problems.extend(_suite_selection(path, spec, lines))
         except SpecError as e:
             problems.extend(e.problems)
+    problems.extend(_domain_problems(read))
     return Validation(checked, list(dict.fromkeys(problems)))  # a library once, not per suite
+
+
+def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> list[Problem]:
+    """Domain folders checked whole; goals and personas checked against their domains."""
+    problems: list[Problem] = []
+    folders = list(dict.fromkeys(p.parent for p, spec, _ in read if isinstance(spec, DomainFile)))
+    given: list[str] = []
+    for folder in folders:
+        try:
+            load_domain(folder)
+            given.append(str(folder.resolve()))
+        except SpecError as e:
+            problems.extend(e.problems)
+    for path, spec, _ in read:
+        if isinstance(spec, Suite):
+            try:
+                problems.extend(_library_fit(path, spec, suite_domains(spec, path)))
+            except SpecError as e:
+                problems.extend(e.problems)
+    loose = [(p, s, ln) for p, s, ln in read if isinstance(s, Goal | Persona)]
+    if not loose:
+        return problems
+    try:
+        domains = _domains_beside(given)
+    except SpecError as e:
+        return problems + e.problems
+    for path, spec, lines in loose:
+        problems.extend(_fit(path, spec, lines, domains))
+    return problems
+
+
+def _domains_beside(given: Sequence[str]) -> DomainSet:
+    """The domains goals given without a suite are checked against: those given, and shipped."""
+    shipped = load_domains([DEFAULT_DOMAIN], Path("."))
+    if not given:
+        return shipped
+    own = load_domains(given, Path("."))
+    merged = {**shipped.domains, **own.domains}
+    return DomainSet(merged, own.default if len(own.domains) == 1 else DEFAULT_DOMAIN)
+
+
+def _fit(path: Path, spec: BaseModel, lines: dict[Loc, int], domains: DomainSet) -> list[Problem]:
+    if isinstance(spec, Goal):
+        return goal_problems(spec, domains, str(path), lines)
+    if isinstance(spec, Persona):
+        return persona_problems(spec, domains, str(path), lines)
+    return []
+
+
+def _library_fit(
+    path: Path, suite: Suite, domains: DomainSet, personas: bool = True, goals: bool = True
+) -> list[Problem]:
+    """Each goal and persona of a suite's libraries against the suite's domains."""
+    problems: list[Problem] = []
+    libraries: list[tuple[list[str], type[Persona] | type[Goal]]] = []
+    if personas:
+        libraries.append((suite.persona_dirs, Persona))
+    if goals:
+        libraries.append((suite.goal_dirs, Goal))
+    for dirs, model in libraries:
+        for file in _yaml_files(path.parent / d for d in dirs):
+            try:
+                data, lines = _mapping(file, _read(file))
+                spec = _validated(model, file, data, lines)
+            except SpecError:
+                continue  # reported with the suite's libraries
+            problems.extend(_fit(file, spec, lines, domains))
+    return problems
 
 
 def _suite_selection(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Problem]:
@@ -174,3 +262,38 @@ def validate_paths(paths: Sequence[Path]) -> tuple[int, list[Problem]]:
     """Check every spec file under ``paths``: (files checked, problems found)."""
     result = validate_specs(paths)
     return len(spec_files(paths)), result.problems
+
+
+def check_fit(
+    suite: Suite,
+    base: Path,
+    personas: Mapping[str, Persona] | None = None,
+    goals: Mapping[str, Goal] | None = None,
+    suite_path: Path | None = None,
+) -> DomainSet:
+    """The suite's domains, once every goal and persona it runs is shown to fit them.
+
+    Args:
+        suite: The suite; its ``domains`` are read relative to ``base``.
+        base: The suite file's folder.
+        personas: Personas given in place of the suite's ``persona_dirs`` (checked
+            without lines); None checks the files of ``persona_dirs``.
+        goals: The same for goals and ``goal_dirs``.
+        suite_path: The suite file (for messages), None for a suite built in code.
+
+    Raises:
+        SpecError: every goal or persona that does not fit its domain (file:line,
+            field, fix), or a domain that does not load.
+    """
+    where = suite_path or base / "suite (built in code)"
+    domains = load_domains(suite.domains, base, where)
+    problems: list[Problem] = []
+    if personas is None or goals is None:
+        problems.extend(_library_fit(where, suite, domains, personas is None, goals is None))
+    for given in (personas, goals):
+        for item_id, spec in (given or {}).items():
+            kind = "persona" if isinstance(spec, Persona) else "goal"
+            problems.extend(_fit(Path(f"{kind} {item_id!r}"), spec, {}, domains))
+    if problems:
+        raise SpecError(list(dict.fromkeys(problems)))
+    return domains

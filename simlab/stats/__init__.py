@@ -1,6 +1,15 @@
 """Statistics for simlab runs: percentiles, aptitude and unreliability,
-confidence intervals, pass^k, length buckets, survival and paired tests. Pure functions."""
+confidence intervals, pass^k, length buckets, survival and paired tests, agreement
+(Cohen's kappa, balanced accuracy). Pure functions."""
 
+from simlab.stats._agreement import (
+    Agreement,
+    Kappa,
+    agreement,
+    balanced_accuracy,
+    cohen_kappa,
+    kappa_from_table,
+)
 from simlab.stats._buckets import LengthBucket, bucket_of
 from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
@@ -18,19 +27,25 @@ from simlab.stats._two_level import (
 )
 
 __all__ = [
+    "Agreement",
     "KaplanMeier",
+    "Kappa",
     "LengthBucket",
     "LogRank",
     "McNemar",
     "Spread",
     "SurvivalStep",
+    "agreement",
     "aptitude",
+    "balanced_accuracy",
     "bootstrap_mean_ci",
     "bootstrap_means_ci",
     "bucket_of",
+    "cohen_kappa",
     "fisher_exact",
     "holm",
     "kaplan_meier",
+    "kappa_from_table",
     "log_rank",
     "mcnemar",
     "pass_hat_k",

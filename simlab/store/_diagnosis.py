@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simlab.stats import wilson_interval
+from simlab.stats import agreement, wilson_interval
 from simlab.store._causes import CAUSES, Cause
 
-DIAGNOSIS_SCHEMA_VERSION = 1
+DIAGNOSIS_SCHEMA_VERSION = 2
+"""2: every replay on every failure (``Verification.fixed``), specific verification,
+false verification rates, kappa and balanced accuracy, the black-box diagnosis."""
 
 
 class _Model(BaseModel):
@@ -39,13 +41,27 @@ class FailureLocation(_Model):
     action_turn: int | None = None
 
 
+class Estimate(_Model):
+    """A figure over ``n`` items with its 95% interval (``None`` where undefined)."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    n: int
+
+
 class Verification(_Model):
-    """A counterfactual replay and whether it came out as the diagnosis predicts."""
+    """A counterfactual replay and whether it came out as the diagnosis predicts.
+
+    ``replay`` is the cause's own replay; ``verified`` applies the specific rule
+    to every replay's outcome, and ``fixed`` records each replay that ran and
+    whether it fixed the failure (``None``: it ended in error).
+    """
 
     replay: str
     verified: bool
     outcome: str
     replay_passed: bool | None = None
+    fixed: dict[str, bool | None] = Field(default_factory=dict)
 
 
 class RecordedCause(_Model):
@@ -72,6 +88,8 @@ class SessionDiagnosis(_Model):
     transition: tuple[str, str] | None = None
     true_cause: RecordedCause | None = None
     agrees: bool | None = None
+    black_box_cause: Cause | None = None
+    black_box_evidence: str | None = None
 
 
 class CauseRow(_Model):
@@ -83,11 +101,32 @@ class CauseRow(_Model):
 
 
 class Confusion(_Model):
-    """Diagnosed cause (rows) x true cause (columns), over failures with recorded truth."""
+    """Diagnosed cause (rows) x true cause (columns), over failures with recorded truth.
+
+    Raw accuracy is read beside the accuracy of always naming the commonest
+    true cause (``majority``), Cohen's kappa (0 for that constant answer) and
+    balanced accuracy (the mean recall over the true causes present).
+    """
 
     labels: list[Cause]
     matrix: list[list[int]]
     accuracy: Share
+    majority: Share | None = None
+    kappa: Estimate | None = None
+    balanced_accuracy: Estimate | None = None
+
+
+class FalseVerification(_Model):
+    """How specific a cause's verification is, over failures with recorded truth.
+
+    ``false`` counts failures whose true cause is another one that this
+    cause's rule would verify (every replay runs on every failure, so each
+    rule is tried on each); ``true`` counts failures of this true cause it verifies.
+    """
+
+    cause: Cause
+    false: Share
+    true: Share
 
 
 class HeatmapData(_Model):
@@ -112,6 +151,9 @@ class DiagnosisReport(_Model):
     causes: list[CauseRow]
     verified: Share
     confusion: Confusion | None = None
+    black_box: Confusion | None = None
+    false_verification: list[FalseVerification] = Field(default_factory=list)
+    false_verification_all: Share | None = None
     heatmap: HeatmapData
     sessions: list[SessionDiagnosis] = Field(default_factory=list)
 
@@ -126,15 +168,41 @@ def cause_rows(sessions: list[SessionDiagnosis]) -> list[CauseRow]:
     return rows
 
 
-def confusion(sessions: list[SessionDiagnosis]) -> Confusion | None:
-    """The confusion matrix over sessions with a recorded true cause, or ``None``."""
-    judged = [s for s in sessions if s.true_cause is not None]
+def confusion(sessions: list[SessionDiagnosis], black_box: bool = False) -> Confusion | None:
+    """The confusion matrix over sessions with a recorded true cause, or ``None``.
+
+    Args:
+        sessions: The diagnosed sessions.
+        black_box: Score ``black_box_cause`` (the diagnosis made without the
+            agent's self-reports) instead of ``cause``.
+    """
+    judged = [
+        s
+        for s in sessions
+        if s.true_cause is not None and (not black_box or s.black_box_cause is not None)
+    ]
     if not judged:
         return None
     index = {c: i for i, c in enumerate(CAUSES)}
     matrix = [[0] * len(CAUSES) for _ in CAUSES]
+    truth: list[Cause] = []
+    named: list[Cause] = []
     for s in judged:
         assert s.true_cause is not None  # filtered above; narrows the type
-        matrix[index[s.cause]][index[s.true_cause.cause]] += 1
-    agree = sum(1 for s in judged if s.agrees)
-    return Confusion(labels=list(CAUSES), matrix=matrix, accuracy=Share.of(agree, len(judged)))
+        cause = s.black_box_cause if black_box else s.cause
+        assert cause is not None
+        matrix[index[cause]][index[s.true_cause.cause]] += 1
+        truth.append(s.true_cause.cause)
+        named.append(cause)
+    a = agreement(truth, named, labels=list(CAUSES))
+    n = len(judged)
+    agree = sum(1 for t, c in zip(truth, named, strict=True) if t is c)
+    commonest = max(truth.count(c) for c in CAUSES)
+    return Confusion(
+        labels=list(CAUSES),
+        matrix=matrix,
+        accuracy=Share.of(agree, n),
+        majority=Share.of(commonest, n),
+        kappa=Estimate(value=a.kappa, ci=a.kappa_ci, n=n),
+        balanced_accuracy=Estimate(value=a.balanced_accuracy, ci=a.balanced_ci, n=n),
+    )

@@ -1,4 +1,4 @@
-"""The run's JSON files as typed models: ``run.json`` and ``summary.json``.
+"""The run's JSON files as typed models: ``run.json``, ``summary.json``, ``brittleness.json``.
 
 Readers validate through these models instead of walking dicts. Rows of the
 summary allow fields a newer simlab added (a reader keeps them as extras), so
@@ -93,6 +93,8 @@ class RunSummary(_File):
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)
     by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Each check's pass rate with its n and Wilson interval, and mean credit."""
+    judge: dict[str, Any] = Field(default_factory=dict)
+    """Judged runs: the judge's pass rate and its agreement (and kappa) with the code graders."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property
@@ -100,6 +102,61 @@ class RunSummary(_File):
         """Every session of the run, graded or not."""
         extra = self.overall.model_extra or {}
         return int(extra.get("n_sessions", self.overall.n + self.overall.n_errors))
+
+
+SurvivalStep = tuple[float, float, float, float]
+"""``(t, survival, lo, hi)``: a Kaplan-Meier step with its pointwise interval."""
+
+
+class SurvivalGroup(_File):
+    """The brittleness figures of one group of chains (a persona, or a target's all)."""
+
+    n: int
+    failed: int
+    censored: int
+    median: float | None = None
+    """Kaplan-Meier median perturbations to the first failure; None when survival
+    never reaches 0.5."""
+    survived_all: int = 0
+    survived_all_share: float | None = None
+    survived_all_ci: Interval | None = None
+    broke_by: dict[str, int] = Field(default_factory=dict)
+    curve: list[SurvivalStep] = Field(default_factory=list)
+
+
+class TargetSurvival(_File):
+    """One target's chains: how many passed unperturbed, and their survival."""
+
+    n_baseline: int
+    n_baseline_errors: int = 0
+    n_passed_baseline: int
+    overall: SurvivalGroup
+    by_persona: dict[str, SurvivalGroup] = Field(default_factory=dict)
+    sessions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class LogRank(_File):
+    """The log-rank test of target ``a``'s survival against ``b``'s."""
+
+    a: str
+    b: str
+    n: tuple[int, int]
+    chi2: float
+    p_value: float
+    observed: tuple[float, float]
+    expected: tuple[float, float]
+
+
+class Brittleness(_File):
+    """``brittleness.json``: survival under stacked perturbations, per target."""
+
+    schema_version: int
+    perturbations: list[str]
+    max_k: int
+    targets: dict[str, TargetSurvival]
+    curves: dict[str, list[SurvivalStep]] = Field(default_factory=dict)
+    """Each target's overall curve, which the HTML report draws."""
+    comparison: LogRank | None = None
 
 
 def first_problem(error: ValidationError) -> str:

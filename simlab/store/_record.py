@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -9,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 2
-"""2 added ``planned_turns``; version-1 records read on, with no plan (``None``)."""
+SCHEMA_VERSION = 3
+"""2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
+traceback). Older records read on: no plan (``None``), their error string parsed."""
 
 
 class StopReason(StrEnum):
@@ -41,6 +43,56 @@ class Usage(BaseModel):
     calls: int = 0
 
 
+_OLD_ERROR = re.compile(
+    r"(?:turn (?P<turn>\d+): )?(?P<grading>grading failed: )?"
+    r"(?:(?P<type>[A-Za-z_][\w.]*): )?(?P<message>.*)",
+    re.DOTALL,
+)
+
+
+class SessionError(BaseModel):
+    """What went wrong in a session that ended in error.
+
+    ``traceback`` (the last frames, with local paths and code) stays in
+    ``sessions.jsonl`` for the developer; published reports show ``headline``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str | None = None
+    """The exception's class name; None when simlab itself decided (a turn timeout)."""
+    message: str
+    turn: int | None = None
+    """The turn it happened in; None outside the conversation (start, grading)."""
+    stage: Literal["grading"] | None = None
+    """Set when the conversation finished and simlab's own grading failed."""
+    traceback: str | None = None
+
+    @property
+    def headline(self) -> str:
+        """One line for people: ``turn 3: ValueError: bad date``."""
+        where = f"turn {self.turn}: " if self.turn is not None else ""
+        stage = "grading failed: " if self.stage == "grading" else ""
+        what = f"{self.type}: {self.message}" if self.type else self.message
+        return f"{where}{stage}{what}".split("\n", 1)[0]
+
+    @classmethod
+    def from_text(cls, text: str, traceback: str | None = None) -> SessionError:
+        """The structured reading of an error written as one string (schema 1 and 2,
+        and callers that only have a sentence): ``turn 3: ValueError: bad date``."""
+        found = _OLD_ERROR.fullmatch(text)
+        if found is None:  # the pattern matches any text; kept for the type checker
+            return cls(message=text, traceback=traceback)
+        turn = found["turn"]
+        return cls(
+            type=found["type"],
+            message=found["message"],
+            turn=int(turn) if turn is not None else None,
+            stage="grading" if found["grading"] else None,
+            traceback=traceback,
+        )
+
+
 class SessionRecord(BaseModel):
     """One finished session, as written to ``sessions.jsonl``."""
 
@@ -64,7 +116,7 @@ class SessionRecord(BaseModel):
     transcript: Transcript = Field(default_factory=Transcript)
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float = 0.0
-    error: str | None = None
+    error: SessionError | None = None
     duration_s: float = 0.0
     meta: dict[str, Any] = Field(default_factory=dict)
 
@@ -77,6 +129,20 @@ class SessionRecord(BaseModel):
                 "upgrade simlab to read it"
             )
         return version
+
+    @model_validator(mode="before")
+    @classmethod
+    def _structured_error(cls, data: Any) -> Any:
+        # schema 1-2 wrote the error as "turn N: Type: message" and the traceback in meta
+        if isinstance(data, dict) and isinstance(data.get("error"), str):
+            meta = data.get("meta")
+            trace = meta.get("traceback") if isinstance(meta, dict) else None
+            if isinstance(meta, dict) and isinstance(trace, str):
+                data = {**data, "meta": {k: v for k, v in meta.items() if k != "traceback"}}
+            else:
+                trace = None
+            data = {**data, "error": SessionError.from_text(data["error"], trace)}
+        return data
 
     @model_validator(mode="after")
     def _name_checks(self) -> SessionRecord:

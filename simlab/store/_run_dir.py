@@ -29,7 +29,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
-from simlab.store._files import RunInfo, first_problem
+from simlab.store._files import RunInfo, RunSummary, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
 
 RUN_FILE = "run.json"
@@ -76,8 +76,8 @@ def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def read_run_info(run_dir: Path) -> dict[str, Any]:
-    """The run's ``run.json``, validated through ``RunInfo`` (file, field and fix named)."""
+def read_run_info(run_dir: Path) -> RunInfo:
+    """The run's ``run.json`` as a ``RunInfo`` (a problem names the file, field and fix)."""
     path = run_dir / RUN_FILE
     if path.exists() and not path.is_file() and not path.is_dir():  # a FIFO would block
         raise RunDirError(f"{path} is not a regular file; a run's run.json is a JSON file")
@@ -107,12 +107,45 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
             f"({SCHEMA_VERSION}); upgrade simlab to read it"
         )
     try:
-        RunInfo.model_validate(info)
+        return RunInfo.model_validate(info)
     except ValidationError as e:
         raise RunDirError(
             f"{path}: {first_problem(e)}; this run.json is damaged or not simlab's"
         ) from None
-    return info
+
+
+def read_summary(run_dir: Path) -> RunSummary | None:
+    """The run's ``summary.json`` as a ``RunSummary``; None before its reports were written.
+
+    Raises:
+        RunDirError: the file cannot be read or is not what simlab writes (file,
+            line or field named, and how to rewrite it).
+    """
+    path = run_dir / SUMMARY_FILE
+    if path.exists() and not path.is_file():  # a FIFO would block
+        raise RunDirError(f"{path} is not a regular file; rewrite it with `simlab report RUN_DIR`")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise _unreadable(path, e) from None
+    try:
+        return RunSummary.model_validate(json.loads(text))
+    except json.JSONDecodeError as e:
+        raise RunDirError(
+            f"{path}:{e.lineno}: not valid JSON ({e.msg}); rewrite it with `simlab report RUN_DIR`"
+        ) from None
+    except ValidationError as e:
+        raise RunDirError(
+            f"{path}: {first_problem(e)}; rewrite it with `simlab report RUN_DIR`"
+        ) from None
+
+
+def write_run_info(run_dir: Path, info: RunInfo) -> None:
+    """Write ``run.json`` back: what was read, with the changes made to it (fields the
+    file did not have stay out, so a rewrite adds no defaults it never said)."""
+    write_json(run_dir / RUN_FILE, info.model_dump(mode="json", exclude_unset=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +201,9 @@ def slim_record(record: SessionRecord) -> SessionRecord:
         "checks": _shared_checks(record.checks),
         "transcript": _EMPTY_TRANSCRIPT,
         "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
-        "error": None if record.error is None else record.error.split("\n", 1)[0],
+        "error": None
+        if record.error is None
+        else record.error.model_copy(update={"traceback": None}),
         "meta": meta or _NO_META,
     }
     return SessionRecord.model_construct(_fields_set=_ALL_FIELDS, **fields)

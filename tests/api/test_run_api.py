@@ -135,6 +135,11 @@ def test_a_resume_with_another_target_is_refused(
         progress=False,
     )  # fmt: skip
     assert len(again.records) == 3
+    # the suite built in code is held to the run's as a file is: a changed goal is refused
+    moved = goals[0].model_copy(update={"title": "One-way flight, later"})
+    with pytest.raises(simlab.RunDirError, match="changed since the run started"):
+        simlab.run(suite, target=shy_agent, personas=personas, goals=[moved],
+                   resume=first.run_dir, progress=False)  # fmt: skip
     # the command line has no Python target to give: it says so, exit 2, no traceback
     cli = subprocess.run(
         [sys.executable, "-m", "simlab.cli", "run", "--resume", str(first.run_dir)],

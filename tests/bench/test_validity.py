@@ -56,3 +56,23 @@ def test_interval_coverage_small_config_is_near_or_above_nominal() -> None:
         line for line in rows if line.startswith("near-deterministic") and "aptitude " in line
     )
     assert re.search(r"\s0\s+nan%", apt), apt
+
+
+@pytest.mark.slow
+def test_diagnosis_verification_is_specific_over_two_seeds(tmp_path: Path) -> None:
+    # Two default-suite runs at 2 reps: the pooled false verification rate's upper
+    # bound stays under 5%, while the one-turn replay alone (the old verification of
+    # anchoring) "verifies" a large share of failures whose true cause is another one.
+    out = _run(
+        "bench/validity/diagnosis_specificity.py",
+        *("--seeds", "2", "--reps", "2", "--work", str(tmp_path)),
+    )
+    pooled = out.split("POOLED", 1)[1]
+    total = re.search(r"ALL \(specific\)\s+(\d+)/(\d+)\s+=\s+[\d.]+% \[[\d.]+, ([\d.]+)\]", pooled)
+    assert total is not None and int(total.group(2)) > 200, out
+    assert float(total.group(3)) <= 5.0, out
+    alone = re.search(r"one_turn alone\s+(\d+)/(\d+)", pooled)
+    assert alone is not None and int(alone.group(1)) / int(alone.group(2)) > 0.2, out
+    assert "black box" in pooled and "Cohen's kappa" in pooled, out
+    drift = re.search(r"drift first failures: diagnosed (\d+), true (\d+)", pooled)
+    assert drift is not None and int(drift.group(2)) >= 1, out

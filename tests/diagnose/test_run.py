@@ -24,6 +24,7 @@ from simlab.diagnose import (
     verdict,
 )
 from simlab.engine import SessionJob, SessionLimits, execute, plan_new_run, run_session
+from simlab.report import write_run_reports
 from simlab.simulators import ScriptedSimulator
 from simlab.spec import Mode, load_goals, load_personas
 from simlab.store import SessionRecord
@@ -124,6 +125,8 @@ def test_small_v1_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert cli_main([str(run_dir), "--concurrency", "4"]) == 0
     out = capsys.readouterr().out
     assert "Diagnosed causes" in out and "accuracy" in out and "First-failure" in out
+    assert "Cohen's kappa" in out and "balanced accuracy" in out
+    assert "as a black box" in out and "Specificity of verification" in out
     data = json.loads((run_dir / DIAGNOSIS_FILE).read_text(encoding="utf-8"))
     report = DiagnosisReport.model_validate(data)
     _check_consistent(report)
@@ -137,6 +140,14 @@ def test_small_v1_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert len(keys) == len(set(keys))
     by_cause = {row.cause: row.n for row in report.causes}
     assert by_cause[Cause.ANCHORING] > 0  # the fickle persona changes its mind
+    assert report.black_box is not None and report.black_box.kappa is not None
+    assert report.black_box.kappa.n == report.n_failed
+    # The HTML report carries the agreement figures with their n beside the matrix.
+    assert cli_main([str(run_dir), "--concurrency", "4"]) == 0
+    write_run_reports(run_dir)
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert "Cohen&#x27;s kappa" in html or "Cohen's kappa" in html
+    assert "balanced accuracy" in html and f"(n={report.n_failed})" in html
 
 
 def test_a_drifting_callable_target_is_diagnosed_as_drift(
@@ -191,12 +202,50 @@ def test_default_suite_figures(tmp_path: Path) -> None:
     assert v1.n_failed >= 100
     assert v1.confusion is not None
     assert v1.confusion.accuracy.share is not None and v1.confusion.accuracy.share >= 0.90
-    assert v1.verified.share is not None and v1.verified.share >= 0.80
-    v2 = _default_suite(tmp_path, "reference:v2")
+    # Raw accuracy is read against always naming the commonest cause; kappa and
+    # balanced accuracy are not flattered by it.
+    assert v1.confusion.majority is not None and v1.confusion.majority.share is not None
+    assert v1.confusion.majority.share >= 0.8
+    assert v1.confusion.kappa is not None and (v1.confusion.kappa.value or 0) >= 0.8
+    balanced = v1.confusion.balanced_accuracy
+    assert balanced is not None and (balanced.value or 0) >= 0.8
+    # The black-box diagnosis (no view, no meta) still agrees far beyond chance.
+    bb = v1.black_box
+    assert bb is not None and bb.accuracy.n == v1.n_failed
+    assert bb.kappa is not None and bb.kappa.value is not None and bb.kappa.ci is not None
+    assert bb.kappa.value >= 0.75 and bb.kappa.ci[0] > 0.5
+    assert bb.balanced_accuracy is not None and (bb.balanced_accuracy.value or 0) >= 0.75
+    # Drift is a first failure of the default suite, so its rule is exercised there.
     n1 = {row.cause: row.n for row in v1.causes}
+    drift = [s for s in v1.sessions if s.cause is Cause.DRIFT]
+    assert len(drift) >= 5 and n1[Cause.DRIFT] == len(drift)
+    assert all(s.true_cause and s.true_cause.cause is Cause.DRIFT for s in drift)
+    # Verification is specific: every replay runs on every failure, and a cause's rule
+    # verifies at most 5% of the failures whose true cause is another one.
+    assert all(s.verification is None or len(s.verification.fixed) == 5 for s in v1.sessions)
+    rows = {row.cause: row for row in v1.false_verification}
+    for row in rows.values():
+        assert row.false.n > 0 and row.false.share is not None and row.false.share <= 0.05
+    total = v1.false_verification_all
+    assert total is not None and total.ci[1] <= 0.05
+    assert (rows[Cause.DRIFT].true.share or 0) >= 0.9
+    assert (rows[Cause.TRUNCATION].true.share or 0) >= 0.5
+    assert (rows[Cause.ANCHORING].true.share or 0) >= 0.3
+    # The one-turn replay alone (the old verification of anchoring) is not specific.
+    other = [
+        s
+        for s in v1.sessions
+        if s.true_cause is not None
+        and s.true_cause.cause is not Cause.ANCHORING
+        and s.verification is not None
+    ]
+    fixed_by_one_turn = sum(1 for s in other if s.verification and s.verification.fixed["one_turn"])
+    assert fixed_by_one_turn / len(other) > 0.2
+    v2 = _default_suite(tmp_path, "reference:v2")
     n2 = {row.cause: row.n for row in v2.causes}
     assert n2[Cause.ANCHORING] < n1[Cause.ANCHORING] / 4
     assert n2[Cause.TRUNCATION] < max(1, n1[Cause.TRUNCATION])
+    assert n2[Cause.DRIFT] == 0
 
 
 def test_piped_output_is_not_cut_at_80_columns(

@@ -24,7 +24,7 @@ def test_saved_prefix_case_runs_in_a_suite(tmp_path: Path) -> None:
     )
     assert saved.returncode == 0, saved.stderr
     assert list(cases.glob("*.yaml"))
-    rates = {}
+    rows = {}
     for version in ("v1", "v2"):
         suite = tmp_path / f"{version}.yaml"
         suite.write_text(
@@ -45,7 +45,14 @@ def test_saved_prefix_case_runs_in_a_suite(tmp_path: Path) -> None:
         proc = simlab("run", str(suite), "--out", str(out), "--quiet")
         assert proc.returncode == 0, proc.stderr
         (run_dir,) = list(out.iterdir())
-        (row,) = json.loads((run_dir / "prefix_cases.json").read_text())["cases"]
-        assert row["n"] > 0 and len(row["keep_ci"]) == 2
-        rates[version] = row["keep_rate"]
-    assert rates["v2"] > rates["v1"]  # v1's context window loses the early constraint
+        data = json.loads((run_dir / "prefix_cases.json").read_text())
+        (row,) = data["cases"]
+        assert len(row["keep_ci"]) == 2 and row["logged"] == "broken"
+        rows[version] = row
+        assert data["reproduction"]["n"] == 1
+    # v1's context window loses the early constraint: it breaks it again, in each
+    # of the saved case's k=20 replays (--k 4 applied to the first replay only)
+    assert rows["v1"]["broken"] == 20 and rows["v1"]["reproduced"] is True
+    # v2 proposes a flight that keeps it and waits for a go-ahead: no action, not "kept"
+    assert rows["v2"]["broken"] == 0 and rows["v2"]["no_action"] == 20
+    assert rows["v2"]["keep_rate"] is None and rows["v2"]["reproduced"] is False

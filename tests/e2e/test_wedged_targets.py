@@ -114,7 +114,8 @@ def test_every_session_ends_at_its_timeout_and_the_run_exits(
     assert len(records) == N_SESSIONS
     for r in records:
         assert r["status"] == "error" and r["stop_reason"] == "agent_error"
-        assert r["error"].startswith("turn 1: turn timeout, no reply within 0.5s")
+        error = r["error"]
+        assert (error["turn"], error["message"]) == (1, "turn timeout, no reply within 0.5s")
     assert (run_dir / "report.html").exists()
 
 

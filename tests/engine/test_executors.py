@@ -163,7 +163,7 @@ def test_a_session_whose_worker_dies_every_time_is_an_infra_error_with_the_reaso
     assert sorted(r.key.id for r in got) == sorted(j.key.id for j in plan.jobs)
     (lost,) = [r for r in got if r.status == "error"]
     assert lost.key.id == doomed and lost.stop_reason == "infra_error"
-    assert lost.error == (
+    assert lost.error is not None and lost.error.message == (
         f"the Ray worker playing it died {MAX_ATTEMPTS} times; last: "
         "Died: The actor died unexpectedly before finishing this task."
     )

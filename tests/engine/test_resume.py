@@ -9,7 +9,7 @@ import anyio
 
 from simlab.contracts import SessionSetup, TargetAgent, TargetFactory
 from simlab.engine import RunPlan, execute, plan_new_run, plan_resume, target_factory
-from simlab.store import SessionRecord, SessionWriter, read_sessions
+from simlab.store import SessionError, SessionRecord, SessionWriter, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,12 +62,16 @@ def test_retry_errors_reruns_error_keys_only_and_their_cost_stays_charged(
     # a paid retry that failed too, as an earlier --retry-errors would have appended it
     failed = next(r for r in first if r.status == "error")
     with SessionWriter(run_dir) as w:
-        w.append(failed.model_copy(update={"cost_usd": 0.5, "error": "still down"}))
+        w.append(
+            failed.model_copy(update={"cost_usd": 0.5, "error": SessionError(message="still down")})
+        )
 
     retry = plan_resume(run_dir, retry_errors=True)
     assert sorted((j.key.mode, j.key.rep) for j in retry.pending) == [("full", 1), ("sharded", 1)]
     assert {r.key for r in retry.retried} == {j.key for j in retry.pending}
-    assert [r.error for r in retry.retried if r.key == failed.key] == ["still down"]
+    assert [r.error.message for r in retry.retried if r.key == failed.key and r.error] == [
+        "still down"
+    ]
     assert retry.spent_usd == 0.5  # the superseded error's money was spent
 
     # the budget (0.1) is already spent by that retry: nothing starts, errors stay errors

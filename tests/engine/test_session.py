@@ -116,7 +116,8 @@ def test_failures_are_errors_not_scores(
     assert record.status == "error"
     assert record.stop_reason is reason
     assert record.score is None and record.passed is None
-    assert record.error is not None and text in record.error
+    assert record.error is not None and text in record.error.message
+    assert record.error.turn is not None  # it happened inside the conversation
 
 
 class BrokenGrader:
@@ -134,7 +135,10 @@ def test_a_grader_crash_is_an_error_not_a_crash() -> None:
         )
     )  # fmt: skip
     assert record.status == "error" and record.stop_reason is StopReason.INFRA_ERROR
-    assert record.error is not None and record.error.startswith("grading failed: KeyError")
+    assert record.error is not None
+    assert (record.error.type, record.error.stage) == ("KeyError", "grading")
+    assert record.error.headline == "grading failed: KeyError: 'oops'"
+    assert record.error.traceback is not None and 'raise KeyError("oops")' in record.error.traceback
 
 
 def test_a_hung_sync_target_times_out_at_its_own_turn() -> None:
@@ -151,9 +155,8 @@ def test_a_hung_sync_target_times_out_at_its_own_turn() -> None:
     limits = SessionLimits(max_turns=5, turn_timeout_s=0.3)
     record = anyio.run(run_session, JOB, lambda setup: target, lambda setup: Sim(), limits)
     assert record.status == "error" and record.stop_reason is StopReason.AGENT_ERROR
-    assert record.error is not None and record.error.startswith(
-        "turn 2: turn timeout, no reply within 0.3s"
-    )
+    assert record.error is not None and record.error.type is None  # simlab's own verdict
+    assert record.error.headline == "turn 2: turn timeout, no reply within 0.3s"
     assert record.transcript.turns[0].agent is not None  # turn 1 answered in time
     assert record.transcript.turns[1].agent is None  # the late reply is not recorded
 
@@ -178,7 +181,7 @@ def test_the_deadline_counts_from_the_call_when_an_agent_waits_late() -> None:
     record = run(Sim(), BlocksThenWaits(), limits)  # type: ignore[arg-type]
     assert record.stop_reason is StopReason.AGENT_ERROR
     assert record.error is not None
-    assert record.error.startswith("turn 2: turn timeout, no reply within 0.1s")
+    assert record.error.headline == "turn 2: turn timeout, no reply within 0.1s"
     assert record.transcript.turns[0].agent is not None  # turn 1 answered at once
 
 
@@ -207,7 +210,7 @@ def test_a_late_reply_that_never_waited_is_a_timeout() -> None:
     record = run(Sim(), BlocksWithoutWaiting(), limits)  # type: ignore[arg-type]
     assert record.stop_reason is StopReason.AGENT_ERROR
     assert record.error is not None
-    assert record.error.startswith("turn 2: turn timeout, no reply within 0.1s")
+    assert record.error.headline == "turn 2: turn timeout, no reply within 0.1s"
     assert record.transcript.turns[1].agent is None  # the late reply is not recorded
 
 

@@ -40,16 +40,32 @@ def _hand_example(seed: int = 7, n_boot: int = 4000) -> CalibrationReport:
 
 def test_hand_computed_rates_and_corrected_estimate() -> None:
     r = _hand_example()
-    assert (r.tpr.successes, r.tpr.n, r.tpr.value) == (36, 40, 0.9)
-    assert (r.tnr.successes, r.tnr.n, r.tnr.value) == (16, 20, 0.8)
+    # A failure is the positive class: TPR = judge fails among the 20 human fails.
+    assert (r.tpr.successes, r.tpr.n, r.tpr.value) == (16, 20, 0.8)
+    assert (r.tnr.successes, r.tnr.n, r.tnr.value) == (36, 40, 0.9)
     assert (r.agreement.successes, r.agreement.n) == (52, 60)
     assert (r.raw_pass_rate.successes, r.raw_pass_rate.n, r.raw_pass_rate.value) == (600, 1000, 0.6)
-    # (0.6 + 0.8 - 1) / (0.9 + 0.8 - 1) = 0.4 / 0.7
+    # corrected pass rate = (p_obs + TPR - 1) / (TPR + TNR - 1) = (0.6 + 0.8 - 1) / 0.7
     assert r.corrected == pytest.approx(0.4 / 0.7, abs=1e-12)
     # Wilson 95% for 36/40: center (0.9 + z²/80) / (1 + z²/40), half-width as by hand.
-    assert r.tpr.ci == pytest.approx((0.76948, 0.96042), abs=1e-4)
-    assert r.tnr.ci == pytest.approx((0.58398, 0.91934), abs=1e-4)
+    assert r.tnr.ci == pytest.approx((0.76948, 0.96042), abs=1e-4)
+    assert r.tpr.ci == pytest.approx((0.58398, 0.91934), abs=1e-4)
     assert r.raw_pass_rate.ci == pytest.approx((0.56931, 0.62993), abs=1e-4)
+    # kappa: p_o = 52/60; both raters pass 40 of 60, so p_e = (2/3)² + (1/3)² = 5/9;
+    # (52/60 - 5/9) / (4/9) = 0.7
+    assert r.kappa.kappa == pytest.approx(0.7) and r.kappa.n == 60
+
+
+def test_catching_a_real_failure_is_the_true_positive() -> None:
+    # 100 labelled sessions, 40 human fails and 60 human passes: the judge fails
+    # 36 of the 40 (failures caught) and passes 50 of the 60.
+    labels, verdicts = _labelled(50, 10, 36, 4)
+    r = calibrate(labels, verdicts, [True] * 54 + [False] * 46, seed=0, n_boot=200)
+    assert (r.tpr.successes, r.tpr.n) == (36, 40)  # TPR 0.90
+    assert (r.tnr.successes, r.tnr.n) == (50, 60)  # TNR 0.83
+    # (0.54 + 0.9 - 1) / (0.9 + 50/60 - 1)
+    assert r.corrected == pytest.approx(0.44 / (0.9 + 50 / 60 - 1))
+    assert r.as_json()["positive"] == "fail"
 
 
 def test_bootstrap_interval_matches_the_delta_method_width() -> None:
@@ -86,16 +102,17 @@ def test_chance_judge_has_no_estimate_and_an_uninformative_interval() -> None:
 
 
 def test_empty_group_is_not_an_estimate() -> None:
-    labels, verdicts = _labelled(5, 0, 0, 0)  # no human fails: TNR unknown
+    labels, verdicts = _labelled(5, 0, 0, 0)  # no human fails: TPR unknown
     r = calibrate(labels, verdicts, [True] * 5, seed=0)
-    assert r.tnr.value is None and r.tnr.ci == (0.0, 1.0)
+    assert r.tpr.value is None and r.tpr.ci == (0.0, 1.0)
     assert r.corrected is None and r.corrected_ci == (0.0, 1.0)
 
 
 @pytest.mark.parametrize(
     ("p_obs", "tpr", "tnr", "want"),
     [
-        (0.6, 0.9, 0.8, 0.4 / 0.7),
+        (0.6, 0.8, 0.9, 0.4 / 0.7),  # (0.6 + 0.8 - 1) / (0.8 + 0.9 - 1)
+        (0.6, 0.9, 0.8, 0.5 / 0.7),
         (0.1, 0.9, 0.8, 0.0),  # below the false-pass floor: clipped to 0
         (0.95, 0.9, 0.8, 1.0),  # above TPR: clipped to 1
         (0.5, 1.0, 1.0, 0.5),
@@ -119,11 +136,12 @@ def test_bad_inputs() -> None:
 
 def test_as_json_carries_every_figure() -> None:
     data = _hand_example(n_boot=200).as_json()
-    assert data["tpr"] == {
+    assert data["tnr"] == {
         "value": 0.9,
         "successes": 36,
         "n": 40,
         "ci": pytest.approx([0.7695, 0.9604], abs=1e-4),
     }
+    assert data["kappa"]["value"] == pytest.approx(0.7) and data["kappa"]["n"] == 60
     assert data["corrected"] == pytest.approx(0.5714, abs=1e-4)
     assert data["n_boot"] == 200 and data["seed"] == 7 and "Rogan-Gladen" in data["method"]

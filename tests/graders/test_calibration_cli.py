@@ -26,8 +26,8 @@ def _record(rep: int, judge: bool | None, status: Status = "ok") -> SessionRecor
     )
 
 
-# Reps 0-4: human pass, judge passes 0-3 and fails 4 (TPR 4/5).
-# Reps 5-9: human fail, judge fails 5-8 and passes 9 (TNR 4/5).
+# Reps 0-4: human pass, judge passes 0-3 and fails 4 (TNR 4/5).
+# Reps 5-9: human fail, judge fails 5-8 and passes 9 (TPR, failures caught, 4/5).
 # Reps 10-11: unlabelled, judge passes one; rep 12 errored, rep 13 judge failed to answer.
 JUDGE = [True, True, True, True, False, False, False, False, False, True, True, False]
 
@@ -92,6 +92,8 @@ def test_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for text in ("TPR", "TNR", "0.800", "4/5", "6/12", "0.500", "Rogan-Gladen", "bootstrap"):
         assert text in out
+    assert "failures caught (judge fails | human fail)" in out
+    assert "corrected = (raw + TPR - 1) / (TPR + TNR - 1)" in out
     # Five labels a side: over 2.5% of replicates have TPR + TNR <= 1, so nothing is bounded.
     assert "[0.000, 1.000] bootstrap" in out
     assert "label more sessions to bound the pass rate" in out

@@ -88,6 +88,33 @@ def test_a_users_grader_is_found_beside_the_suite_and_weighs_in(tmp_path: Path) 
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["by_check"]["brevity"]["n"] == len(records)
 
+    # a stricter brevity rule in the candidate: compare names the check that moved
+    stricter = textwrap.dedent(GRADER).replace("longest < 400", "longest < 60")
+    (project / "my_graders.py").write_text(stricter, encoding="utf-8")
+    again = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "run", str(project / "suite.yaml"),
+         "--out", str(tmp_path / "out_b"), "--quiet"],
+        cwd=elsewhere, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    (run_b,) = (tmp_path / "out_b").iterdir()
+    passes_b = sum(r["checks"]["brevity"]["passed"] for r in _records(run_b) if r["checks"])
+    assert passes_b < len(records)  # the stricter rule failed some
+    md = tmp_path / "compare.md"
+    compared = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "compare", str(run_dir), str(run_b),
+         "--markdown", str(md)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert compared.returncode in (0, 1), compared.stderr
+    assert "Pass rate by check" in compared.stdout
+    (row,) = [line for line in md.read_text().splitlines() if line.startswith("| brevity |")]
+    n = len(records)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1].startswith(f"100.0% ({n}/{n})")  # A: every session's replies were short
+    assert cells[2].startswith(f"{100 * passes_b / n:.1f}% ({passes_b}/{n})")
+    assert int(cells[4]) == n - passes_b  # regressed: paired keys that passed in A only
+
 
 class Never:
     name = "never"
@@ -128,3 +155,32 @@ def test_require_and_min_score_make_the_pass_rule() -> None:
     assert score_checks(checks, owner, goal, weighted) == (75.0, True)
     floor = weighted.model_copy(update={"min_score": 80})
     assert score_checks(checks, owner, goal, floor) == (75.0, False)
+
+
+class HouseRule:
+    """Passes every session: marks which sessions a run's own graders graded."""
+
+    name = "house_rule"
+
+    def grade(self, ctx: object) -> Check:
+        return Check(passed=True, detail="graded by the run's own graders")
+
+
+def test_a_runs_experiments_grade_their_reruns_with_the_runs_own_graders(
+    tmp_path: Path,
+) -> None:
+    suite = simlab.Suite(
+        personas=["terse_en"], goals=["one_way"], modes=[simlab.Mode.FULL], reps=2,
+        target="reference:v2", persona_dirs=[str(ROOT / "personas")],
+        goal_dirs=[str(ROOT / "goals")], perturbation_dirs=[str(ROOT / "perturbations")],
+        experiments=["brittleness"],
+    )  # fmt: skip
+    graders = ["goal_completed", "constraints", "confirmation", "trajectory", HouseRule()]
+    result = simlab.run(suite, out=tmp_path, progress=False, graders=graders)
+    reruns = [
+        json.loads(line)["record"]
+        for line in (result.run_dir / "brittleness_sessions.jsonl").read_text().splitlines()
+    ]
+    assert reruns  # the passing sessions were re-run under perturbations
+    graded = [r for r in reruns if r["status"] == "ok"]
+    assert graded and all("house_rule" in r["checks"] for r in graded)

@@ -108,7 +108,7 @@ def test_grading_a_continuation() -> None:
     assert broken_constraints(AgentReply(text="Which date?"), [late, budget]) == []
 
 
-def test_v2_keeps_what_v1_forgets() -> None:
+def test_v1_breaks_what_v2_does_not_and_not_acting_is_not_keeping() -> None:
     case = _case()
 
     async def both() -> tuple[PrefixResult, PrefixResult]:
@@ -118,15 +118,45 @@ def test_v2_keeps_what_v1_forgets() -> None:
         )
 
     v1, v2 = anyio.run(both)
+    assert v1.logged == "broken"  # the logged reply offered a 20:30 flight
     # v1 keeps 4 user turns in context: turn 1's "leave by 12:00" is gone, it offers 20:30
-    assert (v1.kept, v1.n, v1.errors) == (0, 20, 0)
+    assert (v1.broken, v1.kept, v1.no_action, v1.errors) == (20, 0, 0, 0)
     assert "latest_departure '20:30'" in v1.continuations[0].broken[0]
-    assert (v2.kept, v2.n, v2.errors) == (20, 20, 0)
+    assert v1.reproduced is True
+    # v2 proposes the 10:15 flight and waits for a go-ahead: it took no action,
+    # so it is "no action", neither kept nor counted in the keep-rate
+    assert (v2.broken, v2.kept, v2.no_action, v2.errors) == (0, 0, 20, 0)
     assert "10:15" in v2.continuations[0].text
-    # Wilson 95%: 0/20 -> [0, 0.1611], 20/20 -> [0.8389, 1]
+    assert v2.continuations[0].outcome == "no_action" and v2.continuations[0].kept is None
+    assert v2.keep_rate is None and v2.n == 0 and v2.graded == 20
+    assert v2.reproduced is False
+    # Wilson 95%: 0/20 -> [0, 0.1611]
     assert v1.ci == pytest.approx((0.0, 0.16113), abs=1e-4)
-    assert v2.ci == pytest.approx((0.83887, 1.0), abs=1e-4)
+    # the reference agent re-lived the imported prefix: its own first reply is
+    # worded unlike the logged agent's, and it says so
+    assert v1.restored == 20 and v1.diverged == 20
+    restored = v1.continuations[0].restored
+    assert restored is not None and (restored.user_turns, restored.diverged_at) == (4, 1)
+
+
+def test_an_action_that_keeps_the_constraints_is_kept() -> None:
+    case = _case()
+    # v2's own proposal, then the user's go-ahead: restored, v2 books what it proposed
+    proposal = anyio.run(run_prefix_case, case, _v("v2"), 1, 7).continuations[0].text
+    go = case.model_copy(
+        update={
+            "prefix": [
+                *case.prefix,
+                Message(role="assistant", text=proposal),
+                Message(role="user", text="Yes, please book it."),
+            ],
+            "final_tool": "hold_booking",
+        }
+    )
+    v2 = anyio.run(run_prefix_case, go, _v("v2"), 5, 7)
+    assert (v2.kept, v2.broken, v2.no_action) == (5, 0, 0)
     assert v2.keep_rate == 1.0
+    assert v2.continuations[0].tool_calls[-1].name == "hold_booking"
 
 
 def test_replays_get_distinct_seeds_and_target_errors_are_not_breaks() -> None:
@@ -146,6 +176,7 @@ def test_replays_get_distinct_seeds_and_target_errors_are_not_breaks() -> None:
 
     result = anyio.run(run_prefix_case, case, make, 5, 1)
     assert (result.kept, result.n, result.errors) == (0, 0, 5)
+    assert result.restored == 0  # not a RestorableTarget: the prefix is its history only
     assert result.keep_rate is None
     assert result.continuations[0].error == "RuntimeError: down"
     assert len(set(seeds)) == 5
@@ -192,9 +223,11 @@ def test_replay_cli_on_a_log_and_on_saved_cases(
     argv = [str(DATA / "prefix_log.jsonl"), "--target", "reference:v1", "--k", "6"]
     assert replay_cli([*argv, "--seed", "3", "--save-cases", str(cases)]) == 0
     out = capsys.readouterr().out
-    assert "imported_one_way_late_imported_0_turn5" in out and "0.0%" in out
+    assert "imported_one_way_late_imported_0_turn5" in out and "0.0% of 6" in out
+    assert "reproduced 1 of 1 recorded constraint breaks: 100.0% [20.7%, 100.0%]" in out
     assert len(list(cases.glob("*.yaml"))) == 1
     assert replay_cli([str(cases), "--target", "reference:v2", "--k", "6"]) == 0
-    assert "100.0%" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reproduced 0 of 1 recorded constraint breaks: 0.0% [0.0%, 79.3%]" in out
     assert replay_cli([str(tmp_path / "missing.jsonl")]) == 2
     assert replay_cli([str(DATA / "openai_trials.jsonl")]) == 1  # failures with no failing turn

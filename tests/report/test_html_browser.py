@@ -25,7 +25,6 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
 from simlab.report import render_html, session_anchor, summarize
-from simlab.spec import Suite
 from simlab.store import read_run_info, read_sessions
 from tests.report.test_html import INJECTED, all_extras, hostile_record
 
@@ -147,7 +146,7 @@ def default_suite_report(out: Path) -> Path:
     )
     assert done.returncode == 0, done.stderr
     (run_dir,) = [p for p in (out / "runs").iterdir() if p.is_dir()]
-    suite = Suite.model_validate(read_run_info(run_dir)["suite"])
+    suite = read_run_info(run_dir).suite
     records = [*read_sessions(run_dir).records, hostile_record()]
     assert len(records) >= 401
     summary = summarize(records, suite.buckets, suite.seed)

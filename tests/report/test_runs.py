@@ -18,7 +18,7 @@ def fake_run(results: Path, run_id: str, agent: str, pass_rate: float | None) ->
             "aptitude": 90.0,
             "unreliability": 5.0,
         }
-        write_json(run_dir / "summary.json", {"overall": overall})
+        write_json(run_dir / "summary.json", {"schema_version": 1, "overall": overall})
 
 
 def test_trend_compares_with_the_previous_run_of_the_same_target(tmp_path: Path) -> None:

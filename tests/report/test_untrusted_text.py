@@ -162,7 +162,7 @@ def test_run_of_a_crashing_target_prints_and_writes_no_control_character(
     (run_dir,) = list(out.iterdir())
     records = [json.loads(line) for line in (run_dir / "sessions.jsonl").read_text().splitlines()]
     (error,) = [r["error"] for r in records if r["status"] == "error"]
-    assert "\x1b[31mRED" in error  # the record keeps the message as it was
+    assert "\x1b[31mRED" in error["message"]  # the record keeps the message as it was
     assert controls(proc.stdout) == [] and "\\x1b[31mRED\\x1b[0m" in proc.stdout
     md = (run_dir / "report.md").read_bytes()
     assert b"\x1b" not in md and b"\x07" not in md

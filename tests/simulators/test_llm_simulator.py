@@ -345,7 +345,7 @@ async def test_the_engine_records_a_failing_simulator_as_an_error_with_its_fault
     ]
     assert record_err.status == "error"
     assert record_err.stop_reason == StopReason.SIMULATOR_ERROR
-    assert record_err.error is not None and "SimulatorFault" in record_err.error
+    assert record_err.error is not None and record_err.error.type == "SimulatorFault"
     assert record_err.usage.calls == 2
     assert [f["attempt"] for f in record_err.meta["simulator_faults"]] == [1, 2]
 

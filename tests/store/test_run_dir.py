@@ -11,6 +11,7 @@ from simlab.spec import Bucket
 from simlab.store import (
     SESSIONS_FILE,
     RunDirError,
+    SessionError,
     SessionRecord,
     SessionWriter,
     StopReason,
@@ -158,9 +159,9 @@ def test_a_later_record_supersedes_an_error_record_of_its_key(tmp_path: Path) ->
 def test_a_key_that_errors_on_every_retry_reads_as_its_last_error(tmp_path: Path) -> None:
     with SessionWriter(tmp_path) as w:
         w.append(error_record(0))
-        w.append(error_record(0).model_copy(update={"error": "still down"}))
+        w.append(error_record(0).model_copy(update={"error": SessionError(message="still down")}))
     got = read_sessions(tmp_path)
-    assert [r.error for r in got.records] == ["still down"]
+    assert [r.error.message for r in got.records if r.error] == ["still down"]
     assert got.lines == [2] and len(got.replaced) == 1
 
 

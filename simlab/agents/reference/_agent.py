@@ -19,6 +19,7 @@ from simlab.agents.reference._config import PRESETS, AgentConfig
 from simlab.agents.reference._policy import Decision, Plan, decide, infer_task
 from simlab.agents.reference._tools import TravelDesk
 from simlab.agents.reference._understand import Reading, read_message
+from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
@@ -59,7 +60,7 @@ def _misread(slot: str, value: FactValue) -> FactValue:
 
 
 class ReferenceAgent:
-    """simlab's deterministic booking agent (implements ``TargetAgent``).
+    """simlab's deterministic booking agent (implements ``TargetAgent`` and ``RestorableTarget``).
 
     One instance serves one session.
 
@@ -265,6 +266,38 @@ class ReferenceAgent:
                 }
             )
         return say.confirm(plan.tool, call.result, lang, drifted)
+
+    # ------------------------------------------------------------------ restoring
+
+    async def restore(self, prefix: Sequence[Message], ctx: SessionContext) -> RestoreReport:
+        """Live through ``prefix`` again, so the next ``reply`` starts from its state.
+
+        The agent replays its own policy on each user message of the prefix
+        but the last, with the logged session's seed (``ctx.seed``): a run of
+        simlab's gives back the same readings, misreads, questions, proposals,
+        anchor and bookings, and so the same replies, which are compared with
+        the logged ones. Afterwards misreads draw from this instance's own seed,
+        so replays of one prefix differ only in what happens next.
+        """
+        own_seed = self.seed
+        self.seed = ctx.seed
+        self._reset()
+        diverged: int | None = None
+        turn = 0
+        for i, msg in enumerate(prefix[:-1]):
+            if msg.role != "user":
+                continue
+            turn += 1
+            mine = await self.reply(
+                prefix[: i + 1], SessionContext(ctx.session_id, ctx.seed, turn, ctx.knobs)
+            )
+            logged = prefix[i + 1]
+            if diverged is None and logged.role == "assistant" and logged.text != mine.text:
+                diverged = turn
+        self.seed = own_seed
+        self._rng = random.Random(f"reference-misread-after-restore:{own_seed}")
+        where = "every reply as logged" if diverged is None else f"diverged at turn {diverged}"
+        return RestoreReport(turn, diverged, f"re-lived {turn} user turns: {where}")
 
     # ------------------------------------------------------------------ ground truth
 

@@ -1,0 +1,59 @@
+"""The LLM judge beside the code graders, in the reports of judged runs.
+
+A session's ``passed`` is the code graders' verdict; the judge's is its
+``judge`` check. Over the graded sessions that have both, this section gives
+the judge's own pass rate, the code graders' pass rate on the same sessions,
+how often the two agree and Cohen's kappa (agreement beyond chance), each with
+its n and interval, and the 2x2 table. Sessions whose judge gave no usable
+verdict are counted apart (a grader error, never a failure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from simlab.graders import JUDGE
+from simlab.stats import cohen_kappa, wilson_interval
+from simlab.store import SessionRecord
+
+
+def _rate(passes: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson_interval(passes, n)
+    return {"passes": passes, "n": n, "rate": passes / n if n else None, "ci": [lo, hi]}
+
+
+def judge_section(records: Sequence[SessionRecord]) -> dict[str, Any]:
+    """The judge's figures over the run's graded sessions; empty when no session was judged.
+
+    Returns:
+        ``n`` (sessions with both verdicts), ``judge`` and ``code`` pass rates,
+        ``agreement``, ``kappa`` (value, interval, chance agreement), ``table``
+        (``both_pass``, ``judge_pass_code_fail``, ``judge_fail_code_pass``,
+        ``both_fail``) and ``no_verdict`` (graded sessions whose judge failed).
+    """
+    ok = [r for r in records if r.status == "ok" and r.passed is not None]
+    judged = [r for r in ok if JUDGE in r.checks]
+    no_verdict = sum(1 for r in ok if JUDGE not in r.checks and r.meta.get("grader_error"))
+    if not judged and not no_verdict:
+        return {}
+    judge = [r.checks[JUDGE].passed for r in judged]
+    code = [bool(r.passed) for r in judged]
+    pairs = list(zip(judge, code, strict=True))
+    table = {
+        "both_pass": sum(1 for j, c in pairs if j and c),
+        "judge_pass_code_fail": sum(1 for j, c in pairs if j and not c),
+        "judge_fail_code_pass": sum(1 for j, c in pairs if c and not j),
+        "both_fail": sum(1 for j, c in pairs if not j and not c),
+    }
+    kappa = cohen_kappa(code, judge)
+    n = len(judged)
+    return {
+        "n": n,
+        "judge": _rate(sum(judge), n),
+        "code": _rate(sum(code), n),
+        "agreement": _rate(table["both_pass"] + table["both_fail"], n),
+        "kappa": {"value": kappa.kappa, "ci": list(kappa.ci), "expected": kappa.expected},
+        "table": table,
+        "no_verdict": no_verdict,
+    }

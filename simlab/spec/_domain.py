@@ -1,0 +1,270 @@
+"""A domain as data: its slots, intents, tools and the words its users and agents use.
+
+A domain is a folder of YAML (``domains/travel/``): ``domain.yaml`` names it, and
+it or any other ``*.yaml`` file beside it declares slots, intents, tools and
+languages (``simlab.spec.load_domain`` merges them). Goals and personas name their
+domain; the scripted user speaks, and reads an agent's questions, from it::
+
+    id: pharmacy
+    languages:
+      es:
+        confirm_cues: ["¿confirmo"]
+        phrases: {answer_yes: ["Sí, adelante."], ...}
+    slots:
+      - name: medicine
+        type: enum
+        values: [{value: IBU, say: {es: ibuprofeno}}]
+        say:
+          es: {state: ["Necesito {value}."], ask: ["qué medicamento"]}
+    intents:
+      - tool: order_medicine
+        openings: {es: ["Quiero pedir un medicamento."]}
+    tools:
+      - name: order_medicine
+        description: Orders a medicine for pickup.
+        effect: write
+        parameters: {type: object, properties: {medicine: {type: string}}}
+        returns: [order_id]
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+
+from simlab.spec._agent import ToolSpec
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+SlotType = Literal["text", "integer", "number", "money", "date", "time", "enum", "identifier"]
+"""What a slot's values are; a goal's values are checked against it."""
+
+Connective = Literal[
+    "mind_change", "answer_yes", "answer_none", "reassert", "nothing_to_add", "done", "gave_up"
+]
+"""The phrases a scripted user says around the facts, in every language a domain speaks."""
+CONNECTIVES: tuple[Connective, ...] = typing.get_args(Connective)
+
+_NAME = r"^[a-z][a-z0-9_]*$"
+
+
+def _styled(value: Any) -> Any:
+    """A plain list of phrasings is the ``neutral`` style's."""
+    return {"neutral": value} if isinstance(value, list) else value
+
+
+def _styled_schema(schema: dict[str, Any]) -> None:
+    """The JSON schema also takes the short form: a plain list (the ``neutral`` style)."""
+    short = {"type": "array", "items": {"type": "string"}}
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    schema["anyOf"] = [short, full]
+
+
+Styled = Annotated[
+    dict[str, list[str]],
+    BeforeValidator(_styled),
+    Field(json_schema_extra=_styled_schema),
+]
+"""Phrasings by persona style (``neutral``, ``terse``, ``chatty``, ``novice``,
+``frustrated``...); ``neutral`` is every style's fallback. A plain list is ``neutral``."""
+
+
+class EnumValue(_Spec):
+    """One value an ``enum`` slot takes, and how each language says it."""
+
+    value: Annotated[str, Field(min_length=1)]
+    """The value goals and tools use (``HAN``, ``economy``)."""
+    say: dict[str, str] = Field(default_factory=dict)
+    """Language to the words for it (``{en: Hanoi, vi: Hà Nội}``); default the value."""
+    aliases: list[str] = Field(default_factory=list)
+    """Other spellings an agent may meet (``saigon`` for Ho Chi Minh City)."""
+
+    def said(self, language: str) -> str:
+        """The words for this value in ``language``."""
+        return self.say.get(language, self.value)
+
+
+class SlotSpeech(_Spec):
+    """How one language states, corrects and asks for a slot's value.
+
+    Templates hold ``{value}`` (the value as said in the language) and, by type:
+    money ``{amount}`` ``{currency}``; date ``{day}`` ``{month}`` ``{month_name}``
+    ``{year}``; time ``{hour}`` (12-hour) ``{ampm}`` ``{hour24}`` ``{minute}``;
+    enum ``{code}`` (the value as goals write it).
+    """
+
+    state: Annotated[Styled, Field(min_length=1)]
+    """How a user states the value (``I'm flying from {value}.``)."""
+    correct: Styled = Field(default_factory=dict)
+    """How a user corrects it (``Actually, make it {value}.``); when empty, the
+    language's ``mind_change`` phrase followed by a ``state`` phrasing."""
+    ask: list[str] = Field(default_factory=list)
+    """Words by which an agent's question asks for this slot (``flying from``);
+    matched lower-case and without diacritics, in a sentence ending in ``?``."""
+
+
+class DomainSlot(_Spec):
+    """A kind of fact a goal of this domain can carry."""
+
+    name: Annotated[str, Field(pattern=_NAME)]
+    type: SlotType
+    description: str = ""
+    currency: Annotated[str | None, Field(validate_default=True)] = None
+    """A ``money`` slot's currency (``USD``): its amounts are in it."""
+    values: Annotated[list[EnumValue], Field(validate_default=True)] = Field(default_factory=list)
+    """An ``enum`` slot's values."""
+    pattern: str | None = None
+    """An ``identifier`` slot's values must match this regular expression (whole)."""
+    say: dict[str, SlotSpeech] = Field(default_factory=dict)
+    """Per language: how a user states and corrects it, and how an agent asks for it."""
+
+    @field_validator("currency")
+    @classmethod
+    def _money(cls, currency: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("type")
+        if kind == "money" and not currency:
+            raise ValueError("a money slot needs its currency: add `currency:` (for example USD)")
+        if kind != "money" and currency is not None:
+            raise ValueError("`currency` is for money slots only; remove it")
+        return currency
+
+    @field_validator("values")
+    @classmethod
+    def _enum(cls, values: list[EnumValue], info: ValidationInfo) -> list[EnumValue]:
+        kind = info.data.get("type")
+        if kind == "enum" and not values:
+            raise ValueError("an enum slot lists its values: add `values: [{value: ...}]`")
+        if kind != "enum" and values:
+            raise ValueError("`values` is for enum slots only; remove it or make the type enum")
+        names = [v.value for v in values]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"values repeat: {repeated}; list each once")
+        return values
+
+    @field_validator("pattern")
+    @classmethod
+    def _identifier(cls, pattern: str | None, info: ValidationInfo) -> str | None:
+        if pattern is not None and info.data.get("type") != "identifier":
+            raise ValueError("`pattern` is for identifier slots only; remove it")
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"not a regular expression: {e}") from None
+        return pattern
+
+    def value(self, code: str) -> EnumValue | None:
+        """The enum value written ``code`` in goals, if this slot has it."""
+        return next((v for v in self.values if v.value == code), None)
+
+
+class Intent(_Spec):
+    """A task users of this domain come for: the tool call that completes it, and openings."""
+
+    tool: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    """The final tool: a goal with this ``final_tool`` is this intent's."""
+    description: str = ""
+    openings: dict[str, Styled] = Field(default_factory=dict)
+    """Per language, how a user opens the conversation (``I'd like to book a flight.``)."""
+
+
+class DomainTool(ToolSpec):
+    """A tool an agent of this domain calls: arguments, effect and fixture results."""
+
+    effect: Literal["read", "write"] = "read"
+    """``write`` changes the world (a booking, a frozen card); ``read`` only looks."""
+    reversible: bool = True
+    """Whether a write can be undone (a refund cannot)."""
+    returns: list[str] = Field(default_factory=list)
+    """The fields of its result (besides those its fixtures show): a goal's
+    constraints and ``confirm_fields`` may name these and its arguments."""
+
+    def fields(self) -> list[str]:
+        """Every field a call of this tool shows: arguments, declared and fixture results."""
+        found = list((self.parameters.get("properties") or {}).keys()) + list(self.returns)
+        for fixture in self.fixtures:
+            if isinstance(fixture.result, dict):
+                found.extend(str(k) for k in fixture.result)
+        return list(dict.fromkeys(found))
+
+
+class LanguageSpeech(_Spec):
+    """What a domain's users and agents say in one language, besides slot phrasings."""
+
+    confirm_cues: Annotated[list[str], Field(min_length=1)]
+    """Words by which an agent's proposal asks the user's go-ahead (``shall i``)."""
+    phrases: dict[Connective, Styled]
+    """The scripted user's connectives: every one of ``mind_change``, ``answer_yes``,
+    ``answer_none``, ``reassert``, ``nothing_to_add``, ``done``, ``gave_up``."""
+    fillers: Styled = Field(default_factory=dict)
+    """Small talk a verbose persona adds."""
+    month_names: list[str] = Field(default_factory=list)
+    """Twelve names, January first, for ``{month_name}``; empty: the month's number."""
+    strip_diacritics: bool = False
+    """Whether users of this language may type without diacritics (Vietnamese)."""
+
+    @field_validator("phrases")
+    @classmethod
+    def _every_connective(cls, phrases: dict[Connective, dict[str, list[str]]]) -> Any:
+        missing = [c for c in CONNECTIVES if not phrases.get(c, {}).get("neutral")]
+        if missing:
+            raise ValueError(f"add a neutral phrasing for each of {missing}")
+        return phrases
+
+    @field_validator("month_names")
+    @classmethod
+    def _twelve(cls, names: list[str]) -> list[str]:
+        if names and len(names) != 12:
+            raise ValueError(f"give 12 names, January first; got {len(names)}")
+        return names
+
+
+class DomainFile(_Spec):
+    """One YAML file of a domain folder: ``domain.yaml`` (with ``id``) or a part beside it.
+
+    A folder's files are merged: slots, intents and tools add up; a language is
+    declared in one file only.
+    """
+
+    id: Annotated[str, Field(pattern=_NAME)] | None = None
+    """The domain's name (``travel``), in ``domain.yaml`` only."""
+    title: str = ""
+    description: str = ""
+    languages: dict[str, LanguageSpeech] = Field(default_factory=dict)
+    """Language code (``en``, ``vi``, ``es``...) to what is said in it."""
+    slots: list[DomainSlot] = Field(default_factory=list)
+    intents: list[Intent] = Field(default_factory=list)
+    tools: list[DomainTool] = Field(default_factory=list)
+
+
+class Domain(_Spec):
+    """A whole domain, its folder's files merged and checked together."""
+
+    id: str
+    title: str = ""
+    description: str = ""
+    languages: dict[str, LanguageSpeech]
+    slots: list[DomainSlot]
+    intents: list[Intent]
+    tools: list[DomainTool]
+    folder: str = ""
+    """Where it was read from (for messages)."""
+
+    def slot(self, name: str) -> DomainSlot | None:
+        """The slot called ``name``, if declared."""
+        return next((s for s in self.slots if s.name == name), None)
+
+    def intent(self, tool: str) -> Intent | None:
+        """The intent whose final tool is ``tool``, if declared."""
+        return next((i for i in self.intents if i.tool == tool), None)
+
+    def tool(self, name: str) -> DomainTool | None:
+        """The tool called ``name``, if declared."""
+        return next((t for t in self.tools if t.name == name), None)

@@ -1,0 +1,441 @@
+"""Read a domain folder into one ``Domain``, and check goals and personas against it.
+
+Every problem names the file, the line, the field and the fix, as the other
+spec files' problems do; all of a folder's problems are raised together.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simlab.spec._domain import Domain, DomainFile, DomainSlot
+from simlab.spec._loader import Loc, Problem, SpecError, _line_for, _mapping, _read, _validated
+from simlab.spec._models import FactValue, Goal, Persona, Suite
+from simlab.spec._shipped import shipped_dir
+
+DOMAIN_FILE = "domain.yaml"
+"""The file of a domain folder that names it (``id:``); its other ``*.yaml`` files add to it."""
+
+DEFAULT_DOMAIN = "travel"
+"""The domain a suite uses when it names none (the shipped travel domain)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    path: Path
+    spec: DomainFile
+    lines: dict[Loc, int]
+
+    def at(self, *loc: int | str) -> int | None:
+        return _line_for(tuple(loc), self.lines)
+
+
+def domain_files(folder: Path) -> list[Path]:
+    """The YAML files of a domain folder, ``domain.yaml`` first."""
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    return sorted(files, key=lambda p: p.name != DOMAIN_FILE)
+
+
+def load_domain(path: str | Path) -> Domain:
+    """Read a domain folder (or its ``domain.yaml``) into one checked ``Domain``.
+
+    Raises:
+        SpecError: every problem of every file, each with file:line, field and fix.
+    """
+    folder = Path(path)
+    if folder.is_file():
+        folder = folder.parent
+    if not folder.is_dir():
+        why = "no such domain folder; a domain is a folder holding domain.yaml"
+        raise SpecError([Problem(str(folder), None, "", why)])
+    parts: list[_Part] = []
+    problems: list[Problem] = []
+    for file in domain_files(folder):
+        try:
+            data, lines = _mapping(file, _read(file))
+            parts.append(_Part(file, _validated(DomainFile, file, data, lines), lines))
+        except SpecError as e:
+            problems.extend(e.problems)
+    if problems:
+        raise SpecError(problems)
+    domain, problems = _merged(folder, parts)
+    if problems:
+        raise SpecError(problems)
+    return domain
+
+
+def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]]:
+    problems: list[Problem] = []
+    named = [p for p in parts if p.spec.id is not None]
+    head = folder / DOMAIN_FILE
+    if not named:
+        problems.append(Problem(str(head), None, "id", f"no domain id; add `id: {folder.name}`"))
+    for extra in named[1:]:
+        problems.append(
+            Problem(
+                str(extra.path),
+                extra.at("id"),
+                "id",
+                f"the domain is already named in {named[0].path}; keep `id:` in {DOMAIN_FILE} only",
+            )
+        )
+    languages: dict[str, Any] = {}
+    slots: dict[str, Any] = {}
+    intents: dict[str, Any] = {}
+    tools: dict[str, Any] = {}
+    where: dict[tuple[str, str], tuple[_Part, Loc]] = {}
+    for part in parts:
+        for lang, speech in part.spec.languages.items():
+            _add(languages, where, problems, part, ("languages", lang), lang, speech)
+        for i, slot in enumerate(part.spec.slots):
+            _add(slots, where, problems, part, ("slots", i, "name"), slot.name, slot)
+        for i, intent in enumerate(part.spec.intents):
+            _add(intents, where, problems, part, ("intents", i, "tool"), intent.tool, intent)
+        for i, tool in enumerate(part.spec.tools):
+            _add(tools, where, problems, part, ("tools", i, "name"), tool.name, tool)
+    first = named[0].spec if named else DomainFile()
+    domain = Domain(
+        id=first.id or folder.name,
+        title=first.title,
+        description=first.description,
+        languages=languages,
+        slots=list(slots.values()),
+        intents=list(intents.values()),
+        tools=list(tools.values()),
+        folder=str(folder),
+    )
+    problems.extend(_coherence(domain, where, head))
+    return domain, problems
+
+
+def _add(
+    into: dict[str, Any],
+    where: dict[tuple[str, str], tuple[_Part, Loc]],
+    problems: list[Problem],
+    part: _Part,
+    loc: Loc,
+    name: str,
+    item: Any,
+) -> None:
+    kind = str(loc[0])
+    if name in into:
+        first, _ = where[(kind, name)]
+        problems.append(
+            Problem(
+                str(part.path),
+                part.at(*loc),
+                ".".join(map(str, loc)),
+                f"{kind[:-1]} {name!r} is already declared in {first.path}; declare it once",
+            )
+        )
+        return
+    into[name] = item
+    where[(kind, name)] = (part, loc)
+
+
+def _coherence(
+    domain: Domain, where: Mapping[tuple[str, str], tuple[_Part, Loc]], head: Path
+) -> list[Problem]:
+    """What no single file can show: languages, intents and tools that miss each other."""
+    problems: list[Problem] = []
+    spoken = sorted(domain.languages)
+    if not spoken:
+        why = "the domain speaks no language; add `languages: {en: {confirm_cues, phrases}}`"
+        problems.append(Problem(str(head), None, "languages", why))
+
+    def problem(kind: str, name: str, rest: Loc, message: str) -> None:
+        part, loc = where[(kind, name)]
+        full = (*loc[:-1], *rest) if rest else loc
+        problems.append(Problem(str(part.path), part.at(*full), ".".join(map(str, full)), message))
+
+    for slot in domain.slots:
+        for lang in sorted(set(slot.say) - set(spoken)):
+            problem("slots", slot.name, ("say", lang), _unspoken(lang, spoken))
+        for lang in sorted(set(spoken) - set(slot.say)):
+            problem(
+                "slots",
+                slot.name,
+                ("say",),
+                f"slot {slot.name!r} has no {lang!r} phrasings; add say.{lang}.state "
+                f"(the domain speaks {', '.join(spoken)})",
+            )
+    tool_names = sorted(t.name for t in domain.tools)
+    for intent in domain.intents:
+        if domain.tool(intent.tool) is None:
+            problem(
+                "intents",
+                intent.tool,
+                (),
+                f"intent's tool {intent.tool!r} is not a declared tool; declare it under "
+                f"`tools:` or use one of: {', '.join(tool_names) or '(none declared)'}",
+            )
+        for lang in sorted(set(intent.openings) - set(spoken)):
+            problem("intents", intent.tool, ("openings", lang), _unspoken(lang, spoken))
+        for lang in sorted(set(spoken) - set(intent.openings)):
+            problem(
+                "intents",
+                intent.tool,
+                ("openings",),
+                f"intent {intent.tool!r} has no {lang!r} opening; add openings.{lang}",
+            )
+    return problems
+
+
+def _unspoken(lang: str, spoken: Sequence[str]) -> str:
+    return (
+        f"language {lang!r} is not one the domain speaks ({', '.join(spoken)}); "
+        f"add it under `languages:` or remove these phrasings"
+    )
+
+
+# ------------------------------------------------------------------ a suite's domains
+
+
+@dataclass(frozen=True, slots=True)
+class DomainSet:
+    """The domains a suite's goals and personas may name, and the one they default to."""
+
+    domains: dict[str, Domain]
+    default: str
+    folders: dict[str, Path] = field(default_factory=dict)
+    """Each domain's folder, by id (its files are part of a run's configuration)."""
+
+    def of(self, name: str | None) -> Domain | None:
+        """The domain ``name`` (the default when None), if the set has it."""
+        return self.domains.get(name or self.default)
+
+
+def resolve_domain(entry: str, base: Path) -> Path | None:
+    """A suite's ``domains`` entry as a folder: relative to ``base``, else a shipped domain."""
+    own = base / entry
+    if own.is_dir() or own.is_file():
+        return own
+    if re.fullmatch(r"[a-z][a-z0-9_]*", entry):
+        shipped = shipped_dir("domains") / entry
+        if shipped.is_dir():
+            return shipped
+    return None
+
+
+def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) -> DomainSet:
+    """The domains ``entries`` name (folders relative to ``base`` or shipped names).
+
+    Args:
+        entries: A suite's ``domains``; the first is the default domain.
+        base: The folder relative paths start from (the suite file's).
+        where: The suite file, for messages.
+
+    Raises:
+        SpecError: an entry that names no domain, a domain with problems, or two
+            domains with one id.
+    """
+    domains: dict[str, Domain] = {}
+    folders: dict[str, Path] = {}
+    problems: list[Problem] = []
+    entries = list(entries)
+    for entry in entries:
+        folder = resolve_domain(entry, base)
+        if folder is None:
+            shown = str(where) if where is not None else str(base / entry)
+            why = (
+                f"domain {entry!r} not found: give a folder holding {DOMAIN_FILE} (relative "
+                f"to the suite file) or a shipped domain's name ({', '.join(shipped_domains())})"
+            )
+            problems.append(Problem(shown, None, "domains", why))
+            continue
+        try:
+            domain = load_domain(folder)
+        except SpecError as e:
+            problems.extend(e.problems)
+            continue
+        if domain.id in domains:
+            why = f"two domains named {domain.id!r} ({folders[domain.id]}, {folder}); rename one"
+            problems.append(Problem(str(where or folder), None, "domains", why))
+            continue
+        domains[domain.id] = domain
+        folders[domain.id] = folder.parent if folder.is_file() else folder
+    if problems:
+        raise SpecError(problems)
+    default = next(iter(domains)) if domains else DEFAULT_DOMAIN
+    return DomainSet(domains, default, folders)
+
+
+def shipped_domains() -> list[str]:
+    """The names of the domains simlab ships (``travel``...)."""
+    root = shipped_dir("domains")
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / DOMAIN_FILE).is_file())
+
+
+def suite_domains(suite: Suite, suite_path: Path) -> DomainSet:
+    """The domains a suite names (its ``domains``), read and checked."""
+    return load_domains(suite.domains, suite_path.parent, suite_path)
+
+
+# ------------------------------------------------------------------ goals and personas
+
+
+def value_problem(slot: DomainSlot, value: FactValue) -> str | None:
+    """Why ``value`` is not a value of ``slot``'s type; None when it is."""
+    t = slot.type
+    if t == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        return f"{slot.name} is an integer slot: write a whole number (got {value!r})"
+    if t in ("number", "money") and not _is_number(value):
+        unit = f" in {slot.currency}" if slot.currency else ""
+        return f"{slot.name} is a {t} slot: write a number{unit} (got {value!r})"
+    if t == "date" and not _is_date(value):
+        return f"{slot.name} is a date slot: write YYYY-MM-DD in quotes (got {value!r})"
+    if t == "time" and not _is_time(value):
+        return f"{slot.name} is a time slot: write HH:MM in quotes, 24-hour (got {value!r})"
+    if t == "enum" and slot.value(str(value)) is None:
+        known = ", ".join(v.value for v in slot.values)
+        return f"{slot.name} takes one of: {known} (got {value!r})"
+    if t == "identifier":
+        if not isinstance(value, str) or not value.strip():
+            return f"{slot.name} is an identifier slot: write it as text (got {value!r})"
+        if slot.pattern is not None and not re.fullmatch(slot.pattern, value):
+            return f"{slot.name} must match {slot.pattern!r} (got {value!r})"
+    if t == "text" and not isinstance(value, str):
+        return f"{slot.name} is a text slot: write it as text, in quotes (got {value!r})"
+    return None
+
+
+def _is_number(value: FactValue) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_date(value: FactValue) -> bool:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_time(value: FactValue) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value) is not None
+
+
+def goal_problems(
+    goal: Goal, domains: DomainSet, file: str, lines: Mapping[Loc, int] | None = None
+) -> list[Problem]:
+    """What in ``goal`` its domain does not have: a slot, a value's type, an intent, a field."""
+    lines = lines or {}
+
+    def at(*loc: int | str) -> int | None:
+        return _line_for(tuple(loc), dict(lines))
+
+    domain = domains.of(goal.domain)
+    if domain is None:
+        return [_unknown_domain(goal.domain or domains.default, domains, file, at("domain"))]
+    problems: list[Problem] = []
+    slots = {s.name: s for s in domain.slots}
+    for i, fact in enumerate(goal.facts):
+        slot = slots.get(fact.slot)
+        if slot is None:
+            problems.append(
+                Problem(
+                    file,
+                    at("facts", i, "slot"),
+                    f"facts.{i}.slot",
+                    f"unknown slot {fact.slot!r} in domain {domain.id!r}; use one of: "
+                    f"{', '.join(slots)} (or declare it in {domain.folder})",
+                )
+            )
+            continue
+        why = value_problem(slot, fact.value)
+        if why is not None:
+            problems.append(Problem(file, at("facts", i, "value"), f"facts.{i}.value", why))
+    by_fact = {f.id: f.slot for f in goal.facts}
+    for i, change in enumerate(goal.mind_changes):
+        slot = slots.get(by_fact.get(change.fact, ""))
+        why = value_problem(slot, change.value) if slot is not None else None
+        if why is not None:
+            loc = ("mind_changes", i, "value")
+            problems.append(Problem(file, at(*loc), ".".join(map(str, loc)), why))
+    intent = domain.intent(goal.final_tool)
+    if intent is None:
+        intents = ", ".join(i.tool for i in domain.intents)
+        problems.append(
+            Problem(
+                file,
+                at("final_tool"),
+                "final_tool",
+                f"{goal.final_tool!r} is not an intent of domain {domain.id!r}; use one of: "
+                f"{intents} (or add an intent for it in {domain.folder})",
+            )
+        )
+    tool = domain.tool(goal.final_tool)
+    if tool is not None:
+        shown = tool.fields()
+        for i, c in enumerate(goal.constraints):
+            if c.field not in shown:
+                problems.append(
+                    Problem(
+                        file,
+                        at("constraints", i, "field"),
+                        f"constraints.{i}.field",
+                        f"no {c.field!r} in what {tool.name} takes or returns; use one of: "
+                        f"{', '.join(shown)} (or add it to the tool's `returns` in "
+                        f"{domain.folder})",
+                    )
+                )
+    known = {t.name for t in domain.tools}
+    for i, name in enumerate(goal.expected_tools):
+        if name not in known:
+            problems.append(
+                Problem(
+                    file,
+                    at("expected_tools", i),
+                    f"expected_tools.{i}",
+                    f"{name!r} is not a tool of domain {domain.id!r}; tools: "
+                    f"{', '.join(sorted(known))}",
+                )
+            )
+    return sorted(problems, key=lambda p: p.line or 0)
+
+
+def persona_problems(
+    persona: Persona, domains: DomainSet, file: str, lines: Mapping[Loc, int] | None = None
+) -> list[Problem]:
+    """A persona whose domain is unknown, or whose language that domain does not speak."""
+    at = _line_for(("language",), dict(lines or {}))
+    domain = domains.of(persona.domain)
+    if domain is None:
+        line = _line_for(("domain",), dict(lines or {}))
+        return [_unknown_domain(persona.domain or domains.default, domains, file, line)]
+    if persona.language not in domain.languages:
+        spoken = ", ".join(sorted(domain.languages))
+        why = (
+            f"domain {domain.id!r} has no phrasings in {persona.language!r}; use one of: "
+            f"{spoken} (or add the language to {domain.folder})"
+        )
+        return [Problem(file, at, "language", why)]
+    return []
+
+
+def _unknown_domain(name: str, domains: DomainSet, file: str, line: int | None) -> Problem:
+    known = ", ".join(sorted(domains.domains)) or "(none)"
+    return Problem(
+        file,
+        line,
+        "domain",
+        f"unknown domain {name!r}; the suite's domains are: {known} (add its folder to the "
+        "suite's `domains`)",
+    )

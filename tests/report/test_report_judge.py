@@ -1,0 +1,117 @@
+"""The judge's own pass rate and its agreement with the code graders, in judged runs' reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simlab.core import Check, SessionKey
+from simlab.report import summarize
+from simlab.spec import Bucket
+from simlab.store import SessionRecord, Status, StopReason
+from simlab.testing import FakeProvider, FakeProviderConfig, roleplay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _record(
+    rep: int,
+    code: bool,
+    judge: bool | None,
+    status: Status = "ok",
+    meta: dict[str, str] | None = None,
+) -> SessionRecord:
+    checks = {"goal_completed": Check(passed=code, detail="", turn=None)}
+    if judge is not None:
+        checks["judge"] = Check(passed=judge, detail="r", turn=None)
+    return SessionRecord(
+        key=SessionKey(persona="terse_en", goal="one_way", mode="full", rep=rep),
+        seed=rep,
+        status=status,
+        stop_reason=StopReason.GOAL_REACHED if status == "ok" else StopReason.INFRA_ERROR,
+        n_user_turns=3,
+        score=(100.0 if code else 0.0) if status == "ok" else None,
+        passed=code if status == "ok" else None,
+        checks=checks if status == "ok" else {},
+        meta=meta or {},
+    )
+
+
+def test_judge_section_by_hand() -> None:
+    # (code, judge): both pass 4, code pass/judge fail 1, code fail/judge pass 2, both fail 3
+    verdicts = [(True, True)] * 4 + [(True, False)] + [(False, True)] * 2 + [(False, False)] * 3
+    records = [_record(i, c, j) for i, (c, j) in enumerate(verdicts)]
+    records.append(_record(20, True, None, meta={"grader_error": "JudgeError: not JSON"}))
+    records.append(_record(21, False, None, status="error"))
+    s = summarize(records, [Bucket(name="all", min=1, max=None)], seed=0)["judge"]
+    assert s["n"] == 10 and s["no_verdict"] == 1
+    assert (s["judge"]["passes"], s["code"]["passes"], s["agreement"]["passes"]) == (6, 5, 7)
+    assert s["table"] == {
+        "both_pass": 4,
+        "judge_pass_code_fail": 2,
+        "judge_fail_code_pass": 1,
+        "both_fail": 3,
+    }
+    # p_o = 0.7; code passes 0.5, judge 0.6: p_e = 0.5*0.6 + 0.5*0.4 = 0.5; kappa 0.4
+    assert s["kappa"]["value"] == pytest.approx(0.4)
+    assert s["kappa"]["expected"] == pytest.approx(0.5)
+    # Wilson 95% of 6/10: [0.3127, 0.8318]
+    assert s["judge"]["ci"] == pytest.approx([0.31267, 0.83182], abs=1e-4)
+
+
+def test_an_unjudged_run_has_no_judge_section() -> None:
+    records = [_record(i, i % 2 == 0, None) for i in range(4)]
+    assert summarize(records, [Bucket(name="all", min=1, max=None)], seed=0)["judge"] == {}
+
+
+def test_a_judged_run_reports_the_judge_beside_the_code_graders(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        json.dumps(
+            {
+                "target": "reference:v1",
+                "seed": 4,
+                "reps": 2,
+                "personas": ["terse_en", "fickle_vi"],
+                "goals": ["one_way", "refund"],
+                "persona_dirs": [str(ROOT / "personas")],
+                "goal_dirs": [str(ROOT / "goals")],
+            }
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    argv = ["run", str(suite), "--llm", "judge=anthropic", "--out", str(out)]
+    with FakeProvider(FakeProviderConfig(), roleplay).serve_in_thread() as url:
+        env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-test"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "simlab.cli", *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert "Judge vs code graders" in proc.stdout and "Cohen's kappa (judge vs code)" in proc.stdout
+    (run_dir,) = list(out.iterdir())
+    lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    judged = [r for r in rows if r["status"] == "ok" and "judge" in r["checks"]]
+    assert len(judged) == 16
+    j = [r["checks"]["judge"]["passed"] for r in judged]
+    c = [r["passed"] for r in judged]
+    section = json.loads((run_dir / "summary.json").read_text())["judge"]
+    # recomputed from the lines alone
+    agree = sum(a == b for a, b in zip(j, c, strict=True)) / 16
+    chance = (sum(j) / 16) * (sum(c) / 16) + (1 - sum(j) / 16) * (1 - sum(c) / 16)
+    assert (section["judge"]["passes"], section["code"]["passes"]) == (sum(j), sum(c))
+    assert section["agreement"]["rate"] == pytest.approx(agree)
+    assert section["kappa"]["value"] == pytest.approx((agree - chance) / (1 - chance))
+    for report in ("report.md", "report.html"):
+        text = (run_dir / report).read_text(encoding="utf-8")
+        assert "Judge vs code graders" in text and "judge pass rate" in text
