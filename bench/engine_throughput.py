@@ -25,7 +25,9 @@ absolute rates are low; the ratio and the instruction counts are the point:
   2026-12-01, interleaved with it, 20 reps of the default suite each):
   medians 4,366 -> 5,326 agent turns per CPU-second, ratio 1.22. A single run
   on a lighter load earlier that day gave 6,165 for fa0817c; at 1.22 that is
-  about 7,500, still short of 10,000.
+  about 7,500, still short of 10,000. After merging main (21f9f03),
+  ``--against main --rounds 3`` at load average 3-4: medians 5,479 -> 7,118
+  (ratio 1.30).
 * Instructions per agent turn (valgrind cachegrind, ``PYTHONHASHSEED=0``, the
   slope between ``--reps 1`` and ``--reps 5`` so start-up costs cancel; load
   does not touch it; about 1% between runs of the same code): 960k -> 865k
