@@ -16,6 +16,45 @@ code of git ref REF and the working tree's in alternating subprocesses, one core
 each, ``--rounds`` times, and prints both medians and their ratio: on a shared
 machine two figures taken minutes apart are not comparable, a ratio of
 interleaved runs is. Results must not change: ``bench/same_sessions.py`` checks that.
+
+Figures (issue 13's goal: >= 10,000 agent turns per CPU-second on one core), on
+the 2-core VM shared with other work (load average 6-9 while measured), so
+absolute rates are low; the ratio and the instruction counts are the point:
+
+* ``--against fa0817c --rounds 3`` (the code before the speed13 work of
+  2026-12-01, interleaved with it, 20 reps of the default suite each):
+  medians 4,366 -> 5,326 agent turns per CPU-second, ratio 1.22. A single run
+  on a lighter load earlier that day gave 6,165 for fa0817c; at 1.22 that is
+  about 7,500, still short of 10,000. After merging main (21f9f03),
+  ``--against main --rounds 3`` at load average 3-4: medians 5,479 -> 7,118
+  (ratio 1.30).
+* Instructions per agent turn (valgrind cachegrind, ``PYTHONHASHSEED=0``, the
+  slope between ``--reps 1`` and ``--reps 5`` so start-up costs cancel; load
+  does not touch it; about 1% between runs of the same code): 960k -> 865k
+  (-10%), and about 160M fewer once per run (the first session's template and
+  data loading). 10,000 turns per CPU-second needs about a third fewer per
+  turn than before.
+
+What remains (``--profile``, cumulative share of CPU samples, 20 reps):
+
+======  =====================================================================
+ 37.1%  the reference agent's ``reply``: reading the message 15.6% (its regex
+        parse ``_parse`` 11.7%, each distinct message once), deciding and
+        acting 17.9% (``decide`` 6.5%, tools 5.1%), building its reply
+ 13.1%  the scripted user's ``write`` (booking checks 6.6%)
+ 12.7%  pydantic model construction (``BaseModel.__init__``: about ten models
+        a turn, messages, turns, replies, tool calls, checks, the record)
+ 10.2%  grading (``grade_session``)
+  7.2%  the planned length (``planned_turns``: the plan's draw, which the
+        scripted user reuses, and its listening play)
+  6.1%  writing each record (``sink``: pydantic's JSON, one flushed write)
+  5.2%  frozen dataclasses' ``__init__`` (decisions, plans, session contexts)
+  5.1%  capping the reply (``cap_reply``: one JSON measure of the turn's values)
+  ~4%   the collector (not in the samples; ``gc.callbacks`` timed it)
+======  =====================================================================
+
+No single part is left to halve: the rest of the way to 10,000 is the
+reference agent's own work and the typed transcript (pydantic per message).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ a marker saying so, so the transcript viewer shows it where it happened.
 from __future__ import annotations
 
 import json
+import json.encoder
 from typing import Any
 
 from simlab.core import AgentReply, ToolCall
@@ -28,6 +29,8 @@ def cap_reply(
     Each cut is ``{"turn", "field", "chars", "kept"}``: ``field`` is ``text``,
     ``meta`` or ``tool_calls[i].args|result|error``; ``chars`` its original size.
     """
+    if len(reply.text) <= limits.reply_chars and _all_within(reply, limits):
+        return reply, []
     cuts: list[dict[str, Any]] = []
 
     def cut(field: str, chars: int, kept: int) -> None:
@@ -48,6 +51,26 @@ def cap_reply(
     if not update:
         return reply, []
     return reply.model_copy(update=update), cuts
+
+
+def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
+    """Whether no value of ``reply`` can be past its limit, by one measure of them all.
+
+    The JSON of the meta and every call's args, result and error together, as one
+    list, is at least as long as each one's own measure (the JSON of a value, the
+    length of a string); within the smallest of the limits, none is cut. Cheaper than
+    measuring each (one encoder call a turn); when it says no, each is measured.
+    """
+    if _ENCODE is None:
+        return False
+    values: list[Any] = [reply.meta]
+    for call in reply.tool_calls:
+        values += (call.args, call.result, call.error)
+    try:
+        size = len("".join(_ENCODE(values, 0)))
+    except Exception:  # measured one by one, as before, to fail as before
+        return False
+    return size <= min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:
@@ -76,13 +99,35 @@ def _cap_json(
         if len(value) <= limit:
             return value, None
         return _cut_text(value, limit, setting), len(value)
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = _json_text(value)
     if len(text) <= limit:
         return value, None
     stand_in: dict[str, Any] = {"chars": len(text), "limit": f"limits.{setting}={limit}"}
     if excerpt:
         stand_in["excerpt"] = text[:limit]
     return {TRUNCATED_KEY: stand_in}, len(text)
+
+
+# ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool
+# call and reply meta of every turn; most of its cost is building an encoder per
+# call. The C encoder it builds, made once (no circular-reference markers: such a
+# value, or any other failure, goes through ``json.dumps`` for its own result or error).
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE = (
+    _make_encoder(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    if _make_encoder is not None
+    else None
+)
+
+
+def _json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, default=str)`` for a non-string ``value``."""
+    if _ENCODE is not None:
+        try:
+            return "".join(_ENCODE(value, 0))
+        except Exception:  # a circular value, a bad key: json.dumps says what it says
+            pass
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _cut_text(text: str, limit: int, setting: str) -> str:

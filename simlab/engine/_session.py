@@ -6,8 +6,9 @@ import contextlib
 import math
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
+from types import CoroutineType
 from typing import Any, Literal
 
 import anyio
@@ -221,8 +222,9 @@ async def _converse(
     turn_times: list[float] = []
     parts["agent_turn_s"] = turn_times
     persona, goal, mode = setup.persona, setup.goal, setup.mode
+    session_id, agent_seed, timeout_s = setup.key.id, setup.agent_seed, limits.turn_timeout_s
     # One cancel scope per session whose deadline is armed only while the agent
-    # answers: far cheaper than a fail_after() context per turn.
+    # waits for something (see _agent_turn): far cheaper than a fail_after() per turn.
     with anyio.CancelScope() as agent_clock:
         for turn_no in range(1, limits.max_turns + 1):
             state = SimState(persona, goal, mode, transcript, turn_no, limits.max_turns)
@@ -233,17 +235,16 @@ async def _converse(
                 done = user.stop is StopSignal.DONE
                 return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
             history.append(Message(role="user", text=user.text))
-            ctx = SessionContext(setup.key.id, setup.agent_seed, turn_no, knobs)
-            deadline = anyio.current_time() + limits.turn_timeout_s
-            agent_clock.deadline = deadline
-            asked = time.perf_counter()
-            reply = await _agent_turn(target, history, ctx)
-            turn_times.append(round(time.perf_counter() - asked, 6))
+            ctx = SessionContext(session_id, agent_seed, turn_no, knobs)
+            called = time.monotonic()
+            reply = await _agent_turn(target, history, ctx, agent_clock, called, timeout_s)
+            took = time.monotonic() - called
+            turn_times.append(round(took, 6))
             # the reply came, but after the deadline (a cancel may not have fired yet:
-            # an agent that blocked the loop and then returned at its first wait)
-            if agent_clock.cancel_called or anyio.current_time() > deadline:
+            # an agent that blocked the loop and then returned at its first wait, or
+            # without ever waiting)
+            if agent_clock.cancel_called or took > timeout_s:
                 break
-            agent_clock.deadline = math.inf
             reply, cuts = cap_reply(reply, limits.output, turn_no)
             if cuts:
                 parts.setdefault("truncated", []).extend(cuts)
@@ -300,12 +301,78 @@ async def _user_turn(simulator: UserSimulator, state: SimState, turn_no: int) ->
 
 
 async def _agent_turn(
-    target: TargetAgent, history: list[Message], ctx: SessionContext
+    target: TargetAgent,
+    history: list[Message],
+    ctx: SessionContext,
+    clock: anyio.CancelScope,
+    called: float,
+    timeout_s: float,
 ) -> AgentReply:
+    """The agent's reply; ``clock`` (the session's agent cancel scope) gets the turn's
+    deadline, ``timeout_s`` after ``called`` (``time.monotonic()``), and loses it on return.
+
+    The deadline is armed only once the agent waits for something: a coroutine that
+    answers without ever yielding to the event loop (an in-process agent) cannot be
+    cancelled, so arming and disarming a timer for it (a timer handle on the loop, two
+    deadline sets, clock reads: a large share of the loop's own cost per turn) buys
+    nothing; a late answer is caught by the caller's clock check. The coroutine is
+    stepped once by hand; if it waits, the rest is awaited through ``_Resumed``, which
+    hands the event loop every value it yields and the agent every value or exception
+    (a cancellation) the loop sends back, as ``await`` does.
+    """
+    armed = False
     try:
-        return await target.reply(history, ctx)
+        answer = target.reply(history, ctx)
+        if type(answer) is CoroutineType:
+            steps = answer.__await__()
+            try:
+                pending = steps.send(None)
+            except StopIteration as done:
+                reply: AgentReply = done.value
+                return reply
+            armed = True
+            clock.deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
+            return await _Resumed(steps, pending)
+        armed = True  # another kind of awaitable: awaited as it is, under its deadline
+        clock.deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
+        return await answer
     except Exception as e:
         raise _Stop(_agent_reason(e), error_of(e, turn=ctx.turn)) from e
+    finally:
+        if armed:
+            clock.deadline = math.inf
+
+
+class _Resumed:
+    """Awaits the rest of a coroutine already stepped once (``yield from`` by hand):
+    yields its first pending value to the event loop, then forwards what the loop
+    sends or throws (a cancellation included) until the coroutine returns."""
+
+    __slots__ = ("pending", "steps")
+
+    def __init__(self, steps: Generator[Any, Any, AgentReply], pending: Any) -> None:
+        self.steps, self.pending = steps, pending
+
+    def __await__(self) -> Generator[Any, Any, AgentReply]:
+        steps, pending = self.steps, self.pending
+        while True:
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as e:  # the agent sees it where it waits, as with await
+                try:
+                    pending = steps.throw(e)
+                except StopIteration as done:
+                    reply: AgentReply = done.value
+                    return reply
+            else:
+                try:
+                    pending = steps.send(sent)
+                except StopIteration as done:
+                    reply = done.value
+                    return reply
 
 
 def _agent_reason(e: BaseException) -> StopReason:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
+
+import pytest
+
+import simlab.engine._output_caps as output_caps
 from simlab.core import AgentReply, ToolCall
 from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
@@ -47,3 +52,47 @@ def test_each_field_past_its_limit_is_cut_and_listed_with_its_size() -> None:
     assert capped.tool_calls[1].result.startswith("z" * 100)
     assert "300 characters" in (capped.tool_calls[1].error or "")
     assert reply.text == "x" * 101  # the original is not changed
+
+
+def test_the_one_measure_of_a_whole_reply_cuts_exactly_what_measuring_each_value_cuts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # around each limit: raw strings (measured by length), escaped ones (JSON longer),
+    # nested values, errors; the shortcut must never skip a cut the exact path makes
+    values: list[object] = [
+        None,
+        7,
+        "s" * 99,
+        "s" * 100,
+        "s" * 101,
+        "\x01" * 30,
+        {"q": "y" * 88},
+        {"q": "y" * 89},
+        {"q": "y" * 95},
+        [1.5, {"k": ["é" * 40]}],
+        {"d": date(2026, 1, 2)},
+    ]
+    replies = [
+        AgentReply(
+            text="t" * n,
+            tool_calls=[ToolCall(name="f", args=a, result=r, error=e) for a, r, e in calls],
+            meta=meta,
+        )
+        for n in (99, 100, 101)
+        for meta in ({}, {"m": "z" * 80}, {"m": "z" * 120})
+        for calls in (
+            [],
+            [({}, v, None) for v in values],
+            [(v, None, None) for v in values if isinstance(v, dict)],
+            [({}, None, "e" * 100), ({}, None, "e" * 101)],
+        )
+    ]
+    fast = [cap_reply(r, LIMITS, 2) for r in replies]
+    monkeypatch.setattr(output_caps, "_all_within", lambda reply, limits: False)
+    exact = [cap_reply(r, LIMITS, 2) for r in replies]
+    assert [(r.model_dump(mode="json"), c) for r, c in fast] == [
+        (r.model_dump(mode="json"), c) for r, c in exact
+    ]
+    assert any(c for _, c in exact) and any(not c for _, c in exact)
+    fits = AgentReply(text="ok", tool_calls=[ToolCall(name="f", args={"a": 1})])
+    assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself

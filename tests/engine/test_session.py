@@ -189,3 +189,51 @@ def test_an_agent_that_waits_and_then_answers_in_time_is_recorded() -> None:
     record = run(Sim(), Agent(refund_on=2, sleep=0.01))
     assert record.status == "ok" and record.stop_reason is StopReason.GOAL_REACHED
     assert [t.agent is not None for t in record.transcript.turns] == [True, True, False]
+
+
+class BlocksWithoutWaiting:
+    """Blocks the loop past the deadline on turn 2 and answers without ever waiting:
+    no cancel can reach it, the clock check after the call still catches it."""
+
+    capabilities = AgentCapabilities()
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        if ctx.turn == 2:
+            import time as _time
+
+            _time.sleep(0.3)
+        return AgentReply(text="Which booking reference?")
+
+
+def test_a_late_reply_that_never_waited_is_a_timeout() -> None:
+    limits = SessionLimits(max_turns=5, turn_timeout_s=0.1)
+    record = run(Sim(), BlocksWithoutWaiting(), limits)  # type: ignore[arg-type]
+    assert record.stop_reason is StopReason.AGENT_ERROR
+    assert record.error is not None
+    assert record.error.headline == "turn 2: turn timeout, no reply within 0.1s"
+    assert record.transcript.turns[1].agent is None  # the late reply is not recorded
+
+
+class WaitsManyTimes:
+    """Awaits several times, receiving values and a handled exception on the way."""
+
+    capabilities = AgentCapabilities()
+
+    async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
+        for _ in range(3):
+            await anyio.sleep(0)
+        try:
+            with anyio.fail_after(0.01):
+                await anyio.sleep(1)
+        except TimeoutError:
+            pass
+        return AgentReply(text=f"turn {ctx.turn} after waiting")
+
+
+def test_an_agent_that_waits_several_times_gets_its_reply_recorded() -> None:
+    record = run(Sim(give_up_at=3), WaitsManyTimes())  # type: ignore[arg-type]
+    assert record.stop_reason is StopReason.USER_GAVE_UP
+    assert [t.agent.text for t in record.transcript.turns if t.agent] == [
+        "turn 1 after waiting",
+        "turn 2 after waiting",
+    ]

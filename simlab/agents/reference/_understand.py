@@ -69,26 +69,12 @@ class _Gated:
         return None
 
 
-class _RegexGated:
-    """A pattern that only runs when a cheap regex, implied by every match, finds something.
-
-    For patterns whose keywords are too common to gate on (the "h" of ``9h30``),
-    a gate that starts with a character class lets ``re`` skip ahead quickly.
-    """
-
-    __slots__ = ("gate", "pattern")
-
-    def __init__(self, gate: str, pattern: str) -> None:
-        self.gate = re.compile(gate)
-        self.pattern = re.compile(pattern)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        if self.gate.search(text) is None:
-            return None
-        return self.pattern.search(text)
-
-
 _DIGIT_RE = re.compile(r"\d")
+# ``\b(\d{1,2})`` written digit first: ``(\d(?<!\w\d)\d?)`` matches the same text at the
+# same places (the look-behind is the word boundary before the first digit), but a
+# pattern that starts with a character class lets ``re`` skip ahead to the next digit
+# instead of trying the boundary at every position: two to three times faster.
+_NUM = r"(\d(?<!\w\d)\d?)"
 _ORIGIN_RE = _Gated(("from", "tu "), rf"\b(?:from|tu)\s+(?:the\s+)?{_CITY}\b")
 _DEST_RE = _Gated(
     ("to ", "den", "visit", "destination", "choi o"),
@@ -96,8 +82,11 @@ _DEST_RE = _Gated(
 )
 _BARE_CITY_RE = re.compile(rf"\b{_CITY}\b")
 _ORD = r"(?:st|nd|rd|th)?"
+# Every date starts with a digit, a month name or "ngay": the look-ahead on that first
+# character rules out most word starts before the four alternatives are tried.
+_DATE_START = re.escape("".join(sorted({f[0] for f in _MONTH_FORMS} | {"n"})))
 _DATE_RE = re.compile(
-    rf"\b(?:(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH})"
+    rf"\b(?=[\d{_DATE_START}])(?:(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH})"
     rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}}){_ORD}"
     r"|ngay\s+(?P<d4>\d{1,2})\s+thang\s+(?P<m4>\d{1,2})"
     r"|(?P<d3>\d{1,2})/(?P<m3>\d{1,2})(?:/\d{2,4})?)\b"
@@ -106,11 +95,11 @@ _RETURN_MARK_RE = re.compile(r"\b(?:back|return|returning|ve)\b")
 _CLAUSE_END_RE = re.compile(r"[.!?;]")
 _PASSENGERS_RE = _Gated(
     ("adult", "grown", "people", "person", "passenger", "nguoi"),
-    r"\b(\d{1,2})\s+(?:adults?|grown-ups?|grownups?|people|persons|passengers|nguoi(?:\s+lon)?)\b",
+    _NUM + r"\s+(?:adults?|grown-ups?|grownups?|people|persons|passengers|nguoi(?:\s+lon)?)\b",
 )
 _CHILDREN_RE = _Gated(
     ("child", "kid", "tre em", "be", "chau"),
-    r"\b(\d{1,2})\s+(?:child(?:ren)?|kids?|tre em|be|chau)\b",
+    _NUM + r"\s+(?:child(?:ren)?|kids?|tre em|be|chau)\b",
 )
 _NO_CHILDREN_RE = _Gated(
     ("no ", "without", "khong co"),
@@ -123,11 +112,9 @@ _BUDGET_RE = _Gated(
     ("usd", "dollar", "$"),
     r"(?:\$\s*(\d[\d,.]*\d|\d)|\b(\d[\d,.]*\d|\d)\s*(?:usd|us dollars|dollars|\$))",
 )
-# Every match has a digit followed by ":"/"h" and two digits, or by "am"/"pm".
-_TIME_RE = _RegexGated(
-    r"\d(?:[:h]\d\d|\s*[ap]m)", r"\b(\d{1,2})(?::|h)(\d{2})\b|\b(\d{1,2})\s*(am|pm)\b"
-)
-_NIGHTS_RE = _Gated(("night", "dem"), r"\b(\d{1,2})\s+(?:nights?|dem)\b")
+# Not gated: on the messages users write the gate costs more than the pattern it spares.
+_TIME_RE = re.compile(r"\b(\d{1,2})(?::|h)(\d{2})\b|\b(\d{1,2})\s*(am|pm)\b")
+_NIGHTS_RE = _Gated(("night", "dem"), _NUM + r"\s+(?:nights?|dem)\b")
 _FLIGHT_ID_RE = re.compile(r"(?:vn|vj|qh)\d")
 _FARE_RE = _Gated(
     ("economy", "business", "pho thong", "thuong gia"), rf"\b({_alternation(_FARE_FORMS)})\b"
@@ -135,7 +122,7 @@ _FARE_RE = _Gated(
 _ROUTE_RE = _Gated(
     ("domestic", "international", "noi dia", "quoc te"), rf"\b({_alternation(_ROUTE_FORMS)})\b"
 )
-_BAGS_RE = _Gated(("bag", "kien"), r"\b(\d{1,2})\s+(?:checked\s+)?(?:bags?|kien)\b")
+_BAGS_RE = _Gated(("bag", "kien"), _NUM + r"\s+(?:checked\s+)?(?:bags?|kien)\b")
 _REASON_RE = _Gated(
     ("reason", "plans", "came up", "ly do", "dot xuat", "ke hoach"),
     r"\b(?:reason is|plans changed|something came up|ly do|viec dot xuat|doi ke hoach)\b",
@@ -172,30 +159,8 @@ _INTENTS: tuple[tuple[str, _Gated], ...] = (
         ),
     ),
 )
-_VI_WORDS_RE = _Gated(
-    (
-        "toi",
-        "muon",
-        "ngay",
-        "thang",
-        "nguoi",
-        "chuyen",
-        "may bay",
-        "khach san",
-        "hanh ly",
-        "hoan tien",
-        "tre em",
-        "dem",
-        "hang",
-        "chang",
-        "tu",
-        "den",
-        "vang",
-        "dong y",
-        "cam on",
-        "ma ",
-        "kien",
-    ),
+# Not gated: its keywords ("tu", "den", "hang") occur in most English messages.
+_VI_WORDS_RE = re.compile(
     r"\b(?:toi|muon|ngay|thang|nguoi lon|chuyen bay|may bay|khach san|hanh ly|hoan tien"
     r"|tre em|dem|hang|chang|tu|den|vang|dong y|cam on|ma ve|ma dat cho|kien)\b",
 )
