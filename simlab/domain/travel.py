@@ -1,7 +1,8 @@
-"""The travel world simlab's shipped goals live in: places and how values are written.
+"""The travel world the reference agent knows: places and how values are written.
 
-This is shared vocabulary, not a parser: the scripted verbalizer renders fact
-values with it, and the reference agent recognises the same surface forms.
+The travel domain's data (``domains/travel/``: slots, cue words, phrasings,
+intents, tools) is what the scripted user speaks from; this module is what the
+reference agent's parser and replies still read, to be replaced by that data.
 """
 
 from __future__ import annotations
@@ -78,28 +79,3 @@ def iso_day_month(iso_date: str) -> tuple[int, int]:
 def year_for(month: int) -> int:
     """The travel season spans Nov 2026 - Oct 2027: the year a day/month refers to."""
     return 2026 if month >= 11 else 2027
-
-
-# How an agent's question names the fact it asks for. The reference agent words
-# its questions so they contain one of these (lower-case, diacritics kept); the
-# scripted simulator looks for them (after stripping diacritics on both sides)
-# to decide which fact it was asked about. A question is a reply containing "?".
-ASK_CUES: dict[str, tuple[str, ...]] = {
-    "origin": ("flying from", "departure city", "bay từ đâu", "điểm khởi hành"),
-    "destination": ("flying to", "destination", "muốn đi đâu", "điểm đến"),
-    "date": ("which date", "departure date", "ngày nào", "ngày đi"),
-    "return_date": ("return date", "ngày về"),
-    "passengers": ("how many adults", "mấy người lớn"),
-    "children": ("any children", "trẻ em"),
-    "child_age": ("how old", "mấy tuổi"),
-    "budget": ("budget", "ngân sách"),
-    "latest_departure": ("departure time", "giờ khởi hành"),
-    "hotel_nights": ("how many nights", "mấy đêm"),
-    "booking_ref": ("booking reference", "mã đặt chỗ"),
-    "fare": ("fare class", "hạng vé"),
-    "route": ("domestic or international", "nội địa hay quốc tế"),
-    "bags": ("how many checked bags", "mấy kiện"),
-    "reason": ("reason", "lý do"),
-}
-# A proposal awaiting the user's go-ahead contains one of these and a "?".
-CONFIRM_CUES: tuple[str, ...] = ("shall i", "should i go ahead", "xác nhận", "đồng ý không")

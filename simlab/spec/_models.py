@@ -15,7 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.llm import LLMSpec
 
-Language = Literal["en", "vi"]
+Language = str
+"""A language code (``en``, ``vi``, ``es``, ``pt-BR``): a persona writes in one of
+its domain's languages (the domain has the phrasings the scripted user needs)."""
+
+_LANGUAGE_CODE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 Slot = str
 """A slot's name in the goal's domain (``origin``, ``card_last4``...): the domain
@@ -66,7 +70,8 @@ class Persona(_Spec):
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     name: str
-    language: Language
+    language: Annotated[Language, Field(pattern=_LANGUAGE_CODE, examples=["en", "vi"])]
+    """A language code its domain speaks (``en``, ``vi``...)."""
     description: str = ""
     traits: Traits = Traits()
     domain: Annotated[str, Field(pattern=_DOMAIN_ID)] | None = None

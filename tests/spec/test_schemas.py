@@ -98,7 +98,7 @@ def test_file_line_in_errors_counts_the_schema_line(tmp_path: Path) -> None:
     lines = shipped.splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("language:"))
     assert at == 3 and SCHEMA_LINE.match(lines[0])
-    lines[at] = "language: fr\n"
+    lines[at] = "language: French\n"
     path = tmp_path / "personas" / "terse_en.yaml"
     path.parent.mkdir()
     path.write_text("".join(lines), encoding="utf-8")
