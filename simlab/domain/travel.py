@@ -1,14 +1,17 @@
 """The travel world the reference agent knows: places and how values are written.
 
-The travel domain's data (``domains/travel/``: slots, cue words, phrasings,
-intents, tools) is what the scripted user speaks from; this module is what the
-reference agent's parser and replies still read, to be replaced by that data.
+Read from the shipped travel domain (``domains/travel/``), the one home of its
+vocabulary: the scripted user speaks from that domain directly; the reference
+agent's parser and replies, and the LLM user's fidelity audit, read it through
+these shapes (cities with their names, fares, routes, English month names).
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+
+from simlab.spec import DomainSlot, shipped_domain
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,39 +28,27 @@ class City:
         return self.vi if language == "vi" else self.en
 
 
-CITIES: tuple[City, ...] = (
-    City("HAN", "Hanoi", "Hà Nội", ("ha noi", "hanoi")),
-    City("SGN", "Ho Chi Minh City", "TP Hồ Chí Minh", ("saigon", "sài gòn", "hcmc", "tp hcm")),
-    City("DAD", "Da Nang", "Đà Nẵng", ("danang",)),
-    City("PQC", "Phu Quoc", "Phú Quốc", ("phuquoc",)),
-    City("CXR", "Nha Trang", "Nha Trang", ("cam ranh",)),
-    City("BKK", "Bangkok", "Bangkok", ("băng cốc",)),
-    City("SIN", "Singapore", "Singapore", ("xin-ga-po",)),
+def _enum(slot: str) -> DomainSlot:
+    found = _TRAVEL.slot(slot)
+    if found is None or found.type != "enum":
+        raise RuntimeError(f"the shipped travel domain has no enum slot {slot!r}")
+    return found
+
+
+_TRAVEL = shipped_domain("travel")  # read once per process (~50 ms), shared with the simulator
+
+CITIES: tuple[City, ...] = tuple(
+    City(v.value, v.said("en"), v.said("vi"), tuple(v.aliases)) for v in _enum("origin").values
 )
 CITY_BY_CODE: dict[str, City] = {c.code: c for c in CITIES}
 
-MONTHS_EN: tuple[str, ...] = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+MONTHS_EN: tuple[str, ...] = tuple(_TRAVEL.languages["en"].month_names)
 
 FARES: dict[str, dict[str, str]] = {
-    "economy": {"en": "economy", "vi": "phổ thông"},
-    "business": {"en": "business", "vi": "thương gia"},
+    v.value: {lang: v.said(lang) for lang in ("en", "vi")} for v in _enum("fare").values
 }
 ROUTES: dict[str, dict[str, str]] = {
-    "domestic": {"en": "domestic", "vi": "nội địa"},
-    "international": {"en": "international", "vi": "quốc tế"},
+    v.value: {lang: v.said(lang) for lang in ("en", "vi")} for v in _enum("route").values
 }
 
 
