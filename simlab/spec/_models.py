@@ -62,7 +62,7 @@ class Traits(_Spec):
     strip_diacritics: bool = False
     """Types Vietnamese without accents (Ha Noi for Hà Nội)."""
     style: Literal["neutral", "terse", "chatty", "novice", "frustrated"] = "neutral"
-    """Which family of verbalizer templates to prefer."""
+    """Which style of the domain's phrasings to prefer (``neutral`` is every style's fallback)."""
 
 
 class Persona(_Spec):
