@@ -41,7 +41,9 @@ class BuildPyWithLibrary(build_py):
 
 
 def _not_spec_files(folder: str, names: list[str]) -> list[str]:
-    return [n for n in names if not n.endswith((".yaml", ".yml", ".json"))]
+    # folders are kept: a domain is a folder of YAML (domains/travel/)
+    spec = (".yaml", ".yml", ".json")
+    return [n for n in names if not n.endswith(spec) and not (Path(folder) / n).is_dir()]
 
 
 setup(cmdclass={"build_py": BuildPyWithLibrary})

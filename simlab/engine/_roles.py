@@ -39,7 +39,7 @@ from simlab.simulators import (
     llm_simulator_factory,
     session_perturbations,
 )
-from simlab.spec import Problem, SpecError, Suite, load_agent_spec
+from simlab.spec import DomainSet, Problem, SpecError, Suite, load_agent_spec, load_domains
 
 RoleLimitsFactory = Callable[[str, LLMSpec], RoleLimits]
 """The limits of one LLM role (``"user"``, ``"agent"``, ``"judge"``) with its spec."""
@@ -153,13 +153,18 @@ def _simulator(
     perturbations: PerturbationLookup | None,
 ) -> None:
     spec = suite.simulator
+    domains = load_domains(suite.domains, suite_dir)
     if spec.kind == "scripted":
-        roles.simulator = scripted_simulator_factory(perturbations)
+        roles.simulator = scripted_simulator_factory(perturbations, domains)
         roles.models["user"] = "scripted"
         return
     prompt = _path(suite_dir, spec.prompt)
     roles.simulator = llm_simulator_factory(
-        client("user", spec.llm), prompt, spec.max_attempts, perturbations=perturbations
+        client("user", spec.llm),
+        prompt,
+        spec.max_attempts,
+        perturbations=perturbations,
+        domains=domains,
     )
 
 
@@ -194,17 +199,23 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
 
 
-def scripted_simulator_factory(perturbations: PerturbationLookup | None = None) -> SimulatorFactory:
+def scripted_simulator_factory(
+    perturbations: PerturbationLookup | None = None, domains: DomainSet | None = None
+) -> SimulatorFactory:
     """Per-session ``ScriptedSimulator`` construction playing the key's perturbations.
 
     Args:
         perturbations: looks up the ids a session's key carries; default
             ``simlab.spec.resolve_perturbations`` (the registered and shipped libraries).
+        domains: where a goal's domain is looked up; None: the shipped default domain.
     """
 
     def make(setup: SessionSetup) -> UserSimulator:
         active = session_perturbations(setup.key.perturbations, perturbations)
-        return ScriptedSimulator(setup.persona, setup.goal, setup.mode, setup.user_seed, active)
+        domain = domains.of(setup.goal.domain) if domains is not None else None
+        return ScriptedSimulator(
+            setup.persona, setup.goal, setup.mode, setup.user_seed, active, domain=domain
+        )
 
     return make
 

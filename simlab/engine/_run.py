@@ -31,6 +31,7 @@ from simlab.spec import (
     load_agent_spec,
     load_goals,
     load_personas,
+    resolve_domain,
 )
 from simlab.store import (
     RUN_FILE,
@@ -150,7 +151,7 @@ def _load(
 
 def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
     """sha256 of every file the suite's roles read: the LLM agent (and its system
-    prompt file), the simulator's prompts, the judge's rubric."""
+    prompt file), the simulator's prompts, the judge's rubric, the domains it names."""
     paths: list[Path] = []
     target = suite.target
     if target.kind == "llm":
@@ -164,6 +165,8 @@ def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
         paths.append(_under(suite_dir, suite.simulator.prompt))
     if suite.judge is not None and suite.judge.rubric:
         paths.append(_under(suite_dir, suite.judge.rubric))
+    if suite.domains != [DEFAULT_DOMAIN]:  # the default's runs keep the hash they had
+        paths.extend(f for d in suite.domains if (f := resolve_domain(d, suite_dir)) is not None)
     found: dict[str, str] = {}
     for path in paths:
         for f in sorted(path.rglob("*")) if path.is_dir() else [path]:

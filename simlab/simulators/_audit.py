@@ -286,7 +286,7 @@ def _character_breaks(persona: Persona, text: str, low: str, context: str) -> li
         foreign = [w for w in _VI_WORD.findall(text) if w.lower() not in echoed]
         if foreign:
             out.append(f"Vietnamese from an English-speaking persona: {' '.join(foreign[:5])}")
-    elif not _VI_LETTERS.search(text):
+    elif persona.language == "vi" and not _VI_LETTERS.search(text):
         words = _WORD_RE.findall(low)
         en = sum(w in _EN_WORDS for w in words)
         if en >= 3 and en > sum(w in _VI_WORDS for w in words):

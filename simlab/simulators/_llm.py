@@ -36,7 +36,16 @@ from simlab.simulators._scripted import (
 )
 from simlab.simulators._voice import fast_strip
 from simlab.simulators.prompts import UserPrompts, load_prompts
-from simlab.spec import FactValue, Goal, MindChange, Mode, Persona, Perturbation
+from simlab.spec import (
+    Domain,
+    DomainSet,
+    FactValue,
+    Goal,
+    MindChange,
+    Mode,
+    Persona,
+    Perturbation,
+)
 
 DEFAULT_MAX_TOKENS = 300
 """Completion cap per attempt: a user message and its JSON wrapper fit easily."""
@@ -112,6 +121,7 @@ class LLMSimulator:
         perturbations: active perturbations (``simlab.perturb``), drawn from
             ``seed`` as the scripted user draws them, so an injection plants the
             canary the engine grades with. With none the turns are as before.
+        domain: the goal's domain (default: the shipped default domain).
 
     Attributes:
         faults: every finding of every attempt so far, as ``Fault`` dicts.
@@ -135,13 +145,16 @@ class LLMSimulator:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         tolerate: frozenset[FaultKind] = frozenset(),
         perturbations: Sequence[Perturbation] = (),
+        domain: Domain | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         self.persona = persona
         self.goal = goal
         # the LLM voices the undecorated draft; text-level perturbations go on its words
-        self._script = ScriptedSimulator(persona, goal, mode, seed, perturbations, decorate=False)
+        self._script = ScriptedSimulator(
+            persona, goal, mode, seed, perturbations, decorate=False, domain=domain
+        )
         self.plan = self._script.plan
         self._audit = FidelityAudit(goal, persona)
         self._audited_goal = goal
@@ -284,6 +297,7 @@ class LLMSimulator:
                 value,
                 self._last.get(fid),
                 contradicted=fid in silent,
+                domain=self._script.domain,
             )
             for fid, value in disclosed.items()
         ]
@@ -295,13 +309,15 @@ def llm_simulator_factory(
     max_attempts: int = 3,
     *,
     perturbations: PerturbationLookup | None = None,
+    domains: DomainSet | None = None,
 ) -> Callable[[SessionSetup], UserSimulator]:
     """Per-session ``LLMSimulator`` construction for the engine.
 
     The prompt files are read (and checked) once, here, not per session.
     A session whose key carries perturbations gets them active, looked up
     with ``perturbations`` (default: ``simlab.spec.resolve_perturbations``, the registered
-    and shipped libraries).
+    and shipped libraries). A goal's domain is looked up in ``domains`` (None: the
+    shipped default domain).
 
     Raises:
         ValueError: a prompt file with an unknown placeholder, or ``max_attempts`` below 1.
@@ -321,6 +337,7 @@ def llm_simulator_factory(
             prompt_path=prompt_path,
             max_attempts=max_attempts,
             perturbations=session_perturbations(setup.key.perturbations, perturbations),
+            domain=domains.of(setup.goal.domain) if domains is not None else None,
         )
 
     return make

@@ -1,10 +1,12 @@
 """How the scripted user reads an agent reply: which facts it asks for, whether it asks to confirm.
 
-The contract (``simlab.domain.travel``): a question is a reply containing "?",
-and it names the fact it asks for with one of ``ASK_CUES``, compared after
-stripping diacritics and lower-casing. Sentences ending in "?" are read first,
-so a recap ("flying from Hanoi ... Shall I book it?") is not taken for a
-question about the recapped facts; the whole reply is the fallback.
+The contract (the goal's domain): a question is a reply containing "?", and it
+names the slot it asks for with one of the slot's ``ask`` cues (in any language
+the domain speaks), compared after stripping diacritics and lower-casing; a
+proposal awaiting a go-ahead holds one of a language's ``confirm_cues``.
+Sentences ending in "?" are read first, so a proposal's recap ("... Shall I book
+it?") is not taken for a question about the recapped facts; the whole reply is
+the fallback.
 """
 
 from __future__ import annotations
@@ -13,13 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.domain.travel import ASK_CUES, CONFIRM_CUES, strip_diacritics
-from simlab.spec import Slot
-
-_CUE_SLOTS: tuple[tuple[str, Slot], ...] = tuple(
-    (strip_diacritics(cue).lower(), slot) for slot, cues in ASK_CUES.items() for cue in cues
-)
-_CONFIRM_CUES: tuple[str, ...] = tuple(strip_diacritics(c).lower() for c in CONFIRM_CUES)
+from simlab.spec import Domain, Slot, shipped_domain
 
 
 def fold(text: str) -> str:
@@ -56,28 +52,65 @@ class ReplyReading:
 _NOTHING = ReplyReading()
 
 
-def _slots_in(text: str, into: list[Slot]) -> None:
-    for cue, slot in _CUE_SLOTS:  # ASK_CUES order
+def _slots_in(cues: tuple[tuple[str, Slot], ...], text: str, into: list[Slot]) -> None:
+    for cue, slot in cues:  # the domain's slot order
         if cue in text and slot not in into:
             into.append(slot)
 
 
-# Agents repeat their questions and proposals across sessions; a reading is a
-# pure function of the text and immutable, so each distinct reply is read once.
-@lru_cache(maxsize=4096)
-def read_reply(text: str) -> ReplyReading:
-    """The slots a reply asks about (in ``ASK_CUES`` order) and whether it asks to confirm."""
-    if "?" not in text:
-        return _NOTHING
-    low = fold(text)
-    slots: list[Slot] = []
-    confirm = False
-    for question in _questions(low):
-        if any(c in question for c in _CONFIRM_CUES):
-            confirm = True  # a proposal's recap is not a question about its facts
-        else:
-            _slots_in(question, slots)
-    if not slots and not confirm:
-        _slots_in(low, slots)
-        confirm = any(c in low for c in _CONFIRM_CUES)
-    return ReplyReading(tuple(slots), confirm)
+class ReplyReader:
+    """Reads agent replies with one domain's cues.
+
+    Agents repeat their questions and proposals across sessions; a reading is a
+    pure function of the text and immutable, so each distinct reply is read once.
+    """
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        # cues folded as replies are, so a cue reads as it is written ("¿cuántas")
+        self._cues: tuple[tuple[str, Slot], ...] = tuple(
+            (fold(cue), slot.name)
+            for slot in domain.slots
+            for speech in slot.say.values()
+            for cue in speech.ask
+        )
+        self._confirm: tuple[str, ...] = tuple(
+            fold(c) for speech in domain.languages.values() for c in speech.confirm_cues
+        )
+        self.read = lru_cache(maxsize=4096)(self._read)
+
+    def _read(self, text: str) -> ReplyReading:
+        """The slots a reply asks about (in the domain's slot order) and whether it asks
+        to confirm."""
+        if "?" not in text:
+            return _NOTHING
+        low = fold(text)
+        slots: list[Slot] = []
+        confirm = False
+        cues, confirm_cues = self._cues, self._confirm
+        for question in _questions(low):
+            if any(c in question for c in confirm_cues):
+                confirm = True  # a proposal's recap is not a question about its facts
+            else:
+                _slots_in(cues, question, slots)
+        if not slots and not confirm:
+            _slots_in(cues, low, slots)
+            confirm = any(c in low for c in confirm_cues)
+        return ReplyReading(tuple(slots), confirm)
+
+
+_READERS: dict[int, ReplyReader] = {}
+
+
+def reader_of(domain: Domain) -> ReplyReader:
+    """The one reader of ``domain``'s cues in this process."""
+    reader = _READERS.get(id(domain))
+    if reader is None or reader.domain is not domain:  # the reader keeps its domain alive
+        reader = _READERS[id(domain)] = ReplyReader(domain)
+    return reader
+
+
+def read_reply(text: str, domain: Domain | None = None) -> ReplyReading:
+    """The slots a reply asks about and whether it asks to confirm, read with ``domain``'s
+    cues (default: the shipped default domain)."""
+    return reader_of(domain or shipped_domain()).read(text)

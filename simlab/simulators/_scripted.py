@@ -14,9 +14,18 @@ from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
 from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
 from simlab.simulators._plan import PlannedChange, take_drawn
-from simlab.simulators._reading import ReplyReading, read_reply
-from simlab.simulators._voice import add_typos, fast_strip, phrasebook, render_values
-from simlab.spec import FactValue, Goal, Mode, Persona, Perturbation, resolve_perturbations
+from simlab.simulators._reading import ReplyReading, reader_of
+from simlab.simulators._voice import add_typos, fast_strip, voice_of
+from simlab.spec import (
+    Domain,
+    FactValue,
+    Goal,
+    Mode,
+    Persona,
+    Perturbation,
+    resolve_perturbations,
+    shipped_domain,
+)
 
 _NO_READING = ReplyReading()
 
@@ -72,7 +81,8 @@ class ScriptedSimulator:
 
     Args:
         persona: who speaks (language, traits, style).
-        goal: what they want; its ``final_tool`` must have an ``intent`` phrasing.
+        goal: what they want; its ``final_tool`` must be an intent of ``domain``
+            with an opening in the persona's language.
         mode: ``full`` puts every fact in turn 1; ``sharded`` follows the plan.
         seed: the session seed; plan and wording are drawn from it.
         perturbations: active perturbations (``simlab.perturb``); each draws from
@@ -82,10 +92,12 @@ class ScriptedSimulator:
             ``decorate`` on text another voice wrote (the LLM simulator's);
             plan-level effects (whole turns, fact changes, vague facts) still
             shape the turn.
+        domain: the goal's domain: its phrasings, values and cues (default: the
+            shipped default domain).
 
     Raises:
-        ValueError: when the goal cannot be voiced (no intent phrasing for its
-            final tool, a value with no rendering).
+        ValueError: when the goal cannot be voiced (a language the domain does not
+            speak, no opening for its final tool, a value with no rendering).
     """
 
     def __init__(
@@ -97,8 +109,10 @@ class ScriptedSimulator:
         perturbations: Sequence[Perturbation] = (),
         *,
         decorate: bool = True,
+        domain: Domain | None = None,
     ) -> None:
         self.persona = persona
+        self.domain = domain = domain or shipped_domain()
         self.goal = goal
         self.mode = mode
         # One stream: the plan is drawn first (as DisclosurePlan.draw(seed) would),
@@ -106,12 +120,14 @@ class ScriptedSimulator:
         # The engine drew this plan a moment ago for the planned length: take it.
         self.plan, self._rng = take_drawn(persona.traits, goal, mode, seed)
         traits = persona.traits
-        self._book = phrasebook(persona.language, traits.style)
+        self._voice = voice_of(domain)
+        self._read = reader_of(domain).read
+        self._book = self._voice.phrasebook(persona.language, traits.style)
         intents = self._book.intent.get(goal.final_tool)
         if not intents:
             raise ValueError(
-                f"goal {goal.id!r}: no intent phrasing for final_tool {goal.final_tool!r} in "
-                f"templates/{persona.language}.yaml; known: {sorted(self._book.intent)}"
+                f"goal {goal.id!r}: final_tool {goal.final_tool!r} has no {persona.language!r} "
+                f"opening in domain {domain.id!r}; intents: {sorted(self._book.intent)}"
             )
         self._intents = intents
         self._typo_rate = traits.typo_rate
@@ -198,7 +214,7 @@ class ScriptedSimulator:
         return self._finish(draft, turn)
 
     def _on_reply(self, draft: _Draft, turn: int, reply: AgentReply) -> UserTurn:
-        reading = read_reply(reply.text) if reply.text else _NO_READING
+        reading = self._read(reply.text) if reply.text else _NO_READING
         asked = [fid for slot in reading.slots for fid in self._by_slot.get(slot, ())]
         if any(fid in self._stated_at for fid in asked):
             self._penalty += 1  # asked again for something already said
@@ -269,12 +285,15 @@ class ScriptedSimulator:
         return due
 
     def _fire(self, draft: _Draft, due: list[PlannedChange], turn: int) -> None:
-        draft.say(self._phrase("mind_change"))
+        corrections = self._book.corrections
+        own = all(self._slot_of[c.fact] in corrections for c in due)
+        if not own:  # the slots' own corrections need no lead-in
+            draft.say(self._phrase("mind_change"))
         for c in due:
             self._changes.remove(c)
             self._current[c.fact] = c.value
             self._stated_at[c.fact] = turn
-            self._state(draft, c.fact, turn)
+            self._state(draft, c.fact, turn, corrections if own else None)
 
     def _perturbed_changes(
         self, turn: int, due: list[PlannedChange], *, on_booking: bool
@@ -325,10 +344,16 @@ class ScriptedSimulator:
 
     # ------------------------------------------------------------ wording
 
-    def _state(self, draft: _Draft, fact_id: str, turn: int) -> None:
+    def _state(
+        self,
+        draft: _Draft,
+        fact_id: str,
+        turn: int,
+        phrasings: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         value = self._current[fact_id]
         slot = self._slot_of[fact_id]
-        template = self._rng.choice(self._book.slots[slot])
+        template = self._rng.choice((phrasings or self._book.slots)[slot])
         draft.fact(template.format_map(self._placeholders(fact_id, value)), fact_id, value)
         if fact_id in self._pending:
             self._pending.remove(fact_id)
@@ -340,8 +365,11 @@ class ScriptedSimulator:
         table = self._values.get(key)
         if table is None:
             if not self._book.slots.get(slot):
-                raise ValueError(f"no phrasing for slot {slot!r} in {self.persona.language}")
-            table = render_values(slot, value, self.persona.language)
+                raise ValueError(
+                    f"no {self.persona.language!r} phrasing for slot {slot!r} in domain "
+                    f"{self.domain.id!r}"
+                )
+            table = self._voice.values(slot, value, self.persona.language)
             self._values[key] = table
         return table
 

@@ -1,8 +1,8 @@
-"""The scripted verbalizer's phrasings: templates per language and style, value rendering.
+"""The scripted verbalizer's phrasings, from the goal's domain: per language and style.
 
-Templates are parsed once per language and resolved once per (language, style),
-so a session never touches YAML. Rendering a fact is a ``str.format_map`` over a
-placeholder table computed once per (slot, value).
+A domain's phrasings are resolved once per (language, style) and its values
+rendered once per (slot, value, language), so a session never touches YAML.
+Rendering a fact is a ``str.format_map`` over a placeholder table.
 """
 
 from __future__ import annotations
@@ -11,34 +11,12 @@ import random
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from pathlib import Path
-from typing import Any
+from functools import cache
 
-import yaml
+from simlab.domain.travel import strip_diacritics
+from simlab.spec import Domain, DomainSlot, FactValue, Language
 
-from simlab.domain.travel import (
-    CITY_BY_CODE,
-    FARES,
-    MONTHS_EN,
-    ROUTES,
-    iso_day_month,
-    strip_diacritics,
-)
-from simlab.spec import FactValue, Language, Slot
-
-_TEMPLATE_DIR = Path(__file__).parent / "templates"
 _FALLBACK_STYLE = "neutral"
-# Keys holding one phrasing list per style (as opposed to intent/slots/fillers).
-_CONNECTIVES = (
-    "mind_change",
-    "answer_yes",
-    "answer_none",
-    "reassert",
-    "nothing_to_add",
-    "done",
-    "gave_up",
-)
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -51,35 +29,147 @@ class Phrasebook:
     slots: dict[str, tuple[str, ...]]
     connectives: dict[str, tuple[str, ...]]
     fillers: tuple[str, ...]
-
-
-# libyaml when PyYAML has it (the same objects from the shipped templates, 20x faster:
-# the first session of every run loads them); PyYAML's own safe loader otherwise.
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@cache
-def _raw_templates(language: str) -> dict[str, Any]:
-    with (_TEMPLATE_DIR / f"{language}.yaml").open(encoding="utf-8") as fh:
-        data: dict[str, Any] = yaml.load(fh, Loader=_YAML_LOADER)
-    return data
+    corrections: dict[str, tuple[str, ...]]
+    """Per slot, how a user corrects it (empty: the mind-change lead-in, then ``slots``)."""
 
 
 def _pick_style(by_style: dict[str, list[str]], style: str) -> tuple[str, ...]:
     return tuple(by_style.get(style) or by_style.get(_FALLBACK_STYLE) or ())
 
 
-@cache
-def phrasebook(language: Language, style: str) -> Phrasebook:
-    """The phrasings for ``style`` in ``language``, each falling back to ``neutral``."""
-    raw = _raw_templates(language)
-    return Phrasebook(
-        language=language,
-        intent={tool: _pick_style(v, style) for tool, v in raw["intent"].items()},
-        slots={slot: _pick_style(v, style) for slot, v in raw["slots"].items()},
-        connectives={key: _pick_style(raw.get(key, {}), style) for key in _CONNECTIVES},
-        fillers=_pick_style(raw.get("fillers", {}), style),
-    )
+class DomainVoice:
+    """How the users of one domain speak: phrasebooks and rendered values, each made once.
+
+    Args:
+        domain: the domain; ``voice_of`` shares one voice per domain object.
+    """
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self._books: dict[tuple[str, str], Phrasebook] = {}
+        self._slots = {s.name: s for s in domain.slots}
+        self._values: dict[tuple[str, FactValue, str], dict[str, str]] = {}
+
+    def phrasebook(self, language: Language, style: str) -> Phrasebook:
+        """The phrasings for ``style`` in ``language``, each falling back to ``neutral``.
+
+        Raises:
+            ValueError: the domain has no phrasings in ``language``.
+        """
+        key = (language, style)
+        book = self._books.get(key)
+        if book is None:
+            book = self._books[key] = self._book(language, style)
+        return book
+
+    def _book(self, language: Language, style: str) -> Phrasebook:
+        d = self.domain
+        speech = d.languages.get(language)
+        if speech is None:
+            raise ValueError(
+                f"domain {d.id!r} has no phrasings in {language!r}; it speaks "
+                f"{', '.join(sorted(d.languages))}"
+            )
+        return Phrasebook(
+            language=language,
+            intent={i.tool: _pick_style(i.openings.get(language, {}), style) for i in d.intents},
+            slots={
+                s.name: _pick_style(s.say[language].state, style)
+                for s in d.slots
+                if language in s.say
+            },
+            connectives={key: _pick_style(v, style) for key, v in speech.phrases.items()},
+            fillers=_pick_style(speech.fillers, style),
+            corrections={
+                s.name: _pick_style(s.say[language].correct, style)
+                for s in d.slots
+                if language in s.say and s.say[language].correct
+            },
+        )
+
+    def values(self, slot: str, value: FactValue, language: Language) -> dict[str, str]:
+        """The placeholder table a phrasing of ``slot`` is formatted with.
+
+        Shared: callers must not mutate the returned mapping.
+
+        Raises:
+            ValueError: the slot is not the domain's, or the value cannot be rendered.
+        """
+        key = (slot, value, language)
+        table = self._values.get(key)
+        if table is None:
+            spec = self._slots.get(slot)
+            if spec is None:
+                raise ValueError(f"slot {slot!r} is not one of domain {self.domain.id!r}'s")
+            months = (
+                self.domain.languages[language].month_names
+                if (language in self.domain.languages)
+                else []
+            )
+            table = self._values[key] = render_value(spec, value, language, months)
+        return table
+
+
+def render_value(
+    slot: DomainSlot, value: FactValue, language: Language, month_names: list[str] | None = None
+) -> dict[str, str]:
+    """The placeholders of ``value`` of ``slot`` in ``language``: ``{value}`` and its type's.
+
+    Raises:
+        ValueError: an enum value the slot does not have, or a malformed date or time.
+    """
+    text = str(value)
+    kind = slot.type
+    if kind == "enum":
+        found = slot.value(text)
+        if found is None:
+            known = sorted(v.value for v in slot.values)
+            raise ValueError(f"{slot.name} value {text!r} is not one of {known}")
+        return {"value": found.said(language), "code": text}
+    if kind == "date":
+        year, month, day = (int(x) for x in text.split("-"))
+        names = month_names or []
+        name = names[month - 1] if names else str(month)
+        return {
+            "value": text,
+            "day": str(day),
+            "month": str(month),
+            "month_name": name,
+            "year": str(year),
+        }
+    if kind == "time":
+        hour, minute = (int(x) for x in text.split(":", 1))
+        return {
+            "value": text,
+            "hour": str(hour % 12 or 12),
+            "ampm": "am" if hour < 12 else "pm",
+            "hour24": str(hour),
+            "minute": f"{minute:02d}",
+        }
+    if kind == "money":
+        amount = _number(value)
+        return {"value": amount, "amount": amount, "currency": slot.currency or ""}
+    if kind in ("integer", "number"):
+        return {"value": _number(value)}
+    return {"value": text}
+
+
+def _number(value: FactValue) -> str:
+    if isinstance(value, int):
+        return str(value)
+    number = float(value)
+    return str(int(number)) if number.is_integer() else str(number)
+
+
+_VOICES: dict[int, DomainVoice] = {}
+
+
+def voice_of(domain: Domain) -> DomainVoice:
+    """The one voice of ``domain`` in this process (its phrasebooks and values made once)."""
+    voice = _VOICES.get(id(domain))
+    if voice is None or voice.domain is not domain:  # the voice keeps its domain alive
+        voice = _VOICES[id(domain)] = DomainVoice(domain)
+    return voice
 
 
 @cache
@@ -105,51 +195,6 @@ def fast_strip(text: str) -> str:
     if text.isascii():
         return text
     return text.translate(_strip_table())
-
-
-def _hour_ampm(hhmm: str) -> tuple[str, str]:
-    hour = int(hhmm.split(":", 1)[0])
-    return str(hour % 12 or 12), "am" if hour < 12 else "pm"
-
-
-@lru_cache(maxsize=4096)
-def render_values(slot: Slot, value: FactValue, language: Language) -> dict[str, str]:
-    """The placeholder table a slot phrasing is formatted with (the agent's parse contract).
-
-    Cached: callers must not mutate the returned mapping.
-
-    Raises:
-        ValueError: when the value cannot be rendered (unknown city code, fare, route).
-    """
-    text = str(value)
-    if slot in ("origin", "destination"):
-        city = CITY_BY_CODE.get(text)
-        if city is None:
-            raise ValueError(
-                f"{slot} value {text!r} is not a city code; known: {sorted(CITY_BY_CODE)}"
-            )
-        return {"city": city.name(language)}
-    if slot in ("date", "return_date"):
-        day, month = iso_day_month(text)
-        return {"day": str(day), "month": str(month), "month_name": MONTHS_EN[month - 1]}
-    if slot == "latest_departure":
-        hour, ampm = _hour_ampm(text)
-        return {"time": text, "hour": hour, "ampm": ampm}
-    if slot == "budget":
-        return {"amount": str(int(value))}
-    if slot == "booking_ref":
-        return {"ref": text}
-    if slot == "fare":
-        if text not in FARES:
-            raise ValueError(f"fare {text!r} unknown; known: {sorted(FARES)}")
-        return {"fare": FARES[text][language]}
-    if slot == "route":
-        if text not in ROUTES:
-            raise ValueError(f"route {text!r} unknown; known: {sorted(ROUTES)}")
-        return {"route": ROUTES[text][language]}
-    if slot == "reason":
-        return {}
-    return {"n": str(int(value))}
 
 
 def add_typos(text: str, rate: float, rng: random.Random) -> str:

@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,16 @@ def domain_files(folder: Path) -> list[Path]:
     """The YAML files of a domain folder, ``domain.yaml`` first."""
     files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     return sorted(files, key=lambda p: p.name != DOMAIN_FILE)
+
+
+@cache
+def shipped_domain(name: str = DEFAULT_DOMAIN) -> Domain:
+    """A domain simlab ships (read once per process).
+
+    Raises:
+        SpecError: there is no such shipped domain.
+    """
+    return load_domain(shipped_dir("domains") / name)
 
 
 def load_domain(path: str | Path) -> Domain:
@@ -249,7 +260,8 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
             problems.append(Problem(shown, None, "domains", why))
             continue
         try:
-            domain = load_domain(folder)
+            shipped = folder.parent == shipped_dir("domains") and folder.name == entry
+            domain = shipped_domain(entry) if shipped else load_domain(folder)
         except SpecError as e:
             problems.extend(e.problems)
             continue
@@ -436,6 +448,6 @@ def _unknown_domain(name: str, domains: DomainSet, file: str, line: int | None) 
         file,
         line,
         "domain",
-        f"unknown domain {name!r}; the suite's domains are: {known} (add its folder to the "
-        "suite's `domains`)",
+        f"unknown domain {name!r}; known domains: {known} (add its folder to the suite's "
+        "`domains`)",
     )

@@ -166,7 +166,9 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     if kind == "missing":
         missing = parent.model_fields.get(str(name)) if parent else None
         choices = _choices(missing.annotation) if missing is not None else []
+        examples = [str(x) for x in (missing.examples or [])] if missing is not None else []
         extra = f"; valid choices: {', '.join(choices)}" if choices else ""
+        extra = extra or (f"; for example {', '.join(examples)}" if examples else "")
         return field, f"missing required field; add `{name}:`{extra}"
     got = err.get("input")
     shown = f" (got {_short(got)})" if not isinstance(got, dict | list) and got is not None else ""

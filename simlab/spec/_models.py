@@ -16,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from simlab.llm import LLMSpec
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 
-Language = Literal["en", "vi"]
+Language = str
+"""A language code (``en``, ``vi``, ``es``, ``pt-BR``): a persona writes in one of
+its domain's languages (the domain has the phrasings the scripted user needs)."""
+
+_LANGUAGE_CODE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 Slot = str
 """A slot's name in the goal's domain (``origin``, ``card_last4``...): the domain
@@ -59,7 +63,7 @@ class Traits(_Spec):
     strip_diacritics: bool = False
     """Types Vietnamese without accents (Ha Noi for Hà Nội)."""
     style: Literal["neutral", "terse", "chatty", "novice", "frustrated"] = "neutral"
-    """Which family of verbalizer templates to prefer."""
+    """Which style of the domain's phrasings to prefer (``neutral`` is every style's fallback)."""
 
 
 class Persona(_Spec):
@@ -67,7 +71,8 @@ class Persona(_Spec):
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     name: str
-    language: Language
+    language: Annotated[Language, Field(pattern=_LANGUAGE_CODE, examples=["en", "vi"])]
+    """A language code its domain speaks (``en``, ``vi``...)."""
     description: str = ""
     traits: Traits = Traits()
     domain: Annotated[str, Field(pattern=_DOMAIN_ID)] | None = None

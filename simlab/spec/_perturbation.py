@@ -117,7 +117,7 @@ class Perturbation(_Spec):
     contradictions, the whole turn for pushback and digression, the injected
     text with a ``{canary}`` placeholder for injections) and ``vague`` (per
     slot, how the ambiguous first statement of a fact reads; placeholders as
-    in the simulator's templates).
+    in the domain's slot phrasings, ``docs/domains.md``).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]

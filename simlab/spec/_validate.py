@@ -19,6 +19,7 @@ from simlab.spec._domain_load import (
     load_domain,
     load_domains,
     persona_problems,
+    shipped_domains,
     suite_domains,
 )
 from simlab.spec._loader import (
@@ -201,7 +202,8 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
 
 def _domains_beside(given: Sequence[str]) -> DomainSet:
     """The domains goals given without a suite are checked against: those given, and shipped."""
-    shipped = load_domains([DEFAULT_DOMAIN], Path("."))
+    shipped = load_domains(shipped_domains() or [DEFAULT_DOMAIN], Path("."))
+    shipped = DomainSet(shipped.domains, DEFAULT_DOMAIN, shipped.folders)
     if not given:
         return shipped
     own = load_domains(given, Path("."))

@@ -9,9 +9,7 @@ import pytest
 from simlab.agents.reference import PRESETS, AgentConfig, ReferenceAgent, reference_agent
 from simlab.core import AgentReply, Knobs
 from simlab.domain.travel import (
-    ASK_CUES,
     CITY_BY_CODE,
-    CONFIRM_CUES,
     FARES,
     MONTHS_EN,
     ROUTES,
@@ -20,7 +18,9 @@ from simlab.domain.travel import (
 from simlab.graders import violations
 from simlab.spec import FactValue, Goal
 
-from .talk import chat, load_goal, load_templates
+from .talk import chat, load_goal, load_templates, travel_cues
+
+ASK_CUES, CONFIRM_CUES = travel_cues()
 
 GOALS = [
     "one_way",

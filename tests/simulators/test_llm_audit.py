@@ -165,3 +165,11 @@ def test_parse_answer_reads_fenced_or_wrapped_json() -> None:
 def test_parse_answer_refuses_answers_without_a_response_string(raw: str) -> None:
     with pytest.raises(ValueError):
         parse_answer(raw)
+
+
+def test_a_persona_in_a_third_language_is_not_held_to_vietnamese() -> None:
+    # an LLM user may speak any language: only en and vi have a character check
+    es = FidelityAudit(GOAL, make_persona("es"))
+    text = "Quiero volar desde Hanoi, please, with the family and the kids."
+    assert "broken_character" not in kinds(check(es, text, planned={"origin": "HAN"}))
+    assert kinds(check(VI, text, planned={"origin": "HAN"})) == ["broken_character"]

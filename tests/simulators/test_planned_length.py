@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, Turn, derive_seed
-from simlab.domain.travel import ASK_CUES
 from simlab.llm import LLM, LLMRequest, LLMResponse, SessionMeter
 from simlab.simulators import (
     DisclosurePlan,
@@ -37,12 +36,14 @@ from simlab.spec import (
     load_goals,
     load_personas,
     load_perturbations,
+    shipped_domain,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 PERSONAS = load_personas([ROOT / "personas"])
 GOALS = load_goals([ROOT / "goals"])
 LIBRARY = load_perturbations([ROOT / "perturbations"])
+TRAVEL = shipped_domain()
 
 
 def patient(persona: Persona) -> Persona:
@@ -69,7 +70,8 @@ def listen(
         spoke.append(bool(user.disclosed or user.perturbations))
         blurred = [f for f in goal.facts if f.id not in said and f.id not in sim._pending]
         if blurred:  # said vaguely (and not yet given when asked)
-            reply = AgentReply(text=f"Got it. And the {ASK_CUES[blurred[0].slot][0]}?")
+            cue = TRAVEL.slot(blurred[0].slot).say["en"].ask[0]  # type: ignore[union-attr]
+            reply = AgentReply(text=f"Got it. And the {cue}?")
         elif turn == planned - 2 and any(p.kind == "pushback" for p in perturbations):
             reply = AgentReply(text="I found one. Shall I book it?")
         elif turn >= planned - 1:

@@ -278,7 +278,7 @@ def test_nodiacritics_vi_types_without_accents() -> None:
 
 
 def test_unknown_final_tool_fails_at_construction() -> None:
-    with pytest.raises(ValueError, match="no intent phrasing for final_tool 'teleport'"):
+    with pytest.raises(ValueError, match="final_tool 'teleport' has no 'en' opening in domain"):
         ScriptedSimulator(make_persona(), make_goal(final_tool="teleport"), Mode.FULL, 0)
 
 

@@ -60,7 +60,7 @@ def test_the_committed_schemas_are_what_simlab_schema_writes(tmp_path: Path) -> 
 def test_there_is_a_shipped_file_of_every_kind() -> None:
     kinds = {kind_for(p)[0] for p in SHIPPED}
     assert kinds == {"persona", "goal", "perturbation", "suite", "agent", "domain"}
-    assert len(SHIPPED) == 12 + 6 + 8 + 2 + 3
+    assert len(SHIPPED) == 12 + 6 + 8 + 2 + 3 + 3
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
@@ -98,7 +98,7 @@ def test_file_line_in_errors_counts_the_schema_line(tmp_path: Path) -> None:
     lines = shipped.splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("language:"))
     assert at == 3 and SCHEMA_LINE.match(lines[0])
-    lines[at] = "language: fr\n"
+    lines[at] = "language: French\n"
     path = tmp_path / "personas" / "terse_en.yaml"
     path.parent.mkdir()
     path.write_text("".join(lines), encoding="utf-8")

@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from simlab.core import AgentReply
-from simlab.simulators._voice import render_values
-from simlab.spec import FactValue, Persona, Slot
+from simlab.simulators._voice import voice_of
+from simlab.spec import Domain, FactValue, Persona, Slot, shipped_domain
 
 PROMPT_DIR = Path(__file__).parent
 SYSTEM_FILE = "user_system.md"
@@ -48,6 +48,10 @@ _PHRASE_KEYS = (
     "slots",
 )
 _ACTION_CHARS = 200  # a tool result is context, not content: keep the prompt short
+
+
+_VALUE_ALIASES = ("city", "n", "ref", "fare", "route", "time")
+"""Placeholders of the shipped prompt's slot lines that stand for the value as said."""
 
 
 class _Blank(dict[str, str]):
@@ -140,12 +144,18 @@ class UserPrompts:
         """The corrective note listing what the last answer got wrong."""
         return _render(self.retry, {"problems": problems, "language": self._language(persona)})
 
-    def describe(self, persona: Persona, slot: Slot, value: FactValue) -> str:
-        """What a fact says, in the prompt's words, with the value as the persona writes it."""
+    def describe(
+        self, persona: Persona, slot: Slot, value: FactValue, domain: Domain | None = None
+    ) -> str:
+        """What a fact says, in the prompt's words, with the value as the persona writes it
+        (as ``domain`` says it; default the shipped default domain)."""
         entry = self.phrases["slots"].get(slot, "{value}")
         if isinstance(entry, Mapping):
             entry = entry.get(persona.language) or next(iter(entry.values()))
-        table = _Blank(render_values(slot, value, persona.language))
+        rendered = voice_of(domain or shipped_domain()).values(slot, value, persona.language)
+        table = _Blank(rendered)
+        for alias in _VALUE_ALIASES:  # the prompt file's names for the value as said
+            table.setdefault(alias, rendered["value"])
         table["value"] = str(value)
         return str(entry).format_map(table)
 
@@ -158,20 +168,21 @@ class UserPrompts:
         before: FactValue | None,
         *,
         contradicted: bool = False,
+        domain: Domain | None = None,
     ) -> str:
         """One planned fact's line; ``before`` is the value stated earlier, if any.
 
         A ``contradicted`` fact's new value is to be said as if it had always
         been so (a contradiction perturbation), not as a change of mind.
         """
-        line = f"- {fact_id}: {self.describe(persona, slot, value)}"
+        line = f"- {fact_id}: {self.describe(persona, slot, value, domain)}"
         if before is None:
             return line
         if before == value:
             return f"{line} {self.phrases['restated']}"
         if contradicted:
             return f"{line} {self.phrases['contradiction']}"
-        old = self.describe(persona, slot, before)
+        old = self.describe(persona, slot, before, domain)
         return f"{line} ({str(self.phrases['mind_change']).format_map(_Blank(old=old))})"
 
     def actions(self, reply: AgentReply | None) -> str:
