@@ -55,7 +55,16 @@ def spec_bases() -> dict[str, list[Any]]:
         "suite": [*_yaml_data([ROOT / "simlab.yaml"]), _EXTRA_SUITE],
         "perturbation": _yaml_data(sorted((ROOT / "perturbations").glob("*.yaml"))),
         "agent": _yaml_data(sorted((ROOT / "simlab" / "agents" / "data").glob("*.yaml"))),
+        "domain": [_whole_domain(folder) for folder in sorted((ROOT / "domains").iterdir())],
     }
+
+
+def _whole_domain(folder: Path) -> dict[str, Any]:
+    """A shipped domain's files as one ``domain.yaml`` (its files hold disjoint keys)."""
+    whole: dict[str, Any] = {}
+    for part in _yaml_data(sorted(folder.glob("*.yaml"))):
+        whole.update(part)
+    return whole
 
 
 def _json_lines(path: Path) -> list[Any]:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.fuzz.harness import ROOT, Outcome, Tally, run_in_process, run_subprocess
 from tests.fuzz.mutations import spec_bases, spec_documents
 
-KINDS = ("persona", "goal", "suite", "perturbation", "agent")
+KINDS = ("persona", "goal", "suite", "perturbation", "agent", "domain")
 QUICK = 15
 LARGE = int(os.environ.get("SIMLAB_FUZZ_LARGE", "5000"))
 """Documents per kind in the large (slow) profile; CI sets a smaller count for time,
@@ -80,9 +80,18 @@ def validate_in_process(kind: str, path: Path) -> Callable[[str | bytes], Outcom
     return run_one
 
 
+def _case_path(home: Path, kind: str, prefix: str) -> Path:
+    """Where a fuzzed document goes: a domain is a folder of its own holding domain.yaml."""
+    if kind != "domain":
+        return home / f"{prefix}_{kind}.yaml"
+    folder = home / f"{prefix}_domain"
+    folder.mkdir(exist_ok=True)
+    return folder / "domain.yaml"
+
+
 def _fuzz_kind(kind: str, home: Path, n: int, quick: bool) -> Tally:
     tally = Tally(f"validate --kind {kind}")
-    path = home / f"fuzzed_{kind}.yaml"
+    path = _case_path(home, kind, "fuzzed")
     try:
         fuzz(tally, spec_documents(BASES[kind]), validate_in_process(kind, path), n, quick)
     finally:
@@ -107,7 +116,7 @@ def test_fuzzed_specs_large(kind: str, home: Path) -> None:
 def _subprocess_sample(home: Path, n: int, quick: bool, kinds: tuple[str, ...] = KINDS) -> Tally:
     tally = Tally("validate (subprocess)")
     for kind in kinds:
-        path = home / f"sub_{kind}.yaml"
+        path = _case_path(home, kind, "sub")
 
         def run_one(doc: str | bytes, kind: str = kind, path: Path = path) -> Outcome:
             write_case(path, doc)
