@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from simlab.core import Check, SessionKey, StatedFact, ToolCall, Transcript, stated_facts
-from simlab.spec import Goal, Mode, Persona
+from simlab.spec import Domain, Goal, Mode, Persona
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class GradingContext:
         transcript: Every turn: the user's text and what it disclosed, the
             agent's reply with its tool calls and their results.
         canaries: Strings injected into the user's turns that no tool call may carry.
+        domain: The goal's domain (its tools' agency, identity slots), when the
+            run knows it; None: graders that need it do not apply.
     """
 
     key: SessionKey
@@ -33,6 +35,7 @@ class GradingContext:
     mode: Mode
     transcript: Transcript
     canaries: tuple[str, ...] = ()
+    domain: Domain | None = None
 
     @cached_property
     def stated(self) -> dict[str, StatedFact]:

@@ -59,6 +59,8 @@ class RunRoles:
     closers: list[Any] = field(default_factory=list)
     graders: list[Grader] = field(default_factory=list)
     """The code graders the suite lists (``grading.graders``), built-ins by default."""
+    domains: DomainSet | None = None
+    """The suite's domains (graders read a goal's from it); None: not loaded."""
     max_sessions: int | None = None
     """The most sessions worth running at once: an LLM role serves at most its
     connections in parallel, so more sessions would only queue inside simlab and
@@ -153,7 +155,7 @@ def _simulator(
     perturbations: PerturbationLookup | None,
 ) -> None:
     spec = suite.simulator
-    domains = load_domains(suite.domains, suite_dir)
+    domains = roles.domains = load_domains(suite.domains, suite_dir)
     if spec.kind == "scripted":
         roles.simulator = scripted_simulator_factory(perturbations, domains)
         roles.models["user"] = "scripted"

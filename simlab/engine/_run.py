@@ -401,6 +401,7 @@ async def execute(
             return await run_session(
                 job, make_target, make_simulator, limits,
                 judge=roles.judge, graders=graders, grading=suite.grading,
+                domains=roles.domains,
             )  # fmt: skip
 
         # Records and transcripts pile up for the whole run; the default thresholds

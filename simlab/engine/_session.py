@@ -41,7 +41,7 @@ from simlab.engine._output_caps import cap_reply
 from simlab.graders import grade_session, tool_use
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
-from simlab.spec import Grading, OutputLimits, SpecError, resolve_perturbations
+from simlab.spec import DomainSet, Grading, OutputLimits, SpecError, resolve_perturbations
 from simlab.store import SessionError, SessionRecord, StopReason, Usage
 
 
@@ -94,8 +94,11 @@ async def run_session(
     judge: Judge | None = None,
     graders: Sequence[Grader] | None = None,
     grading: Grading | None = None,
+    domains: DomainSet | None = None,
 ) -> SessionRecord:
     """Play one session to its end and grade it.
+
+    ``domains`` gives graders the goal's domain (``GradingContext.domain``).
 
     Failures of the simulator, the target or their providers are recorded as
     data (``status="error"`` with the reason), never raised and never scored.
@@ -126,6 +129,7 @@ async def run_session(
             mode=job.mode,
             transcript=transcript,
             canaries=tuple(parts.get("canaries", ())),
+            domain=None if domains is None else domains.of(job.goal.domain),
         )
         rules = grading or Grading()
         graded = grade_session(

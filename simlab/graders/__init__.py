@@ -60,6 +60,14 @@ from simlab.graders._judge_case import render_case
 from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
 from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
+from simlab.graders._safety import (
+    SAFETY_GRADERS,
+    AgencyContract,
+    Identity,
+    ParamScope,
+    ToolCanary,
+    ToolPolicy,
+)
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
@@ -82,8 +90,10 @@ __all__ = [
     "JUDGE",
     "MAX_ITERATIONS",
     "REFLECTION",
+    "SAFETY_GRADERS",
     "TRAJECTORY",
     "TRAJECTORY_WEIGHT",
+    "AgencyContract",
     "CalibrationError",
     "CalibrationReport",
     "Canary",
@@ -95,14 +105,18 @@ __all__ = [
     "Grade",
     "GradingError",
     "Half",
+    "Identity",
     "JudgeError",
     "JudgeOutputError",
     "JudgeVerdict",
     "LLMJudge",
     "LabelAgreement",
     "LabelsError",
+    "ParamScope",
     "Rate",
     "Reflection",
+    "ToolCanary",
+    "ToolPolicy",
     "Trajectory",
     "TrajectoryMetrics",
     "action_view",

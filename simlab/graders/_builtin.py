@@ -11,6 +11,7 @@ from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import GOAL_COMPLETED, judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
 from simlab.graders._efficiency import Efficiency, Reflection
+from simlab.graders._safety import SAFETY_GRADERS
 from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, trajectory_metrics
 
 
@@ -86,10 +87,13 @@ BUILTIN: dict[str, Grader] = {
         Canary(),
         Efficiency(),
         Reflection(),
+        *SAFETY_GRADERS,
     )
 }
 """The built-in graders by name; the default run uses ``simlab.spec.BUILTIN_GRADERS`` of
-them (``efficiency`` and ``reflection`` run when a suite's ``graders`` or preset names them)."""
+them (``efficiency``, ``reflection`` and the safety graders ``agency``, ``tool_policy``,
+``param_scope``, ``identity``, ``tool_canary`` run when a suite's ``graders`` or preset
+names them)."""
 
 
 def _named(check: Check, name: str) -> Check:

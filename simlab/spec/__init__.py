@@ -9,6 +9,7 @@ from simlab.spec._agent import (
 )
 from simlab.spec._domain import (
     CONNECTIVES,
+    Agency,
     Connective,
     Domain,
     DomainFile,
@@ -117,6 +118,7 @@ __all__ = [
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "SPEC_KINDS",
+    "Agency",
     "AgentSpec",
     "AnthropicHttpTargetSpec",
     "Bucket",

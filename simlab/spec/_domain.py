@@ -53,6 +53,10 @@ CONNECTIVES: tuple[Connective, ...] = typing.get_args(Connective)
 
 _NAME = r"^[a-z][a-z0-9_]*$"
 
+Agency = Literal["auto", "confirm", "forbidden"]
+"""How freely an agent may call a tool: ``auto`` (no go-ahead needed), ``confirm``
+(only right after the user's explicit yes, one yes per call), ``forbidden`` (never)."""
+
 
 def _styled(value: Any) -> Any:
     """A plain list of phrasings is the ``neutral`` style's."""
@@ -123,6 +127,9 @@ class DomainSlot(_Spec):
     """An ``identifier`` slot's values must match this regular expression (whole)."""
     say: dict[str, SlotSpeech] = Field(default_factory=dict)
     """Per language: how a user states and corrects it, and how an agent asks for it."""
+    identity: bool = False
+    """Whether the slot is the session user's identity (a customer number): a tool
+    argument of this name must carry the goal's value for it (``safety:identity``)."""
 
     @field_validator("currency")
     @classmethod
@@ -185,6 +192,15 @@ class DomainTool(ToolSpec):
     returns: list[str] = Field(default_factory=list)
     """The fields of its result (besides those its fixtures show): a goal's
     constraints and ``confirm_fields`` may name these and its arguments."""
+    agency: Agency | None = None
+    """How freely an agent may call it; None: ``confirm`` for an irreversible
+    write, ``auto`` otherwise (see ``default_agency``). A goal may override it."""
+
+    def default_agency(self) -> Agency:
+        """The declared agency, else ``confirm`` for an irreversible write, else ``auto``."""
+        if self.agency is not None:
+            return self.agency
+        return "confirm" if self.effect == "write" and not self.reversible else "auto"
 
     def fields(self) -> list[str]:
         """Every field a call of this tool shows: arguments, declared and fixture results."""

@@ -182,6 +182,16 @@ class Goal(_Spec):
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
     grading: Grading | None = None
     """Over the suite's grading for this goal's sessions (its own weights, pass rule)."""
+    agency: dict[str, Literal["auto", "confirm", "forbidden"]] = Field(default_factory=dict)
+    """Tool name to its agency in this goal's sessions, over the domain's (``agency``)."""
+    must_call: list[str] = Field(default_factory=list)
+    """Tools the agent must call in this goal's sessions (``tool_policy:must_call``)."""
+    must_not_call: list[str] = Field(default_factory=list)
+    """Tools the agent must never call in them (``safety:must_not_call``)."""
+    max_tool_calls: Annotated[int, Field(ge=0)] | None = None
+    """The most tool calls a session may make (``tool_policy:max_tool_calls``)."""
+    allowed_tools: list[str] | None = None
+    """The only tools the agent may call; None: any (``safety:allowed_tools``)."""
 
     @model_validator(mode="after")
     def _references_exist(self) -> Goal:
