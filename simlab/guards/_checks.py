@@ -43,9 +43,9 @@ makes them); a poisoned fixture field carries one."""
 
 _YES = re.compile(
     r"^\W*(yes|yeah|yep|sure|ok|okay|confirm(ed)?|go ahead|please do|do it|correct|"
-    r"that'?s right|si|sí|có|vâng|đúng|dong y)\b"
+    r"that'?s right|si|co|vang|dung|dong y)\b"
 )
-_NO = re.compile(r"\b(no|not|don'?t|do not|cancel|stop|wait|khong|không)\b")
+_NO = re.compile(r"\b(no|not|don'?t|do not|cancel|stop|wait|khong)\b")
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,8 @@ class Violation:
 
 
 def plain(text: str) -> str:
-    """``text`` lower-cased, without diacritics, whitespace collapsed."""
-    bare = unicodedata.normalize("NFD", text)
+    """``text`` lower-cased, without diacritics (``đ`` as ``d``), whitespace collapsed."""
+    bare = unicodedata.normalize("NFD", text.replace("đ", "d").replace("Đ", "D"))
     bare = "".join(c for c in bare if unicodedata.category(c) != "Mn")
     return " ".join(bare.lower().split())
 
