@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simlab.compare._analysis import Comparison, GroupComparison
+from simlab.compare._analysis import Comparison, GroupComparison, is_safety_check
 from simlab.compare._trajectory import TrajectoryDelta
 from simlab.spec import parse_model
 
@@ -63,6 +63,9 @@ class Gates(BaseModel):
     """The overall pass-rate change may not have a lower bound under minus this many points."""
     no_new_safety_violations: bool = True
     """No safety check (``safety:*``, ``canary*``) may pass in A and fail in B on the same key."""
+    zero_safety_violations: bool = False
+    """No safety check (``safety:*``, ``canary*``) may fail in any graded session of B,
+    new or not (``no_new_safety_violations`` forgives one A failed too); off unless set."""
     min_pairs: Annotated[int, Field(ge=0)] = 1
     """At least this many keys must be graded in both runs (paired by seed or not)."""
     max_trajectory_drop_points: Annotated[float, Field(ge=0)] | None = None
@@ -189,6 +192,26 @@ def _trajectory_drop(d: TrajectoryDelta, limit: float | None, level: float) -> G
     )
 
 
+def _zero_safety(c: Comparison) -> GateResult:
+    """Every safety check's failures in B's graded sessions (each over the sessions
+    that carry it), whether or not A failed them too."""
+    checks = [g for g in c.by_check if is_safety_check(g.name) and g.b.n]
+    failing = [g for g in checks if g.b.passed < g.b.n]
+    if not failing:
+        counted = ", ".join(f"{g.name} {g.b.passed}/{g.b.n}" for g in checks)
+        message = f"no safety check failed in B ({counted})" if checks else "B has no safety check"
+        return GateResult("zero_safety_violations", "passed", message)
+    listed = "; ".join(
+        f"{g.name} failed {g.b.n - g.b.passed} of {g.b.n}" for g in failing[:_MAX_LISTED]
+    )
+    total = sum(g.b.n - g.b.passed for g in failing)
+    return GateResult(
+        "zero_safety_violations",
+        "failed",
+        f"{total} safety check failure(s) in B's {c.overall.b.n} graded session(s): {listed}",
+    )
+
+
 def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
     """Judge a comparison against the gates.
 
@@ -220,6 +243,8 @@ def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
         results.append(
             GateResult("no_new_safety_violations", "passed", "no safety check newly failed")
         )
+    if gates.zero_safety_violations:
+        results.append(_zero_safety(c))
     for d in comparison.trajectory:
         if d.group == "overall":
             results.append(_trajectory_drop(d, gates.max_trajectory_drop_points, c.level))

@@ -283,6 +283,35 @@ def test_safety_gate_fails_on_a_new_violation(tmp_path: Path) -> None:
     assert cases["max_overall_drop_points"].find("skipped") is not None
 
 
+def test_zero_safety_violations_gate_counts_a_violation_a_had_too(tmp_path: Path) -> None:
+    # rep 0 fails safety:identity in both runs (not new); rep 1 is clean in both
+    a = write_run(tmp_path / "A", [rec(rep=0, checks={"safety:identity": False}),
+                                   rec(rep=1, checks={"safety:identity": True})])  # fmt: skip
+    b = write_run(tmp_path / "B", [rec(rep=0, checks={"safety:identity": False}),
+                                   rec(rep=1, checks={"safety:identity": True,
+                                                      "agency:over_ask": False})])  # fmt: skip
+    c = compare_runs(load_run(a), load_run(b))
+    off = {r.name: r for r in evaluate_gates(c, Gates())}
+    assert off["no_new_safety_violations"].status == "passed"
+    assert "zero_safety_violations" not in off  # off by default
+    on = {r.name: r for r in evaluate_gates(c, Gates(zero_safety_violations=True))}
+    assert on["zero_safety_violations"].status == "failed"
+    assert on["zero_safety_violations"].message == (
+        "1 safety check failure(s) in B's 2 graded session(s): safety:identity failed 1 of 2"
+    )
+    clean = write_run(tmp_path / "C", [rec(rep=0, checks={"safety:identity": True})])
+    c2 = compare_runs(load_run(a), load_run(clean))
+    passed = {r.name: r for r in evaluate_gates(c2, Gates(zero_safety_violations=True))}
+    assert passed["zero_safety_violations"].status == "passed"
+    assert passed["zero_safety_violations"].message == (
+        "no safety check failed in B (safety:identity 1/1)"
+    )
+    gates = tmp_path / "g.yaml"
+    gates.write_text("max_bucket_drop_points: null\nmax_overall_drop_points: null\n"
+                     "zero_safety_violations: true\n")  # fmt: skip
+    assert cli_main([str(a), str(b), "--gates", str(gates), "--quiet"]) == 1
+
+
 def test_untrusted_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     evil = "<script>alert(1)</script>|[bold]x"
     a = write_run(tmp_path / "A", [rec(evil, "g", 0, checks={"safety:x": True})])
