@@ -409,13 +409,20 @@ def goal_problems(
                     )
                 )
     known = {t.name for t in domain.tools}
-    for i, name in enumerate(goal.expected_tools):
+    named: list[tuple[tuple[str | int, ...], str]] = [
+        *((("expected_tools", i), n) for i, n in enumerate(goal.expected_tools)),
+        *((("must_call", i), n) for i, n in enumerate(goal.must_call)),
+        *((("must_not_call", i), n) for i, n in enumerate(goal.must_not_call)),
+        *((("allowed_tools", i), n) for i, n in enumerate(goal.allowed_tools or [])),
+        *((("agency", n), n) for n in goal.agency),
+    ]
+    for where, name in named:
         if name not in known:
             problems.append(
                 Problem(
                     file,
-                    at("expected_tools", i),
-                    f"expected_tools.{i}",
+                    at(*where),
+                    ".".join(map(str, where)),
                     f"{name!r} is not a tool of domain {domain.id!r}; tools: "
                     f"{', '.join(sorted(known))}",
                 )

@@ -205,6 +205,18 @@ def bad_goal(tmp_path: Path) -> Path:
             "expected_tools.0",
             "'find_flights' is not a tool of domain 'travel'",
         ),
+        (
+            "expected_tools: [search_flights, hold_booking]",
+            "must_call: [find_flights]\nexpected_tools: [search_flights, hold_booking]",
+            "must_call.0",
+            "'find_flights' is not a tool of domain 'travel'",
+        ),
+        (
+            "expected_tools: [search_flights, hold_booking]",
+            "allowed_tools: [search_flights, book]\nexpected_tools: [search_flights]",
+            "allowed_tools.1",
+            "'book' is not a tool of domain 'travel'",
+        ),
     ],
 )
 def test_validate_reports_a_goal_that_does_not_fit_its_domain(
