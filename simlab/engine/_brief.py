@@ -96,6 +96,7 @@ class BriefPlayer:
             return await run_session(
                 job, roles.target, roles.simulator, limits,
                 judge=roles.judge, graders=roles.graders, grading=suite.grading,
+                domains=roles.domains,
             )  # fmt: skip
 
         records: list[SessionRecord] = []
