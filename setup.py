@@ -2,7 +2,8 @@
 
 The default suite and its library live at the top level of the repository
 (``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, ``domains/``, and
-``schemas/``, which their ``$schema`` lines point to),
+``schemas/``, which their ``$schema`` lines point to; and the starter project
+``simlab init`` writes, ``examples/starter/``),
 where users and docs find them. A wheel must carry them too, so an installed
 simlab runs its default suite from any folder: this build step copies them into
 the built package as ``simlab/_shipped/`` (real files, same layout), and
@@ -21,6 +22,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 LIBRARY_DIRS = ("personas", "goals", "perturbations", "domains", "schemas")
 LIBRARY_FILES = ("simlab.yaml",)
+STARTER = Path("examples") / "starter"  # simlab.spec._starter.STARTER: `simlab init` writes it
 PACKAGED_DIR = Path("simlab") / "_shipped"  # simlab.spec._shipped.PACKAGED_DIR
 
 
@@ -38,6 +40,9 @@ class BuildPyWithLibrary(build_py):
             shutil.copytree(HERE / name, target / name, ignore=_not_spec_files)
         for name in LIBRARY_FILES:
             shutil.copy2(HERE / name, target / name)
+        # the starter project whole (its agent.py too), run outputs and caches left out
+        not_project = shutil.ignore_patterns("__pycache__", "*.pyc", "results", ".*")
+        shutil.copytree(HERE / STARTER, target / STARTER, ignore=not_project)
 
 
 def _not_spec_files(folder: str, names: list[str]) -> list[str]:

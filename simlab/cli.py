@@ -183,6 +183,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(handler=_cmd_report)
 
+    init = sub.add_parser(
+        "init", help="write a small working project (domain, personas, goals, suite, agent)"
+    )
+    init.add_argument(
+        "dir", nargs="?", type=Path, default=Path("."), help="the project folder (default: here)"
+    )
+    init.add_argument(
+        "--force", action="store_true", help="write into a non-empty folder, replacing same names"
+    )
+    init.set_defaults(handler=_cmd_init)
+
     validate = sub.add_parser(
         "validate", help="check persona, goal, suite, perturbation and agent files"
     )
@@ -540,6 +551,33 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ specs
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from simlab.spec import write_starter
+
+    dest: Path = args.dir
+    if dest.exists() and not dest.is_dir():
+        _eprint(f"error: {dest} is a file, not a folder; give a new or empty folder")
+        return EXIT_USAGE
+    there = sorted(p.name for p in dest.iterdir()) if dest.is_dir() else []
+    if there and not args.force:
+        shown = ", ".join(there[:5]) + (", ..." if len(there) > 5 else "")
+        _eprint(
+            f"error: {dest} is not empty ({len(there)} entr{'ies' if len(there) != 1 else 'y'}: "
+            f"{shown}); give a new or empty folder, or pass --force to write the project "
+            "into it (files of the same name are replaced)"
+        )
+        return EXIT_USAGE
+    written = write_starter(dest)
+    _eprint(f"wrote {len(written)} files in {dest}:")
+    for path in written:
+        if path.parts[0] != "schemas":
+            _eprint(f"  {path.as_posix()}")
+    _eprint("  schemas/ (editor schemas for the YAML files)")
+    cd = "" if dest.resolve() == Path.cwd().resolve() else f"cd {dest} && "
+    _eprint(f"next: {cd}simlab run   (then read results/<run>/report.md; see docs/guide.md)")
+    return EXIT_OK
 
 
 _DEFAULT_SPECS = "domains/, personas/, goals/, perturbations/, simlab.yaml"

@@ -93,6 +93,7 @@ from simlab.spec._perturbation_library import (
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 from simlab.spec._select import select
 from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
+from simlab.spec._starter import SCHEMA_LINE, STARTER, starter_dir, write_starter
 from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
     SPEC_KINDS,
@@ -117,7 +118,9 @@ __all__ = [
     "GRADING_PRESETS",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
+    "SCHEMA_LINE",
     "SPEC_KINDS",
+    "STARTER",
     "Agency",
     "AgentSpec",
     "AnthropicHttpTargetSpec",
@@ -200,9 +203,11 @@ __all__ = [
     "shipped_root",
     "spec_files",
     "spec_models",
+    "starter_dir",
     "suite_domains",
     "validate_args",
     "validate_paths",
     "validate_specs",
     "value_problem",
+    "write_starter",
 ]

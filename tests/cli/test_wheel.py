@@ -22,7 +22,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBRARY = ("personas", "goals", "perturbations", "domains/travel", "domains/bank", "schemas")
+LIBRARY = (
+    "personas",
+    "goals",
+    "perturbations",
+    "domains/travel",
+    "domains/bank",
+    "schemas",
+    "examples/starter",
+    "examples/starter/domains/shop",
+)
 NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "results", "*.egg-info", "__pycache__", ".*_cache"
 )
@@ -118,3 +127,17 @@ def test_validate_and_perturbations_use_the_wheels_library(
     code = "from simlab.spec import resolve_perturbations, shipped_dirs; print(shipped_dirs()[0])"
     found = _run(["python", "-c", code + "; resolve_perturbations(['typos'])"], tmp_path, env)
     assert Path(found.stdout.strip()).is_relative_to(venv)
+
+
+def test_init_then_run_works_from_the_wheel(installed: tuple[Path, Path], tmp_path: Path) -> None:
+    _, venv = installed
+    env = _env(venv)
+    _run(["simlab", "init", "proj"], tmp_path, env)
+    project = tmp_path / "proj"
+    assert (project / "agent.py").is_file() and (project / "schemas").is_dir()
+    proc = _run(["simlab", "run", "--quiet"], project, env)
+    assert "shipped default suite" not in proc.stderr
+    (run_dir,) = (project / "results").iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["n_sessions"] == 24
+    assert (run_dir / "report.md").stat().st_size > 0

@@ -1,0 +1,121 @@
+"""``simlab init DIR`` writes a small working project that ``simlab run`` runs at once.
+
+The wheel's copy of the starter project is tested by ``test_wheel.py`` (slow).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from simlab.spec import SCHEMA_LINE, starter_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = [
+    "agent.py",
+    "domains/shop/domain.yaml",
+    "goals/order_tea.yaml",
+    "goals/return_mug.yaml",
+    "personas/calm.yaml",
+    "personas/fickle.yaml",
+    "simlab.yaml",
+]
+
+
+def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "simlab.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_starter_project_is_the_checkouts_example() -> None:
+    assert starter_dir() == ROOT / "examples" / "starter"
+
+
+def test_init_then_run_grades_every_session_and_writes_the_report(tmp_path: Path) -> None:
+    made = simlab("init", "proj", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    project = tmp_path / "proj"
+    files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
+    assert [f for f in files if not f.startswith("schemas/")] == PROJECT
+    assert "next: cd proj && simlab run" in made.stderr
+
+    ran = simlab("run", "--quiet", cwd=project)  # the project's own simlab.yaml, no option
+    assert ran.returncode == 0, ran.stderr
+    assert "shipped default suite" not in ran.stderr
+    (run_dir,) = (project / "results").iterdir()
+    records = [json.loads(line) for line in (run_dir / "sessions.jsonl").read_text().splitlines()]
+    assert len(records) == 2 * 2 * 2 * 3  # personas x goals x modes x reps
+    assert all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
+    passed = sum(r["passed"] for r in records)
+    assert passed >= 0.75 * len(records)
+    report = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert f"Overall: pass rate {100 * passed / len(records):.1f}%" in report
+    assert "(n=24, 0 errors excluded)" in report
+    # the fickle persona changes its mind (2 packs -> 3): the last order follows it
+    fickle = [
+        r for r in records if r["key"]["persona"] == "fickle" and r["key"]["goal"] == "order_tea"
+    ]
+    orders = [
+        [
+            c
+            for t in r["transcript"]["turns"]
+            if t["agent"]
+            for c in t["agent"]["tool_calls"]
+            if c["name"] == "place_order"
+        ]
+        for r in fickle
+    ]
+    assert len(fickle) == 6 and all(o and o[-1]["args"]["quantity"] == 3 for o in orders)
+
+
+def test_the_written_yaml_files_point_at_the_projects_own_schemas(tmp_path: Path) -> None:
+    assert simlab("init", "proj", cwd=tmp_path).returncode == 0
+    project = tmp_path / "proj"
+    yamls = sorted(project.rglob("*.yaml"))
+    assert len(yamls) == 6
+    for path in yamls:
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith(SCHEMA_LINE), path
+        schema = (path.parent / first.removeprefix(SCHEMA_LINE)).resolve()
+        assert schema.is_file() and schema.is_relative_to(project / "schemas"), (path, first)
+    valid = simlab("validate", cwd=project)
+    assert valid.returncode == 0, valid.stderr
+    assert "6 files valid: 1 domain, 2 goals, 2 personas, 1 suite" in valid.stderr
+
+
+def test_a_non_empty_folder_is_refused_unless_forced(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "notes.txt").write_text("mine\n", encoding="utf-8")
+    refused = simlab("init", "proj", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "error: proj is not empty (1 entry: notes.txt); give a new or empty folder" in (
+        refused.stderr
+    )
+    assert "--force" in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["notes.txt"]  # nothing written
+
+    (project / "simlab.yaml").write_text("name: old\n", encoding="utf-8")
+    forced = simlab("init", "proj", "--force", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert (project / "notes.txt").read_text(encoding="utf-8") == "mine\n"  # kept
+    assert "name: shop" in (project / "simlab.yaml").read_text(encoding="utf-8")  # replaced
+
+
+def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "proj").write_text("", encoding="utf-8")
+    proc = simlab("init", "proj", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "error: proj is a file, not a folder" in proc.stderr
+
+
+def test_init_with_no_folder_writes_here_into_an_empty_folder(tmp_path: Path) -> None:
+    proc = simlab("init", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "simlab.yaml").is_file()
+    assert "next: simlab run" in proc.stderr

@@ -1,0 +1,125 @@
+"""docs/guide.md, run as written: its shell commands, in order, in a fresh folder.
+
+Each fenced ``bash`` block is run verbatim; a ``python`` or ``yaml`` block whose
+first line is ``# PATH`` is a file the guide asks the reader to save, and is saved
+at that point, as written. The blocks run as one bash script (``set -euo
+pipefail``: the first failing command fails the test), with ``simlab`` and
+``python3`` on PATH as this interpreter (and PYTHONPATH inherited, so a checkout's
+own code runs). The runs the guide makes are then checked: what they graded.
+"""
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "guide.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
+SAVED = re.compile(r"# (\S+\.(?:py|yaml))\n")
+EOF_MARK = "SIMLAB_GUIDE_FILE"
+
+
+def _blocks() -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in FENCE.finditer(GUIDE.read_text(encoding="utf-8"))]
+
+
+def guide_script() -> str:
+    """The guide's commands and saved files, in order, as one bash script."""
+    lines = ["set -euo pipefail"]
+    for lang, body in _blocks():
+        if lang == "bash":
+            lines.append(body)
+        elif lang in ("python", "yaml") and (saved := SAVED.match(body)):
+            assert EOF_MARK not in body
+            lines.append(f"cat > '{saved.group(1)}' <<'{EOF_MARK}'\n{body}{EOF_MARK}")
+    return "\n".join(lines) + "\n"
+
+
+def _path_with_simlab(bin_dir: Path) -> dict[str, str]:
+    bin_dir.mkdir()
+    # scripts, not symlinks: a symlinked venv python outside its venv loses the venv
+    for name, args in (("simlab", "-m simlab.cli "), ("python3", "")):
+        tool = bin_dir / name
+        tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" {args}"$@"\n', encoding="utf-8")
+        tool.chmod(0o755)
+    env = dict(os.environ)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _runs(project: Path) -> dict[str, list[list[dict[str, Any]]]]:
+    """Each suite file's name -> the session records of each of its runs, oldest first."""
+    runs: dict[str, list[list[dict[str, Any]]]] = {}
+    for run_dir in sorted((project / "results").iterdir()):
+        info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines]
+        assert len(records) == info["n_sessions"]
+        runs.setdefault(Path(info["suite_path"]).name, []).append(records)
+    return runs
+
+
+def _check(record: dict[str, Any], name: str) -> dict[str, Any]:
+    check: dict[str, Any] = record["checks"][name]
+    return check
+
+
+def test_every_block_is_a_command_a_saved_file_or_marked_as_an_illustration() -> None:
+    blocks = _blocks()
+    assert sum(lang == "bash" for lang, _ in blocks) >= 6
+    for lang, body in blocks:
+        if lang in ("yaml", "python") and not SAVED.match(body):
+            assert lang == "python" and body.startswith("def reply("), body  # the one sketch
+        else:
+            assert lang in ("bash", "python", "yaml"), lang
+
+
+def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
+    script = tmp_path / "guide.sh"
+    script.write_text(guide_script(), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.Popen(
+        ["bash", str(script)],
+        cwd=work,
+        env=_path_with_simlab(tmp_path / "bin"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the guide's server, too, is in this group
+    )
+    try:
+        out, err = proc.communicate(timeout=240)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the group is gone already
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, f"{out[-3000:]}\n{err[-3000:]}"
+
+    project = work / "shop-tests"
+    runs = _runs(project)
+    assert sorted(runs) == ["careless.yaml", "http.yaml", "simlab.yaml"]
+    first, last = runs["simlab.yaml"]
+    # the project as `simlab init` wrote it: 24 sessions, every one graded and passed
+    assert len(first) == 24 and all(r["status"] == "ok" and r["passed"] for r in first)
+    # the careless agent acts but never states the result: confirmation fails, alone
+    (careless,) = runs["careless.yaml"]
+    assert len(careless) == 24 and not any(r["passed"] for r in careless)
+    for record in careless:
+        assert not _check(record, "confirmation")["passed"]
+        assert _check(record, "confirmation")["detail"].startswith("reply does not state ")
+        assert _check(record, "goal_completed")["passed"]
+    # the same agent behind the HTTP endpoint, reporting its tool results: graded the same
+    (http,) = runs["http.yaml"]
+    assert len(http) == 24 and all(r["status"] == "ok" and r["passed"] for r in http)
+    assert all(_check(r, "confirmation")["passed"] for r in http)
+    # a persona and a goal added from the guide: 3 x 3 x 2 modes x 3 reps
+    assert len(last) == 54 and all(r["status"] == "ok" for r in last)
+    assert {r["key"]["persona"] for r in last} == {"calm", "fickle", "terse"}
+    assert {r["key"]["goal"] for r in last} == {"order_tea", "return_mug", "order_black_tea"}
+    assert sum(r["passed"] for r in last) >= 0.75 * len(last)
