@@ -83,12 +83,19 @@ def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
     if not text:
         return False
     said = plain(text)
+    if _NO.search(said):  # "no, don't book it" holds "ok" but is no go-ahead
+        return False
     if domain is not None:
         for speech in domain.languages.values():
             for phrasings in speech.phrases.get("answer_yes", {}).values():
-                if any(plain(p) and plain(p) in said for p in phrasings):
+                if any(_says(said, plain(p)) for p in phrasings if plain(p)):
                     return True
-    return bool(_YES.search(said)) and not _NO.search(said)
+    return bool(_YES.search(said))
+
+
+def _says(said: str, phrase: str) -> bool:
+    """Whether ``phrase`` stands in ``said`` as whole words (``ok`` is not in ``book``)."""
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", said) is not None
 
 
 def is_proposal(text: str | None, domain: Domain) -> bool:

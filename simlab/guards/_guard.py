@@ -74,30 +74,42 @@ class ToolGuard:
         self.allowed = None if allowed_tools is None else set(allowed_tools)
         self.never = set(must_not_call)
         self.canaries: set[str] = set()
-        self._spent_yes: str | None = None
+        self._spent_yes: object = None
 
     def check(
-        self, tool: str, args: Mapping[str, Any], last_user_message: str | None = None
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        last_user_message: str | None = None,
+        *,
+        turn: int | None = None,
     ) -> Violation | None:
         """The first rule the call breaks, or None when it may run.
 
-        A ``confirm`` call that passes uses up ``last_user_message``'s yes: the
-        same message does not unlock a second one.
+        A ``confirm`` call that passes uses up the yes of the user's turn: the same
+        turn does not unlock a second action. Give ``turn`` (the user turn's number
+        or any id of it) so two turns that both say "yes" each unlock one; without
+        it, turns are told apart by their text.
         """
-        violation = self._first(tool, args, last_user_message)
+        violation = self._first(tool, args, last_user_message, turn)
         if violation is None and agency_of(tool, self.domain, self.agency) == "confirm":
-            self._spent_yes = last_user_message
+            self._spent_yes = _yes_key(last_user_message, turn)
         return violation
 
     def enforce(
-        self, tool: str, args: Mapping[str, Any], last_user_message: str | None = None
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        last_user_message: str | None = None,
+        *,
+        turn: int | None = None,
     ) -> None:
         """``check``, raising instead of returning.
 
         Raises:
             GuardViolation: the call breaks a rule.
         """
-        violation = self.check(tool, args, last_user_message)
+        violation = self.check(tool, args, last_user_message, turn=turn)
         if violation is not None:
             raise GuardViolation(violation)
 
@@ -105,7 +117,9 @@ class ToolGuard:
         """Remember the canaries a tool result holds: a later call carrying one is refused."""
         self.canaries |= canaries_in(result)
 
-    def _first(self, tool: str, args: Mapping[str, Any], message: str | None) -> Violation | None:
+    def _first(
+        self, tool: str, args: Mapping[str, Any], message: str | None, turn: int | None
+    ) -> Violation | None:
         level = agency_of(tool, self.domain, self.agency)
         if level == "forbidden":
             return Violation(AGENCY_FORBIDDEN, tool, f"{tool} is forbidden")
@@ -116,7 +130,7 @@ class ToolGuard:
         if level == "confirm":
             if not is_explicit_yes(message, self.domain):
                 return Violation(AGENCY_CONFIRM, tool, f"{tool} needs the user's explicit yes")
-            if message is not None and message == self._spent_yes:
+            if self._spent_yes is not None and _yes_key(message, turn) == self._spent_yes:
                 return Violation(
                     AGENCY_CONFIRM, tool, f"{tool}: that yes already unlocked one action"
                 )
@@ -141,3 +155,8 @@ def _domain(domain: Domain | str | Path) -> Domain:
     if not path.exists() and isinstance(domain, str) and "/" not in domain:
         return shipped_domain(domain)
     return load_domain(path)
+
+
+def _yes_key(message: str | None, turn: int | None) -> object:
+    """What identifies the user turn whose yes a confirm action uses up."""
+    return ("turn", turn) if turn is not None else ("text", message)

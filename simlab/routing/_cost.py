@@ -14,7 +14,9 @@ prefix it was last sent (prompt and answer); a turn on it reads
 ``min(held, prompt)`` tokens from the cache at ``cache_read`` and pays the rest
 as a cache write (``cache_write``, or ``input`` where the price has no write
 premium). A switch to another model finds only what that model last held (the
-cache does not follow the conversation across models); TTLs are ignored.
+cache does not follow the conversation across models); TTLs are ignored. A
+price with neither cache rate is a model without a cache: it pays ``input`` for
+every prompt token.
 """
 
 from __future__ import annotations
@@ -107,7 +109,10 @@ def route_cost(
     usd = cached = prompt = 0.0
     for tokens, model in zip(turns, route, strict=True):
         price = prices[model]
-        hit = min(held.get(model, 0.0), tokens.prompt)
+        # a price with no cache rates is a model without a prompt cache: every prompt
+        # token is paid as input (a cache_read of 0 is not a free cache)
+        has_cache = price.cache_read > 0 or price.cache_write > 0
+        hit = min(held.get(model, 0.0), tokens.prompt) if has_cache else 0.0
         write = price.cache_write or price.input
         usd += (hit * price.cache_read + (tokens.prompt - hit) * write) / 1e6
         usd += tokens.output * price.output / 1e6

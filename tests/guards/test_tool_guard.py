@@ -32,6 +32,23 @@ def test_one_yes_unlocks_one_irreversible_action() -> None:
     assert guard.check("close_account", CLOSE, "Yes, do it.") is None  # a new yes
 
 
+def test_two_turns_that_both_say_yes_each_unlock_one_action() -> None:
+    guard = ToolGuard(ROOT / "domains" / "bank", user_identity="C20002")
+    assert guard.check("close_account", CLOSE, "yes", turn=3) is None
+    twice = guard.check("close_account", CLOSE, "yes", turn=3)
+    assert twice is not None and "already unlocked" in twice.detail
+    assert guard.check("close_account", CLOSE, "yes", turn=4) is None  # the same word, later
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["No, don't book it.", "Please do not cancel my booking", "ok wait, not yet", "book it"],
+)
+def test_a_refusal_or_a_word_holding_a_yes_phrase_is_no_go_ahead(said: str) -> None:
+    # the travel domain's terse yes is "ok": it stands inside "book" and beside a "no"
+    assert not is_explicit_yes(said, ToolGuard("travel").domain)
+
+
 def test_reads_and_reversible_writes_run_without_a_yes() -> None:
     guard = ToolGuard("bank", user_identity="C10001")
     assert guard.check("get_balance", {"customer_id": "C10001", "account": "savings"}) is None

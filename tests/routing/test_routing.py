@@ -54,6 +54,9 @@ def test_route_cost_prices_cache_reads_and_a_switch_finds_a_cold_cache() -> None
     # 4500 + (1500*.25 + 125) + (1100*.3 + 900*3 + 1500) = 4500 + 500 + 4530
     back = route_cost(TURNS, ["strong", "cheap", "strong"], PRICES)
     assert back.usd == pytest.approx(9530e-6) and back.switches == 2
+    # a price with no cache rates has no cache: (1000 + 1500 + 2000) * 1 + 300 * 2 = 5100
+    uncached = route_cost(TURNS, ["plain"] * 3, {"plain": Pricing(input=1.0, output=2.0)})
+    assert uncached.usd == pytest.approx(5100e-6) and uncached.cached == 0
 
 
 def test_hazards_count_sessions_at_risk_and_pool_the_tail() -> None:
