@@ -197,7 +197,7 @@ async def run_replays(
         target = redrawn if plan.redraw_agent else make_target
         return await run_session(
             plan.job, target, make_simulator, limits, plan.knobs,
-            graders=scoring.graders, grading=scoring.grading,
+            graders=scoring.graders, grading=scoring.grading, domains=scoring.domains,
         )  # fmt: skip
 
     return await gather_limited(plans, one, concurrency)

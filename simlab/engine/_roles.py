@@ -80,7 +80,7 @@ def run_scoring(suite: Suite, suite_dir: Path, overrides: RoleOverrides) -> Scor
         SpecError: a grader the suite names cannot be found.
     """
     graders = overrides.graders or resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
-    return Scoring(list(graders), suite.grading)
+    return Scoring(list(graders), suite.grading, load_domains(suite.domains, suite_dir))
 
 
 def build_roles(

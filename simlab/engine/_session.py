@@ -61,6 +61,8 @@ class Scoring:
 
     graders: Sequence[Grader] | None = None
     grading: Grading | None = None
+    domains: DomainSet | None = None
+    """The run's domains: graders that need the goal's domain (agency, identity) read it."""
 
 
 BUILTIN_SCORING = Scoring()

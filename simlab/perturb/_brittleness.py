@@ -154,7 +154,7 @@ async def run_baseline(
     async def runner(job: SessionJob) -> SessionRecord:
         return await run_session(
             job, make_target, make_simulator, limits,
-            graders=scoring.graders, grading=scoring.grading,
+            graders=scoring.graders, grading=scoring.grading, domains=scoring.domains,
         )  # fmt: skip
 
     await run_jobs(jobs, runner, concurrency, lambda r: done.__setitem__(r.key, r))
@@ -175,7 +175,7 @@ async def _chain(
         perturbed = SessionJob(key, job.seed, job.persona, job.goal, job.mode)
         record = await run_session(
             perturbed, make_target, make_simulator, limits,
-            graders=scoring.graders, grading=scoring.grading,
+            graders=scoring.graders, grading=scoring.grading, domains=scoring.domains,
         )  # fmt: skip
         records.append(record)
         if record.status != "ok":

@@ -175,7 +175,7 @@ def test_a_runs_experiments_grade_their_reruns_with_the_runs_own_graders(
         goal_dirs=[str(ROOT / "goals")], perturbation_dirs=[str(ROOT / "perturbations")],
         experiments=["brittleness"],
     )  # fmt: skip
-    graders = ["goal_completed", "constraints", "confirmation", "trajectory", HouseRule()]
+    graders = ["goal_completed", "constraints", "confirmation", "trajectory", "agency", HouseRule()]
     result = simlab.run(suite, out=tmp_path, progress=False, graders=graders)
     reruns = [
         json.loads(line)["record"]
@@ -184,3 +184,6 @@ def test_a_runs_experiments_grade_their_reruns_with_the_runs_own_graders(
     assert reruns  # the passing sessions were re-run under perturbations
     graded = [r for r in reruns if r["status"] == "ok"]
     assert graded and all("house_rule" in r["checks"] for r in graded)
+    # a grader that reads the goal's domain (agency) judges the re-runs as it did the run
+    in_run = {n for r in result.records for n in r.checks if "agency" in n}
+    assert in_run and all(in_run <= set(r["checks"]) for r in graded)
