@@ -39,14 +39,25 @@ def write_starter(dest: Path) -> list[Path]:
         The files written, relative to ``dest``, sorted.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(starter_dir(), dest, ignore=_NOT_PROJECT, dirs_exist_ok=True)
+    copied: list[Path] = []
+
+    def copy(src: str, dst: str) -> object:
+        copied.append(Path(dst))
+        return shutil.copy2(src, dst)
+
+    # only the starter's own files are written or touched: a --force into a folder
+    # with the user's files leaves theirs as they were
+    shutil.copytree(
+        starter_dir(), dest, ignore=_NOT_PROJECT, dirs_exist_ok=True, copy_function=copy
+    )
     schemas = dest / "schemas"
     schemas.mkdir(exist_ok=True)
     for schema in sorted((shipped_root() / "schemas").glob("*.schema.json")):
         shutil.copy2(schema, schemas / schema.name)
-    for path in sorted(dest.rglob("*.yaml")):
-        _point_schema_line(path, schemas)
-    return sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
+    for path in copied:
+        if path.suffix == ".yaml":
+            _point_schema_line(path, schemas)
+    return sorted(p.relative_to(dest) for p in copied)
 
 
 def _point_schema_line(path: Path, schemas: Path) -> None:

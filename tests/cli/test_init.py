@@ -101,9 +101,15 @@ def test_a_non_empty_folder_is_refused_unless_forced(tmp_path: Path) -> None:
     assert sorted(p.name for p in project.iterdir()) == ["notes.txt"]  # nothing written
 
     (project / "simlab.yaml").write_text("name: old\n", encoding="utf-8")
+    ci = project / "ci"
+    ci.mkdir()
+    workflow = "# yaml-language-server: $schema=https://json.schemastore.org/github-workflow\n"
+    (ci / "workflow.yaml").write_text(workflow, encoding="utf-8")
     forced = simlab("init", "proj", "--force", cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert (project / "notes.txt").read_text(encoding="utf-8") == "mine\n"  # kept
+    assert (ci / "workflow.yaml").read_text(encoding="utf-8") == workflow  # not re-pointed
+    assert "ci/workflow.yaml" not in forced.stderr  # nor listed as written
     assert "name: shop" in (project / "simlab.yaml").read_text(encoding="utf-8")  # replaced
 
 
