@@ -21,9 +21,10 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from simlab.core import SessionKey
+from simlab.core import SessionKey, escape_controls
 from simlab.graders._calibration import DEFAULT_BOOTSTRAP, CalibrationReport, Rate, calibrate
 from simlab.graders._judge import JUDGE
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, split_keys
@@ -390,7 +391,8 @@ def _print_split(
     ):
         more = f" (+{len(keys) - _SHOWN} more)" if len(keys) > _SHOWN else ""
         console.print(
-            f"{title} ({len(keys)}): {', '.join(keys[:_SHOWN]) or '-'}{more}", soft_wrap=True
+            f"{title} ({len(keys)}): {', '.join(_shown(k) for k in keys[:_SHOWN]) or '-'}{more}",
+            soft_wrap=True,
         )
 
 
@@ -401,3 +403,9 @@ def _fail(problems: list[str]) -> int:
     for p in problems:
         print(f"  {p}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def _shown(text: str) -> str:
+    """A session key (from a label file, a production log) as rich markup that prints it
+    as it is: brackets escaped, control characters shown as escapes."""
+    return escape(escape_controls(text))

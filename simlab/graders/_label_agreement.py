@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from simlab.core import escape_controls
 from simlab.graders._calibration import Rate
 from simlab.graders._calibration_cli import LabelsError, kappa_cells, read_labels
 from simlab.stats import Kappa, cohen_kappa
@@ -152,8 +154,14 @@ def kappa_cli(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(figures.as_json(), indent=2))
         return EXIT_OK
-    _render(figures, str(args.first), str(args.second))
+    _render(figures, _shown(str(args.first)), _shown(str(args.second)))
     return EXIT_OK
+
+
+def _shown(text: str) -> str:
+    """A file name or session key (from a user's file, a production log) as rich markup
+    that prints it as it is: brackets escaped, control characters shown as escapes."""
+    return escape(escape_controls(text))
 
 
 def _render(f: LabelAgreement, first: str, second: str) -> None:
@@ -185,5 +193,5 @@ def _render(f: LabelAgreement, first: str, second: str) -> None:
     )
     keys = f.disagreements
     more = f" (+{len(keys) - _SHOWN} more)" if len(keys) > _SHOWN else ""
-    shown = ", ".join(keys[:_SHOWN]) or "-"
+    shown = ", ".join(_shown(k) for k in keys[:_SHOWN]) or "-"
     console.print(f"disagreements ({len(keys)}): {shown}{more}", soft_wrap=True)

@@ -8,50 +8,16 @@ overall figure comes last.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from simlab.core import escape_controls as escape_controls
 from simlab.report._report_table import ReportTable as ReportTable
 from simlab.report._report_table import Section as Section
 from simlab.report._tool_tables import efficiency_table, trajectory_table
 
 _DASH = "—"
 _K_SHOWN = (1, 2, 4, 8, 16, 32, 64, 100)
-
-
-# C0 and C1 controls but tab and newline (layout, which each renderer handles), DEL,
-# lone surrogates (no UTF-8 for them), U+FFFE/U+FFFF (not characters; XML refuses them)
-# and the bidirectional controls that make text display in another order than it reads.
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
-    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
-
-
-def _escape_control(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_controls(text: str) -> str:
-    """Untrusted text with every control character shown as a Python-style escape.
-
-    Ids, error messages and imported task ids can carry terminal escape
-    sequences (``ESC [31m``, an OSC title ended by BEL, an 8-bit CSI): written
-    raw they recolour or retitle the reader's terminal and hide text. Shown as
-    ``\\x1b``, ``\\x07``, ``\\x9b`` they are visible and inert, the same in the
-    terminal, markdown, HTML and JUnit. Bidirectional overrides (``\\u202e``),
-    which show text in another order than it reads, are escaped too. Tab and
-    newline are left as they are.
-
-    Args:
-        text: Text from a record, a log or a user file.
-
-    Returns:
-        The text with no control character but tab and newline; idempotent.
-    """
-    return _CONTROL.sub(_escape_control, text)
 
 
 def plural(n: int, noun: str) -> str:

@@ -68,6 +68,23 @@ def test_kappa_command(tmp_path: Path) -> None:
     assert "labelled by one file only: 1 and 2 (left out)" in proc.stdout
 
 
+def test_kappa_prints_hostile_keys_as_they_are(tmp_path: Path) -> None:
+    # imported task ids come from production logs: rich markup and terminal escapes
+    keys = ["imported/t[/]x/log/0", "imported/[link=https://e.vil]x[/link]/log/0", "k\x1b[31m"]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps({"key": k, "passed": True}) + "\n" for k in keys))
+    b.write_text("".join(json.dumps({"key": k, "passed": False}) + "\n" for k in keys))
+    proc = subprocess.run(
+        [sys.executable, "-m", "simlab.cli", "kappa", str(a), str(b)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "\x1b" not in proc.stdout
+    shown = " ".join(proc.stdout.split())
+    assert "imported/t[/]x/log/0" in shown and "[link=https://e.vil]" in shown
+    assert "k\\x1b[31m" in shown
+
+
 def test_kappa_bad_input_is_one_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
