@@ -97,7 +97,8 @@ def _per_pass(r: dict[str, Any], money: bool) -> str:
         return f"${v:.4f}" if money else f"{v:,.0f}"
 
     ci = r["ci"]
-    shown = fmt(r["per_pass"]) + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "")
+    upper = "unbounded" if ci and ci[1] is None else (fmt(ci[1]) if ci else "")
+    shown = fmt(r["per_pass"]) + (f" [{fmt(ci[0])}, {upper}]" if ci else "")
     return f"{shown} ({r['passes']} passes of n={r['n']})"
 
 

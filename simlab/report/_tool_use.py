@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -151,7 +152,8 @@ def _per_pass(
         "passes": n_passed,
         "total": rnd(sum(amounts)),
         "per_pass": rnd(sum(amounts) / n_passed) if n_passed else None,
-        "ci": interval(ci) if n_passed else None,
+        # an upper bound past every finite draw is "unbounded" (null), never Infinity
+        "ci": [rnd(ci[0]), None if math.isinf(ci[1]) else rnd(ci[1])] if n_passed and ci else None,
     }
 
 

@@ -80,8 +80,11 @@ def bootstrap_ratio_ci(
 ) -> tuple[float, float] | None:
     """Percentile-bootstrap interval of ``sum(numerators) / sum(denominators)``.
 
-    Units (sessions) are resampled with their pair of values; resamples whose
-    denominator sums to 0 are dropped (a cost per pass with no pass is undefined).
+    Units (sessions) are resampled with their pair of values. A resample whose
+    denominator sums to 0 (no pass) counts as an infinite ratio, not as a missing
+    one: dropping those draws would drop exactly the dearest outcomes and pull the
+    upper bound down. When more than ``(1 - level) / 2`` of the resamples have no
+    denominator the upper bound is ``math.inf`` (unbounded at this n).
 
     Returns:
         ``(lo, hi)``, or None without units or when every resample had no denominator.
@@ -100,7 +103,12 @@ def bootstrap_ratio_ci(
     keep = sums_den > 0
     if not keep.any():
         return None
-    ratios = sums_num[keep] / sums_den[keep]
     alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(ratios, [alpha, 1.0 - alpha])
+    if keep.all():
+        lo, hi = np.quantile(sums_num / sums_den, [alpha, 1.0 - alpha])
+        return (float(lo), float(hi))
+    ratios = np.full(n_resamples, np.inf)
+    ratios[keep] = sums_num[keep] / sums_den[keep]
+    # no interpolation: between a finite draw and an infinite one it would give nan
+    lo, hi = np.quantile(ratios, [alpha, 1.0 - alpha], method="inverted_cdf")
     return (float(lo), float(hi))

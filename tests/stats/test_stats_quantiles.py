@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -41,5 +43,19 @@ def test_ratio_of_sums_interval() -> None:
     lo, hi = bootstrap_ratio_ci(cost, passed, seed=3)  # type: ignore[misc]
     assert lo <= 10 / 3 <= hi
     assert bootstrap_ratio_ci(cost, [0.0] * 4, seed=3) is None
+
+
+def test_a_ratio_whose_resamples_often_have_no_pass_is_unbounded_above() -> None:
+    # 30 sessions, 2 passes: about (28/30)^30 = 12.6% of resamples hold no pass, more
+    # than the 2.5% an upper bound may leave out, so the cost per pass is unbounded above
+    cost = [1.0] * 30
+    passed = [1.0, 1.0] + [0.0] * 28
+    got = bootstrap_ratio_ci(cost, passed, seed=5)
+    assert got is not None
+    lo, hi = got
+    assert math.isinf(hi) and 0 < lo < 15.0
+    # with every resample holding a pass, the interval is the usual finite one
+    lo2, hi2 = bootstrap_ratio_ci([1.0] * 30, [1.0] * 20 + [0.0] * 10, seed=5)  # type: ignore[misc]
+    assert lo2 <= 1.5 <= hi2 < 3
     with pytest.raises(ValueError, match="differ"):
         bootstrap_ratio_ci(cost, passed[:2], seed=3)
