@@ -427,7 +427,11 @@ def trajectory_section(c: Comparison) -> Section:
     ]  # fmt: skip
     return Section(
         "Tool-call trajectory (LCS precision and recall)",
-        ["Group", "Metric", "A", "B", "Change (points)", "95% CI", "Interval", "Label A -> B"],
+        [
+            *("Group", "Metric", "A", "B", "Change (points)"),
+            f"{_level(c)} CI",
+            *("Interval", "Label A -> B"),
+        ],
         rows,
         {4},
         note="Precision: right calls / calls made (low: wasteful); recall: right calls / "

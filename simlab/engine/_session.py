@@ -245,12 +245,12 @@ async def _converse(
             called = time.monotonic()
             reply = await _agent_turn(target, history, ctx, agent_clock, called, timeout_s)
             took = time.monotonic() - called
-            turn_times.append(round(took, 6))
             # the reply came, but after the deadline (a cancel may not have fired yet:
             # an agent that blocked the loop and then returned at its first wait, or
-            # without ever waiting)
+            # without ever waiting); a timed-out turn has no latency, however it ended
             if agent_clock.cancel_called or took > timeout_s:
                 break
+            turn_times.append(round(took, 6))
             reply, cuts = cap_reply(reply, limits.output, turn_no)
             if cuts:
                 parts.setdefault("truncated", []).extend(cuts)
