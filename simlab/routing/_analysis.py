@@ -135,9 +135,11 @@ def analyse_routing(
         failed = sum(1 for r in records[m] if not r.passed)
         n = len(records[m])
         figures.append(RunFigures(m, paths[m], n, failed, wilson_interval(failed, n, level)))
+    # over the same sessions the policies are priced on: those with agent tokens
     recorded = [
         float(((r.meta.get("llm") or {}).get("agent") or {}).get("cost_usd", 0.0))
         for r in records[base_model]
+        if turn_tokens(r)
     ]
     return RoutingReport(
         runs=figures,
@@ -148,5 +150,5 @@ def analyse_routing(
         rule=rule,
         choices=choices,
         policies=rows,
-        recorded_usd=sum(recorded) / len(recorded),
+        recorded_usd=sum(recorded) / len(recorded) if recorded else 0.0,
     )
