@@ -10,6 +10,7 @@ a marker saying so, so the transcript viewer shows it where it happened.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import json.encoder
 from typing import Any
@@ -123,10 +124,9 @@ _ENCODE = (
 def _json_text(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, default=str)`` for a non-string ``value``."""
     if _ENCODE is not None:
-        try:
+        # a circular value, a bad key: json.dumps below says what it says
+        with contextlib.suppress(Exception):
             return "".join(_ENCODE(value, 0))
-        except Exception:  # a circular value, a bad key: json.dumps says what it says
-            pass
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
