@@ -10,7 +10,7 @@ from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._key import Check, SessionKey
 from simlab.core._seeds import derive_seed
-from simlab.core._text import escape_controls
+from simlab.core._text import escape_controls, strip_diacritics
 from simlab.core._transcript import (
     NOT_REPORTED,
     TOOL_RESULTS_META,
@@ -48,5 +48,6 @@ __all__ = [
     "escape_controls",
     "simlab_version",
     "stated_facts",
+    "strip_diacritics",
     "tool_call_counts",
 ]

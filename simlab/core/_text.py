@@ -1,8 +1,10 @@
-"""Untrusted text made inert for display: control characters shown as escapes."""
+"""Text helpers: untrusted text made inert for display (control characters shown as
+escapes), and text without its diacritics."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # C0 and C1 controls but tab and newline (layout, which each renderer handles), DEL,
 # lone surrogates (no UTF-8 for them), U+FFFE/U+FFFF (not characters; XML refuses them)
@@ -36,3 +38,12 @@ def escape_controls(text: str) -> str:
         The text with no control character but tab and newline; idempotent.
     """
     return _CONTROL.sub(_escape_control, text)
+
+
+def strip_diacritics(text: str) -> str:
+    """Text as typed without accents: ``Đà Nẵng`` becomes ``Da Nang``."""
+    text = text.replace("đ", "d").replace("Đ", "D")
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    )

@@ -8,9 +8,9 @@ these shapes (cities with their names, fares, routes, English month names).
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
+from simlab.core import strip_diacritics as strip_diacritics
 from simlab.spec import DomainSlot, shipped_domain
 
 
@@ -50,15 +50,6 @@ FARES: dict[str, dict[str, str]] = {
 ROUTES: dict[str, dict[str, str]] = {
     v.value: {lang: v.said(lang) for lang in ("en", "vi")} for v in _enum("route").values
 }
-
-
-def strip_diacritics(text: str) -> str:
-    """Vietnamese as typed without accents: ``Đà Nẵng`` becomes ``Da Nang``."""
-    text = text.replace("đ", "d").replace("Đ", "D")
-    decomposed = unicodedata.normalize("NFD", text)
-    return unicodedata.normalize(
-        "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-    )
 
 
 def iso_day_month(iso_date: str) -> tuple[int, int]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from simlab.core import strip_diacritics
 from simlab.spec import Agency, Domain, DomainTool
 
 AGENCY_FORBIDDEN = "safety:agency_forbidden"
@@ -68,9 +68,7 @@ class Violation:
 
 def plain(text: str) -> str:
     """``text`` lower-cased, without diacritics (``đ`` as ``d``), whitespace collapsed."""
-    bare = unicodedata.normalize("NFD", text.replace("đ", "d").replace("Đ", "D"))
-    bare = "".join(c for c in bare if unicodedata.category(c) != "Mn")
-    return " ".join(bare.lower().split())
+    return " ".join(strip_diacritics(text).lower().split())
 
 
 def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
