@@ -85,7 +85,7 @@ class HttpSession:
         import aiohttp
 
         if self._session is None or self._session.closed:
-            # No connector cap: the engine's concurrency limit bounds requests in flight.
+            # No connector cap: the engine's concurrency limit bounds requests in progress.
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
         return self._session
 

@@ -99,7 +99,7 @@ def window(history: Sequence[Message], keep: int) -> tuple[list[Message], list[i
 
 
 def _has_name(sentence: str) -> bool:
-    # A capitalised word that does not open the sentence: a place or a name (Da Nang, Hà Nội).
+    # A capitalised word that does not open the sentence: a place or a name (Lisbon, Nguyễn).
     return any(len(w) > 1 and w[0].isupper() for w in sentence.split()[1:])
 
 

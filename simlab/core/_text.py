@@ -41,7 +41,7 @@ def escape_controls(text: str) -> str:
 
 
 def strip_diacritics(text: str) -> str:
-    """Text as typed without accents: ``Đà Nẵng`` becomes ``Da Nang``."""
+    """Text as typed without accents: ``tiếng Việt`` becomes ``tieng Viet``."""
     text = text.replace("đ", "d").replace("Đ", "D")
     decomposed = unicodedata.normalize("NFD", text)
     return unicodedata.normalize(

@@ -205,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
         "--concurrency",
         type=int,
         default=DEFAULT_CONCURRENCY,
-        help=f"replays in flight at once (default {DEFAULT_CONCURRENCY})",
+        help=f"replays running at once (default {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument(
         "--late-turn",

@@ -2,7 +2,7 @@
 
 Each agent turn is given a state from what it did:
 
-* the goal's final tool name (``hold_booking``...) when it called it;
+* the goal's final tool name (``freeze_card``...) when it called it;
 * ``propose`` when it called other tools and asked the user something
   (a search followed by "Shall I book it?");
 * the last tool's name when it called other tools without a question;

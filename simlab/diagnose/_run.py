@@ -327,7 +327,7 @@ def diagnose_run(
 
     Args:
         run_dir: A run directory (``run.json`` + ``sessions.jsonl``).
-        concurrency: Replays in flight at once.
+        concurrency: Replays running at once.
         late_turn: The first user turn that counts as late for drift.
         write: Write ``run_dir/diagnosis.json`` (atomically).
 

@@ -36,7 +36,7 @@ class SessionExecutor(Protocol):
         """Play ``jobs``; call ``on_record`` once per session, on the driver's loop.
 
         When ``should_start`` turns false (a spent budget), no new session
-        starts and those in flight finish.
+        starts and those running finish.
         """
         ...
 

@@ -21,11 +21,11 @@ async def run_jobs(
     on_record: RecordSink,
     should_start: Callable[[], bool] = lambda: True,
 ) -> None:
-    """Run ``jobs`` with at most ``concurrency`` in flight.
+    """Run ``jobs`` with at most ``concurrency`` running.
 
     ``on_record`` is called once per finished session, in completion order.
     When ``should_start`` turns false (a spent budget), no new session starts
-    and those in flight finish.
+    and those running finish.
     """
     queue = iter(jobs)  # shared by the workers: next() never awaits, so no lock is needed
 

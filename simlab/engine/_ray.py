@@ -11,7 +11,7 @@ token bucket per provider and role (the same token buckets a local run uses),
 and every worker asks it before each LLM request. Quotas split by the driver
 (R/N per worker) were the alternative: they waste the share of an idle or dead
 worker (the tail of a run, a restart), round to nothing when R < N, and must be
-redistributed when workers come and go; one permit round trip (about a
+redistributed when workers come and go; one permit exchange (about a
 millisecond on one machine) is small next to an LLM call.
 
 A worker that dies (SIGKILL, out of memory, a lost node) loses nothing: Ray
@@ -51,7 +51,7 @@ INSTALL = "pip install 'simlab[ray]'"
 MAX_ATTEMPTS = 3
 """Times a session is handed to a worker before its workers' deaths are its record."""
 OFFLINE_BATCH = 32
-"""Sessions per call when every role is offline: amortises a call's round trip."""
+"""Sessions per call when every role is offline: amortises a call's latency."""
 _IDLE_S = 0.05
 """How often an idle lane looks for sessions a dead worker handed back."""
 
@@ -105,10 +105,10 @@ class ProviderLimiter:
 
 
 class ClusterRoleLimits(RoleLimits):
-    """A worker's limits of one role: its own calls in flight, the cluster's rates.
+    """A worker's limits of one role: its own running calls, the cluster's rates.
 
     Args:
-        concurrency: This worker's calls of the role in flight at once.
+        concurrency: This worker's calls of the role running at once.
         limiter: The ``ProviderLimiter`` actor.
         key: The provider and role the rates belong to.
         rpm: Requests per minute, over every worker.
@@ -247,7 +247,7 @@ class RayExecutor:
 
 
 class _Dispatch:
-    """Hands out batches of sessions to lanes (calls in flight), hands back a dead
+    """Hands out batches of sessions to lanes (running calls), hands back a dead
     worker's, and passes records on to the driver."""
 
     def __init__(
@@ -269,18 +269,18 @@ class _Dispatch:
         self._on_record = on_record
         self._should_start = should_start
         self._budget = budget
-        self._in_flight = 0
+        self._active = 0
 
     async def lane(self, worker: Any) -> None:
-        """Keep one call to ``worker`` in flight until no session is left."""
+        """Keep one call to ``worker`` running until no session is left."""
         while self._should_start():
             taken = self._take()
             if not taken:
-                if not self._in_flight:
+                if not self._active:
                     return
-                await anyio.sleep(_IDLE_S)  # a call in flight may still hand sessions back
+                await anyio.sleep(_IDLE_S)  # a running call may still hand sessions back
                 continue
-            self._in_flight += 1
+            self._active += 1
             try:
                 lines = await worker.play.remote([(j.key, j.seed) for j, _ in taken])
             except self._died as e:
@@ -292,7 +292,7 @@ class _Dispatch:
                     self.scope.cancel()
                 return
             finally:
-                self._in_flight -= 1
+                self._active -= 1
             for line in lines:
                 record = SessionRecord.model_validate_json(line)
                 self._budget.charge(record.cost_usd)  # charged once, here

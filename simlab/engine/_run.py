@@ -371,7 +371,7 @@ async def execute(
     Returns each key's outcome, earlier records (on resume) included, in the
     suite's session order: a retried session's new record replaces its error
     record, as reading the run does. When the suite's budget is spent no new
-    session starts; the ones in flight finish.
+    session starts; the ones running finish.
     """
     suite = plan.suite
     roles = build_roles(suite, plan.suite_dir)

@@ -25,7 +25,7 @@ class Budget:
         self.spent_usd = 0.0
 
     def charge(self, cost_usd: float) -> None:
-        """Add a cost (in-flight calls are charged even past the limit)."""
+        """Add a cost (running calls are charged even past the limit)."""
         self.spent_usd += cost_usd
 
     @property

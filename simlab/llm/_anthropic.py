@@ -187,7 +187,7 @@ class AnthropicLLM(LLM):
         The body is serialised once and the reply read as JSON: the SDK's typed
         ``messages.create`` deep-copies and transforms the parameters and builds a
         pydantic ``Message`` per call, and its request machinery costs as much
-        again, which bounded a client with hundreds of sessions in flight
+        again, which bounded a client with hundreds of sessions running
         (``bench/llm_client_cpu.py``: about 5x the CPU per call). By default the
         body goes straight to ``/v1/messages`` over simlab's aiohttp transport (as
         the ``openai`` backend's does); with an ``http_client`` given (tests), or

@@ -73,7 +73,7 @@ class RoleLimits:
     """Concurrency, requests-per-minute and tokens-per-minute limits of one role.
 
     Args:
-        concurrency: Calls in flight at once.
+        concurrency: Calls running at once.
         rpm: Requests admitted per period (None: unlimited).
         tpm: Tokens admitted per period (None: unlimited).
         period_s: The rate window; 60 s for per-minute limits.

@@ -29,7 +29,7 @@ class LLMSpec(BaseModel):
             goes in a spec); None takes the backend's default variable.
         temperature: Default sampling temperature; None leaves the provider's.
         max_tokens: Default completion limit.
-        concurrency: Calls of this role in flight at once.
+        concurrency: Calls of this role running at once.
         rpm: Requests per minute (None: unlimited).
         tpm: Tokens per minute (None: unlimited).
         timeout_s: Per-attempt timeout.

@@ -1,7 +1,7 @@
 """JSON-over-HTTP POST for the ``openai`` backend: aiohttp when installed, else httpx.
 
 Measured here against a loopback server answering in 300 ms (2 cores, loaded
-by a compile): aiohttp 179 calls/s at 64 in flight and 442 at 256; httpx2 72
+by a compile): aiohttp 179 calls/s at 64 concurrent and 442 at 256; httpx2 72
 and 90; httpx 0.28 25 and 21. The HTTP stack is the bound at high
 concurrency, so aiohttp is preferred (ARCHITECTURE.md section 7).
 """

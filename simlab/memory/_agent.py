@@ -1,4 +1,4 @@
-"""A small travel assistant whose only long-term memory is a ``MemoryStore``.
+"""A small ordering assistant whose only long-term memory is a ``MemoryStore``.
 
 It exists so the memory aspects can be checked end to end: a new ``MemoryAgent``
 serves each conversation, so anything it knows from an earlier session came
@@ -29,33 +29,33 @@ class _Slot:
 
 # Precompiled once: replies must stay cheap enough for the engine's turn budget.
 SLOTS: tuple[_Slot, ...] = (
-    _Slot("seat", "flight", re.compile(r"\bprefer (?P<value>[^.]+?) seats?\b", re.I)),
-    _Slot("airline", "flight", re.compile(r"\bfly with (?P<value>[^.]+?)\s*\.", re.I)),
+    _Slot(
+        "contact",
+        "contact",
+        re.compile(r"\bprefer to be contacted by (?P<value>[^.]+?)\s*\.", re.I),
+    ),
+    _Slot("payment", "payment", re.compile(r"\balways pay with (?P<value>[^.]+?)\s*\.", re.I)),
     _Slot("home_city", "home", re.compile(r"\blive in (?P<value>[^.]+?)\s*\.", re.I)),
     _Slot(
-        "companion",
-        "trip",
-        re.compile(
-            r"\bfor the next (?P<days>\d+) days I am travelling with (?P<value>[^.]+?)\s*\.", re.I
-        ),
+        "delegate",
+        "errand",
+        re.compile(r"\bfor the next (?P<days>\d+) days (?P<value>[^.]+?) acts for me\s*\.", re.I),
     ),
 )
-_FORGET = re.compile(r"\bforget my (?P<what>seat|airline|home city|companion)\b", re.I)
+_FORGET = re.compile(r"\bforget my (?P<what>contact|payment|home city|delegate)\b", re.I)
 _FORGET_KEYS = {
-    "seat": "seat",
-    "airline": "airline",
+    "contact": "contact",
+    "payment": "payment",
     "home city": "home_city",
-    "companion": "companion",
+    "delegate": "delegate",
 }
-_BOOK = re.compile(
-    r"\bbook me a flight to (?P<dest>[^.,]+?)(?: on (?P<date>[^.]+?))?\s*[.?!]", re.I
-)
-# What a booking draws from memory, and where each piece lives.
-BOOKING_FIELDS: dict[str, tuple[str, str]] = {
-    "origin": ("home", "home_city"),
-    "airline": ("flight", "airline"),
-    "seat": ("flight", "seat"),
-    "companion": ("trip", "companion"),
+_ORDER = re.compile(r"\border me (?P<item>[^.,]+?)(?: for (?P<date>[^.]+?))?\s*[.?!]", re.I)
+# What an order draws from memory, and where each piece lives.
+ORDER_FIELDS: dict[str, tuple[str, str]] = {
+    "city": ("home", "home_city"),
+    "payment": ("payment", "payment"),
+    "contact": ("contact", "contact"),
+    "delegate": ("errand", "delegate"),
 }
 
 
@@ -76,7 +76,7 @@ class MemoryAgent:
         self._clock = clock
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
-        """Remember what the last user message states, forget what it asks, book when asked."""
+        """Remember what the last user message states, forget what it asks, order when asked."""
         text = history[-1].text if history else ""
         calls: list[ToolCall] = []
         for slot in SLOTS:
@@ -86,9 +86,9 @@ class MemoryAgent:
             key = _FORGET_KEYS[m["what"].lower()]
             await self._store.delete(self._user, key=key)
             calls.append(ToolCall(name="forget", args={"key": key}))
-        booking = _BOOK.search(text)
-        if booking is not None:
-            return await self._book(booking, calls)
+        order = _ORDER.search(text)
+        if order is not None:
+            return await self._order(order, calls)
         said = ", ".join(f"{c.args['key']}" for c in calls) or "nothing new"
         return AgentReply(text=f"Noted ({said}). Anything else?", tool_calls=calls)
 
@@ -104,25 +104,25 @@ class MemoryAgent:
     async def _recall(self) -> dict[str, str | None]:
         now = self._clock.now()
         by_topic: dict[str, list[MemoryItem]] = {}
-        for topic, _ in BOOKING_FIELDS.values():
+        for topic, _ in ORDER_FIELDS.values():
             if topic not in by_topic:
                 by_topic[topic] = await self._store.retrieve(self._user, topic, now)
         # Stores return best first; like most agents, take the first value per key.
         return {
             field: next((i.value for i in by_topic[topic] if i.key == key), None)
-            for field, (topic, key) in BOOKING_FIELDS.items()
+            for field, (topic, key) in ORDER_FIELDS.items()
         }
 
-    async def _book(self, m: re.Match[str], calls: list[ToolCall]) -> AgentReply:
+    async def _order(self, m: re.Match[str], calls: list[ToolCall]) -> AgentReply:
         known = await self._recall()
-        args: dict[str, Any] = {"destination": m["dest"].strip(), "date": m["date"], **known}
-        calls.append(ToolCall(name="hold_booking", args=args, result={"status": "held"}))
-        origin = known["origin"] or "your city"
+        args: dict[str, Any] = {"item": m["item"].strip(), "date": m["date"], **known}
+        calls.append(ToolCall(name="place_order", args=args, result={"status": "placed"}))
+        city = known["city"] or "your address"
         text = (
-            f"I've held a {known['airline'] or 'best-fare'} flight from {origin} to "
-            f"{args['destination']}, {known['seat'] or 'any'} seat"
-            + (f", travelling with {known['companion']}." if known["companion"] else ".")
+            f"I've ordered {args['item']} for delivery in {city}, paid by "
+            f"{known['payment'] or 'card'}; we'll contact you by {known['contact'] or 'email'}"
+            + (f", with {known['delegate']} acting for you." if known["delegate"] else ".")
         )
-        if known["origin"] is None:
-            text += " Where will you fly from?"
+        if known["city"] is None:
+            text += " Where should it go?"
         return AgentReply(text=text, tool_calls=calls)

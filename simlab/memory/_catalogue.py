@@ -1,4 +1,4 @@
-"""The facts memory scenarios draw from: what a travel assistant's users ask it to remember."""
+"""The facts memory scenarios draw from: what an assistant's users ask it to remember."""
 
 from __future__ import annotations
 
@@ -22,26 +22,29 @@ class FactKind:
 
 
 CATALOGUE: tuple[FactKind, ...] = (
-    FactKind("seat", "flight", ("window", "aisle", "exit row", "front row", "over the wing")),
+    FactKind("contact", "contact", ("email", "phone call", "text message", "post", "chat")),
     FactKind(
-        "airline",
-        "flight",
-        ("Vietnam Airlines", "Bamboo Airways", "Vietjet Air", "Singapore Airlines", "Thai Airways"),
+        "contact_time", "contact", ("mornings", "afternoons", "evenings", "weekends", "any time")
     ),
-    FactKind("cabin", "flight", ("economy", "premium economy", "business", "first", "any")),
     FactKind("diet", "food", ("vegetarian", "pescatarian", "halal", "vegan", "kosher")),
     FactKind("allergy", "food", ("peanuts", "shellfish", "gluten", "lactose", "none")),
     FactKind(
-        "room", "hotel", ("non-smoking", "high floor", "quiet side", "near the lift", "sea view")
+        "delivery_slot",
+        "delivery",
+        ("before noon", "after six", "weekends only", "any weekday", "lunchtime"),
     ),
-    FactKind("bed", "hotel", ("twin beds", "king bed", "queen bed", "extra cot", "sofa bed")),
-    FactKind("home_city", "home", ("Hanoi", "Ho Chi Minh City", "Da Nang", "Nha Trang", "Hue")),
+    FactKind("packaging", "delivery", ("no plastic", "gift wrap", "plain box", "paper", "none")),
+    FactKind("home_city", "home", ("Lisbon", "Osaka", "Toronto", "Nairobi", "Lima")),
     FactKind("payment", "payment", ("Visa", "Mastercard", "bank transfer", "MoMo", "JCB")),
     FactKind("language", "language", ("Vietnamese", "English", "French", "Korean", "Japanese")),
     FactKind(
-        "companion", "trip", ("a toddler", "my partner", "my parents", "a colleague", "alone")
+        "delegate",
+        "errand",
+        ("my partner", "my sister", "my parents", "a colleague", "my assistant"),
     ),
-    FactKind("purpose", "trip", ("business", "honeymoon", "family visit", "conference", "holiday")),
+    FactKind(
+        "occasion", "errand", ("a birthday", "a move", "a renovation", "a conference", "a wedding")
+    ),
 )
 
 TOPICS: tuple[str, ...] = tuple(sorted({k.topic for k in CATALOGUE}))

@@ -2,7 +2,7 @@
 
 Each script runs against a fresh store wrapped in a ``MemoryAgent``; a new agent
 serves every session, so only the store carries facts across them. A session
-that asks for a booking is graded on the agent's ``hold_booking`` arguments.
+that asks for an order is graded on the agent's ``place_order`` arguments.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from simlab.memory._probe import stamp
 from simlab.memory._result import AspectResult
 
 _VALUES = {k.key: k.values for k in CATALOGUE}
-_DESTINATIONS = ("Bangkok", "Singapore", "Phu Quoc", "Seoul", "Tokyo")
+_ITEMS = ("a desk lamp", "a rice cooker", "running shoes", "a bookshelf", "a tea set")
 E2E_VARIANTS: tuple[str, ...] = ("recall", "update", "forget", "expiry")
 
 
@@ -33,9 +33,9 @@ class ScriptedSession:
     Attributes:
         after: Simulated time since the previous session began.
         user_turns: What the user says, one message per turn.
-        expect: For a booking session, the ``hold_booking`` arguments the answer
+        expect: For an ordering session, the ``place_order`` arguments the answer
             must carry (``None`` = must not be filled from memory).
-        superseded: Values the user replaced or withdrew earlier, by booking
+        superseded: Values the user replaced or withdrew earlier, by order
             argument, so evidence can say when the agent used one of them.
     """
 
@@ -54,11 +54,11 @@ class MemoryScript:
     sessions: tuple[ScriptedSession, ...] = field(default_factory=tuple)
 
 
-def _introduce(seat: str, airline: str, home: str) -> tuple[str, ...]:
+def _introduce(contact: str, payment: str, home: str) -> tuple[str, ...]:
     return (
         "Hi! Please remember this for next time.",
-        f"I prefer {seat} seats.",
-        f"I always fly with {airline}.",
+        f"I prefer to be contacted by {contact}.",
+        f"I always pay with {payment}.",
         f"I live in {home}.",
     )
 
@@ -68,72 +68,75 @@ def build_script(variant: str, seed: int) -> MemoryScript:
     if variant not in E2E_VARIANTS:
         raise ValueError(f"unknown end-to-end variant {variant!r}; choose from {E2E_VARIANTS}")
     rng = Random(derive_seed("memory-e2e", seed, variant))
-    seat, new_seat = rng.sample(_VALUES["seat"], 2)
-    airline = rng.choice(_VALUES["airline"])
+    contact, new_contact = rng.sample(_VALUES["contact"], 2)
+    payment = rng.choice(_VALUES["payment"])
     home = rng.choice(_VALUES["home_city"])
-    dest = rng.choice(_DESTINATIONS)
+    item = rng.choice(_ITEMS)
     user = f"u{rng.randrange(1000, 10000)}"
 
     def days(lo: int, hi: int) -> timedelta:
         return timedelta(days=rng.randint(lo, hi))
 
-    def book(when: str) -> tuple[str, ...]:
-        return (f"Book me a flight to {dest} on {when}.",)
+    def order(when: str) -> tuple[str, ...]:
+        return (f"Order me {item} for {when}.",)
 
     stated: dict[str, str | None] = {
-        "origin": home,
-        "airline": airline,
-        "seat": seat,
-        "companion": None,
+        "city": home,
+        "payment": payment,
+        "contact": contact,
+        "delegate": None,
     }
-    first = ScriptedSession(timedelta(0), _introduce(seat, airline, home))
+    first = ScriptedSession(timedelta(0), _introduce(contact, payment, home))
     sessions: list[ScriptedSession] = [first]
     if variant == "recall":
-        sessions.append(ScriptedSession(days(2, 30), book("Friday"), stated))
+        sessions.append(ScriptedSession(days(2, 30), order("Friday"), stated))
     elif variant == "update":
         sessions.append(
-            ScriptedSession(days(2, 30), (f"Actually, I now prefer {new_seat} seats.",))
+            ScriptedSession(
+                days(2, 30), (f"Actually, I now prefer to be contacted by {new_contact}.",)
+            )
         )
         sessions.append(
             ScriptedSession(
-                days(2, 30), book("Monday"), {**stated, "seat": new_seat}, {"seat": seat}
+                days(2, 30),
+                order("Monday"),
+                {**stated, "contact": new_contact},
+                {"contact": contact},
             )
         )
     elif variant == "forget":
         sessions.append(ScriptedSession(days(2, 30), ("Please forget my home city.",)))
         sessions.append(
-            ScriptedSession(
-                days(2, 30), book("Sunday"), {**stated, "origin": None}, {"origin": home}
-            )
+            ScriptedSession(days(2, 30), order("Sunday"), {**stated, "city": None}, {"city": home})
         )
     else:
         ttl = rng.choice((7, 14))
-        companion = rng.choice(_VALUES["companion"])
-        trip = f"For the next {ttl} days I am travelling with {companion}."
-        sessions[0] = ScriptedSession(timedelta(0), (*first.user_turns, trip))
+        delegate = rng.choice(_VALUES["delegate"])
+        standing_in = f"For the next {ttl} days {delegate} acts for me."
+        sessions[0] = ScriptedSession(timedelta(0), (*first.user_turns, standing_in))
         sessions.append(
-            ScriptedSession(days(1, ttl - 1), book("Saturday"), {**stated, "companion": companion})
+            ScriptedSession(days(1, ttl - 1), order("Saturday"), {**stated, "delegate": delegate})
         )
         sessions.append(
-            ScriptedSession(days(ttl, ttl + 30), book("Tuesday"), stated, {"companion": companion})
+            ScriptedSession(days(ttl, ttl + 30), order("Tuesday"), stated, {"delegate": delegate})
         )
     return MemoryScript(variant, user, tuple(sessions))
 
 
 def _grade(reply: AgentReply, session: ScriptedSession, where: str) -> list[str]:
-    """Evidence lines comparing the agent's booking with what the user last said."""
+    """Evidence lines comparing the agent's order with what the user last said."""
     expect = session.expect or {}
-    booking = next((c for c in reply.tool_calls if c.name == "hold_booking"), None)
-    if booking is None:
-        return [f"FAIL: {where}: no hold_booking call; the agent said {reply.text!r}"]
+    order = next((c for c in reply.tool_calls if c.name == "place_order"), None)
+    if order is None:
+        return [f"FAIL: {where}: no place_order call; the agent said {reply.text!r}"]
     lines = []
     for name, want in expect.items():
-        got = booking.args.get(name)
+        got = order.args.get(name)
         verdict = "ok" if got == want else "FAIL"
         old = session.superseded.get(name)
         note = f" (the superseded value {old!r})" if got is not None and got == old else ""
         lines.append(
-            f"{verdict}: {where}: hold_booking {name} should be {want!r}; got {got!r}{note}"
+            f"{verdict}: {where}: place_order {name} should be {want!r}; got {got!r}{note}"
         )
     return lines
 
@@ -172,9 +175,9 @@ async def arun_memory_e2e(factory: Callable[[], object], seed: int = 0) -> list[
 def run_memory_e2e(factory: Callable[[], object], seed: int = 0) -> list[AspectResult]:
     """Run the end-to-end memory variants through a ``MemoryAgent``.
 
-    Variants: ``recall`` (facts from session 1 used in a booking days later),
+    Variants: ``recall`` (facts from session 1 used in an order days later),
     ``update`` (a corrected preference must win), ``forget`` (a forgotten home
-    city must not be used), ``expiry`` (a temporary companion applies within its
+    city must not be used), ``expiry`` (a temporary delegate applies within its
     TTL and not after).
 
     Args:

@@ -13,7 +13,7 @@ class MemoryItem:
 
     Attributes:
         key: What the fact is about (``seat``, ``home_city``); one live value per user and key.
-        topic: The topic it is retrieved under (``flight``, ``home``).
+        topic: The topic it is retrieved under (``preferences``, ``home``).
         value: The remembered value, as the user stated it.
         saved_at: Simulated time of the save.
         expires_at: When it stops applying (``saved_at + ttl``), or ``None`` if it never does.

@@ -210,7 +210,7 @@ async def brittleness_for_target(
         library: the perturbations to stack, by id.
         limits: max turns and per-turn timeout, as in the suite.
         max_k: stack at most this many (default: the whole library).
-        concurrency: chains in flight at once.
+        concurrency: chains running at once.
         make_simulator: the re-runs' simulated user, playing the perturbations
             each key names from ``library`` (``perturbed_roles``); default: the
             scripted one.

@@ -108,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="with --suite: override the suite's seed")
     parser.add_argument("--reps", type=int, help="with --suite: override the suite's reps")
     parser.add_argument("--max-k", type=int, help="stack at most this many (default: all)")
-    parser.add_argument("--concurrency", type=int, default=32, help="sessions in flight")
+    parser.add_argument("--concurrency", type=int, default=32, help="sessions running at once")
     parser.add_argument(
         "--perturbations", type=Path, help="the library folder (default: next to the suite)"
     )

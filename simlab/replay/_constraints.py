@@ -8,7 +8,7 @@ later statement of the same fact overrides an earlier one.
 A continuation breaks a constraint when an action it takes carries a
 conflicting value (the task's final tool, arguments and result; for imported
 logs, whose final tool is unknown, any call that is not a lookup, on its
-arguments), or when its text states one (a proposal of a 20:30 flight
+arguments), or when its text states one (a proposal of a 20:30 slot
 against "leave by 12:00"). Not mentioning a constraint is not breaking it.
 """
 
@@ -137,7 +137,7 @@ def broken_constraints(
     """What ``reply`` breaks: one line per broken constraint, empty when it keeps all.
 
     Tool calls are judged on their arguments; the task's ``final_tool`` call
-    also on its result (the price and departure time of the booking it made),
+    also on its result (the price and time of what it did),
     since a lookup's result shows what exists, not what the agent chose.
     """
     broken: list[str] = []
@@ -155,8 +155,8 @@ def acts(name: str, final_tool: str | None) -> bool:
     The task's final tool when known; otherwise any tool whose name does not
     start like a lookup's (``search``, ``get``, ``list``...).
     """
-    # A lookup's arguments need not be the user's values (the return leg of a
-    # round trip searches from the destination), so only actions are judged.
+    # A lookup's arguments need not be the user's values (a second lookup may
+    # start from the first one's result), so only actions are judged.
     if final_tool not in (None, "unknown"):
         return name == final_tool
     return not name.lower().startswith(_LOOKUP_PREFIXES)

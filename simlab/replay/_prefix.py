@@ -366,7 +366,7 @@ async def run_prefix_case(
             (``agent_seed`` differs per replay), as for a run.
         k: Replays; the case's own ``k`` when None.
         seed: The run seed; replay ``i`` gets ``derive_seed(seed, "prefix-agent", id, i)``.
-        concurrency: Replays in flight at once.
+        concurrency: Replays running at once.
 
     Returns:
         The outcomes, the keep-rate over continuations that acted with its

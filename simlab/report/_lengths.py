@@ -1,7 +1,7 @@
 """Which length bucket a session counts in: its planned length, never its realised one.
 
 A session's realised number of user turns depends on how it went (a user whose
-booking is wrong keeps talking until it is fixed or they give up), so pass
+request went wrong keeps talking until it is fixed or they give up), so pass
 rates by realised length show "long conversations fail" by construction. The
 length rows of every report use the *planned* length instead: the user turns
 the session's plan needs (``SessionRecord.planned_turns``), fixed before it

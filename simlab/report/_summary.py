@@ -89,7 +89,7 @@ def _by_persona(
         row["gave_up_rate"] = rnd(gave_up / len(ok)) if ok else None
         row["gave_up_ci"] = interval(wilson_interval(gave_up, len(ok), settings.level))
         # walked out: gave up before the agent took the goal's final action at all
-        # (slowness), as opposed to giving up on a wrong booking
+        # (slowness), as opposed to giving up on a wrong action
         walked = sum(
             1
             for r in ok

@@ -142,7 +142,7 @@ def _giving_up(s: dict[str, Any]) -> ReportTable:
         ["Persona", "n", "Gave up", "95% CI", "Before any action", "95% CI"],
         rows,
         "Of the persona's graded sessions, with Wilson intervals. Before any action: gave up "
-        "before the agent took the goal's final action (slowness, not a wrong booking).",
+        "before the agent took the goal's final action (slowness, not a wrong action).",
         numeric={1, 2, 4},
     )
 
@@ -215,7 +215,7 @@ def _by_realised_length(s: dict[str, Any]) -> ReportTable | None:
         "Realised length — depends on the outcome (failing users talk longer); not a cause",
         ["Realised length", *_PASS_HEAD, "Errors", "Ended by"],
         rows,
-        "Descriptive only: a user whose booking is wrong keeps talking until it is fixed "
+        "Descriptive only: a user whose request went wrong keeps talking until it is fixed "
         "or they give up, so long realised conversations fail by construction. Compare "
         "lengths with the planned-length table above.",
         numeric={1, 2, 4},

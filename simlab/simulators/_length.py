@@ -1,7 +1,7 @@
 """A session's planned length: the user turns its plan needs, fixed before it runs.
 
 A session's realised number of user turns depends on the outcome: a user whose
-booking is wrong keeps talking until it is fixed or they give up. Bucketing by
+request went wrong keeps talking until it is fixed or they give up. Bucketing by
 it makes "long conversations fail" true by construction. The planned length
 depends only on what the user will say: the disclosure plan (drawn from the
 persona's traits, the goal, the mode and the user seed) and the session's

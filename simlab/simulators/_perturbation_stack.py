@@ -142,19 +142,19 @@ class PerturbationStack:
         stated_at: Mapping[str, int],
         current: Mapping[str, FactValue],
         *,
-        on_booking: bool,
+        on_final: bool,
     ) -> list[FactChange]:
         """Goal changes and contradictions that fire now.
 
         One fires once its seeded turn has come and its fact has been stated in
-        an earlier turn; a booking makes it fire early, as a late change of mind.
+        an earlier turn; the final action makes it fire early, as a late change of mind.
         """
         out: list[FactChange] = []
         for a in self._changes:
             fact = a.target
             if a.done or fact is None or a.rule is None or fact not in stated_at:
                 continue
-            if not (on_booking or turn >= a.at) or any(c.fact == fact for c in out):
+            if not (on_final or turn >= a.at) or any(c.fact == fact for c in out):
                 continue
             a.done = True
             value = changed_value(a.rule, current[fact], a.rng, a.alternatives)

@@ -32,7 +32,7 @@ class PlannedChange:
     """A mind change that happens in this session.
 
     It fires ``delay`` user turns after its fact's current value was stated (or
-    earlier, when the user sees a booking), never before that value was stated.
+    earlier, when the user sees the final action), never before that value was stated.
     """
 
     fact: str

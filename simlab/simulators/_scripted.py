@@ -75,7 +75,7 @@ class ScriptedSimulator:
     """A template-speaking user following a seeded ``DisclosurePlan``.
 
     One instance per session. Each turn it reacts to the agent's last reply: a
-    booking is checked against what the user currently wants, a question about a
+    final action is checked against what the user currently wants, a question about a
     fact is answered when the plan allows, a proposal is accepted once nothing
     is left to say; otherwise the next planned facts are volunteered.
 
@@ -171,9 +171,9 @@ class ScriptedSimulator:
             draft.say(self._rng.choice(self._intents))
             self._volunteer(draft, turn, self.plan.first_turn)
             return self._finish(draft, turn)
-        booking = self._final_call(reply)
-        if booking is not None:
-            return self._on_booking(draft, turn, booking)
+        action = self._final_call(reply)
+        if action is not None:
+            return self._on_final_action(draft, turn, action)
         return self._on_reply(draft, turn, reply)
 
     def decorate(self, text: str, turn: int) -> tuple[str, list[str]]:
@@ -190,9 +190,9 @@ class ScriptedSimulator:
 
     # ------------------------------------------------------------ branches
 
-    def _on_booking(self, draft: _Draft, turn: int, call: ToolCall) -> UserTurn:
-        due = self._due_changes(turn, on_booking=True)
-        perturbed = self._perturbed_changes(turn, due, on_booking=True)
+    def _on_final_action(self, draft: _Draft, turn: int, call: ToolCall) -> UserTurn:
+        due = self._due_changes(turn, on_final=True)
+        perturbed = self._perturbed_changes(turn, due, on_final=True)
         restate: list[str] = []
         if not due and not perturbed:
             for c in violations(self.goal, call, self._current):
@@ -225,8 +225,8 @@ class ScriptedSimulator:
             if whole is not None:  # a digression or pushback is all this turn says
                 draft.say(whole)
                 return self._finish(draft, turn)
-        due = self._due_changes(turn, on_booking=False)
-        perturbed = self._perturbed_changes(turn, due, on_booking=False)
+        due = self._due_changes(turn, on_final=False)
+        perturbed = self._perturbed_changes(turn, due, on_final=False)
         changing = {c.fact for c in due} | {c.fact for c in perturbed}
         if reading.slots:
             said = False
@@ -271,7 +271,7 @@ class ScriptedSimulator:
     def _exhausted(self, turn: int) -> bool:
         return turn - 1 + self._penalty >= self._patience
 
-    def _due_changes(self, turn: int, *, on_booking: bool) -> list[PlannedChange]:
+    def _due_changes(self, turn: int, *, on_final: bool) -> list[PlannedChange]:
         """Unfired changes whose fact's current value is out and whose time has come."""
         due: list[PlannedChange] = []
         seen: set[str] = set()
@@ -280,7 +280,7 @@ class ScriptedSimulator:
                 continue  # a chained change waits for the one before it
             seen.add(c.fact)
             stated = self._stated_at.get(c.fact)
-            if stated is not None and (on_booking or turn >= stated + c.delay):
+            if stated is not None and (on_final or turn >= stated + c.delay):
                 due.append(c)
         return due
 
@@ -296,13 +296,13 @@ class ScriptedSimulator:
             self._state(draft, c.fact, turn, corrections if own else None)
 
     def _perturbed_changes(
-        self, turn: int, due: list[PlannedChange], *, on_booking: bool
+        self, turn: int, due: list[PlannedChange], *, on_final: bool
     ) -> list[FactChange]:
         if self._stack is None:
             return []
         busy = {c.fact for c in due}  # a planned mind change on the fact goes first
         stated = {f: t for f, t in self._stated_at.items() if f not in busy}
-        return self._stack.fact_changes(turn, stated, self._current, on_booking=on_booking)
+        return self._stack.fact_changes(turn, stated, self._current, on_final=on_final)
 
     def _fire_perturbed(self, draft: _Draft, changes: list[FactChange], turn: int) -> None:
         """A goal change or contradiction: its lead-in, then the fact's new value."""

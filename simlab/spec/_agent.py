@@ -4,20 +4,20 @@ Tools are not real services: each declares a JSON schema for its arguments and
 *fixtures*, canned results matched on the arguments, so a run is reproducible
 and costs nothing but the model's tokens::
 
-    name: booking
-    system_prompt: You are a travel booking assistant.
-    rules: [State the booking reference and the total price when you book.]
+    name: card_support
+    system_prompt: You are a bank's card support assistant.
+    rules: [State the reference number and the new limit when you change a limit.]
     tools:
-      - name: baggage_policy
-        description: Checked baggage included in a fare on a route.
+      - name: card_limits
+        description: The spending limits of a card tier.
         parameters:
           type: object
-          properties: {fare: {type: string, enum: [economy, business]}}
-          required: [fare]
+          properties: {tier: {type: string, enum: [classic, gold]}}
+          required: [tier]
         fixtures:
-          - when: {fare: business}
-            result: {allowance_kg: 40, bags: 2}
-        default: {error: no policy for that fare}
+          - when: {tier: gold}
+            result: {daily_limit: 5000, monthly_limit: 20000}
+        default: {error: no limits for that tier}
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class AgentSpec(_Spec):
     system_prompt: str | None = None
     system_prompt_file: str | None = None
     rules: list[str] = Field(default_factory=list)
-    """Format rules the agent must follow ("state the booking reference...")."""
+    """Format rules the agent must follow ("state the reference number...")."""
     tools: list[ToolSpec] = Field(default_factory=list)
     model: LLMSpec | None = None
     """The model; None takes the suite's (the target's ``llm`` or the suite default)."""

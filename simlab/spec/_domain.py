@@ -83,11 +83,11 @@ class EnumValue(_Spec):
     """One value an ``enum`` slot takes, and how each language says it."""
 
     value: Annotated[str, Field(min_length=1)]
-    """The value goals and tools use (``HAN``, ``economy``)."""
+    """The value goals and tools use (``LOST``, ``gold``)."""
     say: dict[str, str] = Field(default_factory=dict)
-    """Language to the words for it (``{en: Hanoi, vi: Hà Nội}``); default the value."""
+    """Language to the words for it (``{en: lost, vi: bị mất}``); default the value."""
     aliases: list[str] = Field(default_factory=list)
-    """Other spellings an agent may meet (``saigon`` for Ho Chi Minh City)."""
+    """Other spellings an agent may meet (``misplaced`` for lost)."""
 
     def said(self, language: str) -> str:
         """The words for this value in ``language``."""
@@ -104,12 +104,12 @@ class SlotSpeech(_Spec):
     """
 
     state: Annotated[Styled, Field(min_length=1)]
-    """How a user states the value (``I'm flying from {value}.``)."""
+    """How a user states the value (``My card ends in {value}.``)."""
     correct: Styled = Field(default_factory=dict)
     """How a user corrects it (``Actually, make it {value}.``); when empty, the
     language's ``mind_change`` phrase followed by a ``state`` phrasing."""
     ask: list[str] = Field(default_factory=list)
-    """Words by which an agent's question asks for this slot (``flying from``);
+    """Words by which an agent's question asks for this slot (``which card``);
     matched lower-case and without diacritics, in a sentence ending in ``?``."""
 
 
@@ -179,14 +179,14 @@ class Intent(_Spec):
     """The final tool: a goal with this ``final_tool`` is this intent's."""
     description: str = ""
     openings: dict[str, Styled] = Field(default_factory=dict)
-    """Per language, how a user opens the conversation (``I'd like to book a flight.``)."""
+    """Per language, how a user opens the conversation (``I lost my card.``)."""
 
 
 class DomainTool(ToolSpec):
     """A tool an agent of this domain calls: arguments, effect and fixture results."""
 
     effect: Literal["read", "write"] = "read"
-    """``write`` changes the world (a booking, a frozen card); ``read`` only looks."""
+    """``write`` changes the world (an order, a frozen card); ``read`` only looks."""
     reversible: bool = True
     """Whether a write can be undone (a refund cannot)."""
     returns: list[str] = Field(default_factory=list)
@@ -250,7 +250,7 @@ class DomainFile(_Spec):
     """
 
     id: Annotated[str, Field(pattern=_NAME)] | None = None
-    """The domain's name (``travel``), in ``domain.yaml`` only."""
+    """The domain's name (``bank``), in ``domain.yaml`` only."""
     title: str = ""
     description: str = ""
     languages: dict[str, LanguageSpeech] = Field(default_factory=dict)

@@ -61,7 +61,7 @@ class Traits(_Spec):
     typo_rate: Annotated[float, Field(ge=0, le=1)] = 0.0
     """Probability that a non-entity word gets a typo."""
     strip_diacritics: bool = False
-    """Types Vietnamese without accents (Ha Noi for Hà Nội)."""
+    """Types Vietnamese without accents (tieng Viet for tiếng Việt)."""
     style: Literal["neutral", "terse", "chatty", "novice", "frustrated"] = "neutral"
     """Which style of the domain's phrasings to prefer (``neutral`` is every style's fallback)."""
 
@@ -178,7 +178,7 @@ class Goal(_Spec):
     expected_tools: list[str] = Field(default_factory=list)
     confirm_fields: list[str] = Field(default_factory=list)
     """Fields of the final action's result the agent's reply must state to the
-    user (a booking reference, a total price); graded as ``confirmation``."""
+    user (a reference number, a total price); graded as ``confirmation``."""
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
     grading: Grading | None = None
     """Over the suite's grading for this goal's sessions (its own weights, pass rule)."""
@@ -215,7 +215,7 @@ class Goal(_Spec):
 
 
 class ReferenceTargetSpec(_Spec):
-    """simlab's built-in booking agent, ``v1`` (defects on) or ``v2`` (fixed)."""
+    """simlab's built-in reference agent, ``v1`` (defects on) or ``v2`` (fixed)."""
 
     kind: Literal["reference"] = "reference"
     version: Literal["v1", "v2"] = "v1"
@@ -462,7 +462,7 @@ class Suite(_Spec):
     """USD per million tokens by model id (input, output, cache_read, cache_write),
     over simlab's defaults."""
     budget_usd: Annotated[float, Field(gt=0)] | None = None
-    """When spent, no new session starts; sessions in flight finish."""
+    """When spent, no new session starts; sessions already running finish."""
     experiments: list[Literal["diagnosis", "brittleness"]] = Field(default_factory=list)
     """Analyses run on the finished run before its reports: coherence diagnosis
     (``simlab diagnose``) and cumulative-perturbation brittleness (``simlab brittleness``)."""

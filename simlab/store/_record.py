@@ -135,7 +135,7 @@ class SessionRecord(BaseModel):
     stop_reason: StopReason
     n_user_turns: int
     """Realised length: user turns, the closing one included. It depends on the outcome
-    (a user whose booking is wrong keeps talking), so no report buckets by it."""
+    (a user whose request went wrong keeps talking), so no report buckets by it."""
     planned_turns: int | None = None
     """The user turns the session's plan needs, fixed before it ran by the plan and
     the key's perturbations alone (``simlab.simulators.planned_turns``): the length

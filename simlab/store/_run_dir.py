@@ -438,7 +438,7 @@ class SessionWriter:
 
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
-        # the serializer's UTF-8 bytes as they are: no str round trip, no re-encoding
+        # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding
         self._file.write(_RECORD_JSON.to_json(record) + b"\n")
         self._file.flush()
 

@@ -5,7 +5,7 @@ model behind every role of a suite run with ``--llm``:
 
 * the simulated user says the plan's plain version (the turn prompt carries it),
   in the JSON the LLM simulator asks for;
-* the booking agent is played by the reference agent ``v2`` over the user
+* the LLM agent is played by the reference agent ``v2`` over the user
   messages in the request, answering in the LLM agent's JSON reply format
   (tool calls first, then the final text once the tool results come back);
 * the judge gets the rubric's own example verdict (the default responder).
@@ -139,7 +139,7 @@ def _finish(coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 def _with_their_values(reply: Any, results: list[dict[str, Any]]) -> str:
-    """The played agent's text, with its own booking codes swapped for the tools' ones."""
+    """The played agent's text, with its own reference codes swapped for the tools' ones."""
     text: str = reply.text
     for mine, theirs in zip(reply.tool_calls, results, strict=False):
         if isinstance(mine.result, dict) and isinstance(theirs.get("result"), dict):

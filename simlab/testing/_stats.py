@@ -26,8 +26,8 @@ class FakeProviderStats:
         output_tokens: Completion tokens of succeeded requests.
         cache_read_input_tokens: Prompt tokens served from the simulated cache.
         cache_creation_input_tokens: Prompt tokens written to it.
-        in_flight: Requests being handled right now.
-        max_in_flight: Most requests handled at once.
+        active: Requests being handled right now.
+        max_active: Most requests handled at once.
     """
 
     requests: int = 0
@@ -39,8 +39,8 @@ class FakeProviderStats:
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
-    in_flight: int = 0
-    max_in_flight: int = 0
+    active: int = 0
+    max_active: int = 0
 
     @property
     def total_faults(self) -> int:
@@ -66,15 +66,15 @@ class StatsCounter:
         self._bad = 0
         self._faults: dict[str, int] = dict.fromkeys(FAULT_KINDS, 0)
         self._tokens = [0, 0, 0, 0]  # input, output, cache read, cache creation
-        self._in_flight = 0
-        self._max_in_flight = 0
+        self._active = 0
+        self._max_active = 0
 
     def reset(self) -> None:
-        """Zero every counter except the in-flight gauge."""
+        """Zero every counter except the active gauge."""
         with self._lock:
-            in_flight = self._in_flight
+            active = self._active
             self._reset_locked()
-            self._in_flight = in_flight
+            self._active = active
 
     def start(self, api: Api) -> int:
         """Count a request arriving; returns its arrival index."""
@@ -82,14 +82,14 @@ class StatsCounter:
             index = self._requests
             self._requests += 1
             self._by_api[api] += 1
-            self._in_flight += 1
-            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            self._active += 1
+            self._max_active = max(self._max_active, self._active)
             return index
 
     def finish(self) -> None:
         """Count a request leaving (whatever its outcome)."""
         with self._lock:
-            self._in_flight -= 1
+            self._active -= 1
 
     def bad_request(self) -> None:
         """Count a 400/401."""
@@ -121,6 +121,6 @@ class StatsCounter:
                 output_tokens=self._tokens[1],
                 cache_read_input_tokens=self._tokens[2],
                 cache_creation_input_tokens=self._tokens[3],
-                in_flight=self._in_flight,
-                max_in_flight=self._max_in_flight,
+                active=self._active,
+                max_active=self._max_active,
             )

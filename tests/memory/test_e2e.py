@@ -35,27 +35,29 @@ async def _two_sessions() -> tuple[AgentReply, AgentReply]:
     first = await _talk(
         store,
         clock,
-        ["I prefer aisle seats. I always fly with Bamboo Airways.", "I live in Da Nang."],
+        ["I prefer to be contacted by chat. I always pay with JCB.", "I live in Osaka."],
     )
     clock.advance(timedelta(days=9))
-    second = await _talk(store, clock, ["Book me a flight to Seoul on Friday."])
+    second = await _talk(store, clock, ["Order me a tea set for Friday."])
     return first, second
 
 
-def test_memory_agent_books_from_what_an_earlier_session_stored() -> None:
+def test_memory_agent_orders_from_what_an_earlier_session_stored() -> None:
     first, second = anyio.run(_two_sessions)
-    assert [c.args for c in first.tool_calls] == [{"key": "home_city", "value": "Da Nang"}]
-    (hold,) = second.tool_calls
-    assert hold.name == "hold_booking"
-    assert hold.args == {
-        "destination": "Seoul",
+    assert [c.args for c in first.tool_calls] == [{"key": "home_city", "value": "Osaka"}]
+    (order,) = second.tool_calls
+    assert order.name == "place_order"
+    assert order.args == {
+        "item": "a tea set",
         "date": "Friday",
-        "origin": "Da Nang",
-        "airline": "Bamboo Airways",
-        "seat": "aisle",
-        "companion": None,
+        "city": "Osaka",
+        "payment": "JCB",
+        "contact": "chat",
+        "delegate": None,
     }
-    assert second.text == "I've held a Bamboo Airways flight from Da Nang to Seoul, aisle seat."
+    assert second.text == (
+        "I've ordered a tea set for delivery in Osaka, paid by JCB; we'll contact you by chat."
+    )
 
 
 def test_scripts_are_seeded() -> None:
@@ -73,15 +75,14 @@ def test_keyed_store_passes_every_variant(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_append_only_store_fails_the_update_variant_with_the_old_seat(seed: int) -> None:
+def test_append_only_store_fails_the_update_variant_with_the_old_contact(seed: int) -> None:
     results = {r.aspect: r for r in run_memory_e2e(AppendOnlyStore, seed)}
     assert {a for a, r in results.items() if not r.passed} == {"e2e:update"}
     script = build_script("update", seed)
-    old_seat = script.sessions[-1].superseded["seat"]
-    new_seat = script.sessions[-1].expect["seat"]  # type: ignore[index]
+    old = script.sessions[-1].superseded["contact"]
+    new = script.sessions[-1].expect["contact"]  # type: ignore[index]
     (line,) = results["e2e:update"].failures
     assert line.startswith("FAIL: session 3 at 2026-")
     assert line.endswith(
-        f"hold_booking seat should be {new_seat!r}; got {old_seat!r} "
-        f"(the superseded value {old_seat!r})"
+        f"place_order contact should be {new!r}; got {old!r} (the superseded value {old!r})"
     )

@@ -130,7 +130,7 @@ async def test_hanging_request_is_released_when_the_server_stops() -> None:
 
     async with anyio.create_task_group() as tg, fake.serve() as base_url:
         tg.start_soon(call, base_url)
-        while fake.stats().in_flight == 0:
+        while fake.stats().active == 0:
             await anyio.sleep(0.01)
     assert len(outcome) == 1 and isinstance(outcome[0], httpx.TransportError)
 
