@@ -81,7 +81,7 @@ def write_suite(tmp: Path, concurrency: int, reps: int) -> Path:
         "llm": llm,
         "simulator": {"kind": "llm"},
         "judge": {"kind": "llm"},
-        "target": {"kind": "llm", "agent": str(ROOT / "simlab/agents/data/booking_llm.yaml")},
+        "target": {"kind": "llm", "agent": str(ROOT / "domains/travel/agents/booking_llm.yaml")},
     }
     path = tmp / f"suite_{concurrency}.json.yaml"
     path.write_text(json.dumps(suite), encoding="utf-8")

@@ -19,11 +19,15 @@ from pathlib import Path
 from typing import get_args
 
 from simlab.llm import Backend, LLMSpec
-from simlab.spec import LLMJudgeSpec, LLMSimulatorSpec, Problem, SpecError, Suite
+from simlab.spec import LLMJudgeSpec, LLMSimulatorSpec, Problem, SpecError, Suite, shipped_dir
 
 ROLES = ("user", "agent", "judge")
-BOOKING_AGENT = Path(__file__).resolve().parents[1] / "agents" / "data" / "booking_llm.yaml"
-"""The LLM booking agent simlab ships, named when ``--llm agent=`` needs an LLM target."""
+
+
+def shipped_llm_agents() -> list[Path]:
+    """The LLM agent files the shipped domains carry (``domains/NAME/agents/*.yaml``),
+    named when ``--llm agent=`` needs an LLM target."""
+    return sorted(shipped_dir("domains").glob("*/agents/*.yaml"))
 
 
 def parse_llm_value(value: str) -> tuple[str | None, str, str | None]:
@@ -85,9 +89,14 @@ def _apply(suite: Suite, role: str | None, backend: str, model: str | None) -> S
             raise _problem(
                 f"--llm agent=...: the suite's target is {target_label(suite)}, not an LLM "
                 "agent, so it has no model to set; to run an LLM agent, point the suite at "
-                f"one: `target: {{kind: llm, agent: PATH}}` (simlab ships {BOOKING_AGENT})"
+                f"one: `target: {{kind: llm, agent: PATH}}`{_examples()}"
             )
     return suite.model_copy(update=update)
+
+
+def _examples() -> str:
+    found = shipped_llm_agents()
+    return f" (simlab ships {', '.join(map(str, found))})" if found else ""
 
 
 def target_label(suite: Suite) -> str:

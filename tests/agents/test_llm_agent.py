@@ -346,7 +346,7 @@ def _booking_responder() -> Responder:
 
 @pytest.mark.anyio
 async def test_a_whole_session_with_the_shipped_agent_reaches_the_goal() -> None:
-    spec = load_agent_spec(ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml")
+    spec = load_agent_spec(ROOT / "domains" / "travel" / "agents" / "booking_llm.yaml")
     goal = load_goals([ROOT / "goals"])["baggage_allowance"]
     persona = next(iter(load_personas([ROOT / "personas"]).values()))
     key = SessionKey(persona=persona.id, goal=goal.id, mode="full", rep=0)

@@ -9,7 +9,7 @@ import pytest
 from simlab.spec import AgentSpec, SpecError, ToolSpec, load_agent_spec, validate_args
 
 ROOT = Path(__file__).resolve().parents[2]
-BOOKING = ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml"
+BOOKING = ROOT / "domains" / "travel" / "agents" / "booking_llm.yaml"
 
 BAGGAGE = ToolSpec.model_validate(
     {

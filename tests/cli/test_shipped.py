@@ -86,7 +86,7 @@ def test_validate_in_an_empty_folder_checks_the_shipped_suite_and_library(
         "no simlab.yaml here: validating the shipped default suite and its library "
         f"({ROOT})" in proc.stderr
     )
-    valid = "33 files valid: 6 domains, 6 goals, 12 personas, 8 perturbations, 1 suite"
+    valid = "34 files valid: 1 agent, 6 domains, 6 goals, 12 personas, 8 perturbations, 1 suite"
     assert valid in proc.stderr
 
 

@@ -19,7 +19,7 @@ import pytest
 from simlab.testing import FakeProvider, FakeProviderConfig, FaultMix, roleplay
 
 ROOT = Path(__file__).resolve().parents[2]
-BOOKING_LLM = ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml"
+BOOKING_LLM = ROOT / "domains" / "travel" / "agents" / "booking_llm.yaml"
 SECRET = "sk-ant-test-DO-NOT-LEAK-0123456789"
 
 

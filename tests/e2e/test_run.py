@@ -245,7 +245,7 @@ def test_a_run_that_cannot_start_leaves_no_folder(tmp_path: Path) -> None:
 
 def test_resume_refuses_an_edited_agent_file(tmp_path: Path) -> None:
     agent = tmp_path / "agent.yaml"
-    agent.write_text((ROOT / "simlab/agents/data/booking_llm.yaml").read_text())
+    agent.write_text((ROOT / "domains/travel/agents/booking_llm.yaml").read_text())
     suite = small_suite(
         tmp_path,
         target={"kind": "llm", "agent": str(agent)},

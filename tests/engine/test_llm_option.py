@@ -1,7 +1,7 @@
 import pytest
 
 from simlab.engine import target_label
-from simlab.engine._llm_option import BOOKING_AGENT, apply_llm_options, parse_llm_value
+from simlab.engine._llm_option import apply_llm_options, parse_llm_value, shipped_llm_agents
 from simlab.spec import SpecError, Suite
 
 
@@ -61,7 +61,9 @@ def test_agent_role_on_a_target_that_is_not_an_llm_is_refused(target: str) -> No
         apply_llm_options(suite, ["agent=openai"])
     message = str(caught.value)
     assert f"the suite's target is {target}, not an LLM agent" in message
-    assert "`target: {kind: llm, agent: PATH}`" in message and str(BOOKING_AGENT) in message
+    (example,) = shipped_llm_agents()
+    assert example.parts[-4:] == ("domains", "travel", "agents", "booking_llm.yaml")
+    assert "`target: {kind: llm, agent: PATH}`" in message and str(example) in message
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,7 @@ def test_turn_tokens_share_the_recorded_usage_by_the_history_carried() -> None:
 def _runs(tmp_path: Path) -> dict[str, Path]:
     """One suite run with its agent on each fake model name (same seed: same keys)."""
     suite = {
-        "target": {"kind": "llm", "agent": str(ROOT / "simlab/agents/data/booking_llm.yaml")},
+        "target": {"kind": "llm", "agent": str(ROOT / "domains/travel/agents/booking_llm.yaml")},
         "seed": 4,
         "reps": 2,
         "personas": ["terse_en", "fickle_en", "chatty_en"],

@@ -130,7 +130,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ("personas/terse_en.yaml", "persona"),
         ("goals/one_way.yaml", "goal"),
         ("perturbations/typos.yaml", "perturbation"),
-        ("simlab/agents/data/booking_llm.yaml", "agent"),
+        ("domains/travel/agents/booking_llm.yaml", "agent"),
         ("simlab.yaml", "suite"),
     ],
 )

@@ -26,7 +26,7 @@ SHIPPED = sorted(
         *(p for d in ("personas", "goals", "perturbations") for p in (ROOT / d).glob("*.yaml")),
         *(ROOT / "domains").glob("*/*.yaml"),
         ROOT / "simlab.yaml",
-        ROOT / "simlab" / "agents" / "data" / "booking_llm.yaml",
+        ROOT / "domains" / "travel" / "agents" / "booking_llm.yaml",
     ]
 )
 
