@@ -1,12 +1,14 @@
 """The fidelity audit: did an LLM-written user message say what the disclosure plan said?
 
-Checked by code, never by another model. Each goal value has a *signature*
-(a city code, a day/month, a time, a number, or literal forms); a message's
-*mentions* are the cities, dates, times and numbers found in it, read in every
-form the languages use (``Hà Nội``/``Ha Noi``/``Hanoi``, ``20/12``, ``20 December``,
-``December 20th``, ``ngày 20 tháng 12``, ``12:00``/``12h``/``noon``). A message is
-faithful when every fact planned for the turn is present, no held-back value is,
-no other city, date, time or number is, and it reads as the persona talking.
+Checked by code, never by another model. Each goal value has a *signature*, from
+its slot's type in the goal's domain (an enum value, a day/month, a time, a
+number, an identifier's literal form); a message's *mentions* are the enum values
+(in any language's words or alias the domain gives), dates, times and numbers
+found in it, read in every form the languages use (``20/12``, ``20 December``,
+``December 20th``, the domain's month names, ``ngày 20 tháng 12``,
+``12:00``/``12h``/``noon``). A message is faithful when every fact planned for the
+turn is present, no held-back value is, no other value of the goal's enum slots,
+date, time or number is, and it reads as the persona talking.
 """
 
 from __future__ import annotations
@@ -16,9 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
-from simlab.domain.travel import CITIES, FARES, ROUTES, iso_day_month
 from simlab.simulators._reading import fold
-from simlab.spec import FactValue, Goal, Persona, Slot
+from simlab.spec import Domain, DomainSlot, FactValue, Goal, Persona, Slot, shipped_domain
 
 FaultKind = Literal[
     "leaked_fact",
@@ -57,27 +58,48 @@ def finding(turn: int, kind: FaultKind, detail: str) -> Finding:
 
 # ------------------------------------------------------------------ mentions
 
-_MONTH_RE = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_MONTH_OF = {
-    m: i + 1
-    for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct"))
-} | {"nov": 11, "dec": 12}
+_EN_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_MONTH_ABBREVIATIONS = r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(20\d\d))?"
-# Each pattern yields (day, month[, year]) groups in its own order; see _read_dates.
-_DATE_RES: tuple[tuple[re.Pattern[str], tuple[int, int, int]], ...] = (
-    (re.compile(r"(?<!\d)(20\d\d)-(\d{1,2})-(\d{1,2})(?!\d)"), (3, 2, 1)),
-    (re.compile(r"(?<![\d/])(\d{1,2})\s*/\s*(\d{1,2})(?:\s*/\s*(\d{2,4}))?(?![\d/])"), (1, 2, 3)),
-    (re.compile(rf"(?<!\d)(\d{{1,2}}){_ORD}(?:\s+of)?\s+{_MONTH_RE}\b{_YEAR}"), (1, 2, 3)),
-    (re.compile(rf"\b{_MONTH_RE}\s+(?:the\s+)?(\d{{1,2}}){_ORD}\b{_YEAR}"), (2, 1, 3)),
-    (
-        re.compile(r"(?<!\d)(\d{1,2})\s+thang\s+(\d{1,2})(?!\d)(?:\s+nam\s+(20\d\d))?"),
-        (1, 2, 3),
-    ),
-)
+
+
+def _date_patterns(
+    month_re: str,
+) -> tuple[tuple[re.Pattern[str], tuple[int, int, int]], ...]:
+    """Each pattern yields (day, month[, year]) groups in its own order; see read_mentions."""
+    month = rf"({month_re})\.?"
+    return (
+        (re.compile(r"(?<!\d)(20\d\d)-(\d{1,2})-(\d{1,2})(?!\d)"), (3, 2, 1)),
+        (
+            re.compile(r"(?<![\d/])(\d{1,2})\s*/\s*(\d{1,2})(?:\s*/\s*(\d{2,4}))?(?![\d/])"),
+            (1, 2, 3),
+        ),
+        (
+            re.compile(rf"(?<!\d)(\d{{1,2}}){_ORD}(?:\s+(?:of|de|del))?\s+{month}(?![a-z]){_YEAR}"),
+            (1, 2, 3),
+        ),
+        (re.compile(rf"(?<![a-z]){month}\s+(?:the\s+)?(\d{{1,2}}){_ORD}\b{_YEAR}"), (2, 1, 3)),
+        (
+            re.compile(r"(?<!\d)(\d{1,2})\s+thang\s+(\d{1,2})(?!\d)(?:\s+nam\s+(20\d\d))?"),
+            (1, 2, 3),
+        ),
+    )
+
+
 _AMPM = r"\s*(a\.?m\.?|p\.?m\.?)?"
 _PART_OF_DAY = r"(?:\s+(sang|trua|chieu|toi))?"
 _TIME_RES: tuple[re.Pattern[str], ...] = (
@@ -88,14 +110,63 @@ _TIME_RES: tuple[re.Pattern[str], ...] = (
 _NOON_RE = re.compile(r"\b(?:noon|midday)\b")
 _NUMBER_RE = re.compile(r"(?<![a-z0-9.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d])")
 
-_CITY_FORMS: dict[str, str] = {}
-for _city in CITIES:
-    for _form in (_city.en, _city.vi, *_city.aliases):
-        _CITY_FORMS[fold(_form)] = _city.code
-_CITY_FORMS |= {"ho chi minh": "SGN", "sai gon": "SGN", "tphcm": "SGN"}
-_CITY_RE = re.compile(
-    r"\b(" + "|".join(re.escape(f) for f in sorted(_CITY_FORMS, key=len, reverse=True)) + r")\b"
-)
+
+class DomainReading:
+    """What the audit reads for one domain: its enum values' forms and its month names.
+
+    Args:
+        domain: the domain; ``reading_of`` shares one reading per domain object.
+    """
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.forms: dict[str, str] = {}
+        """Folded form (each language's words, each alias) to the enum value it names."""
+        self.slots_of: dict[str, list[str]] = {}
+        """Enum value to the slots that have it, in declaration order."""
+        for slot in domain.slots:
+            for v in slot.values:
+                self.slots_of.setdefault(v.value, []).append(slot.name)
+                for form in (*v.say.values(), *v.aliases):
+                    if fold(form).strip():
+                        self.forms.setdefault(fold(form).strip(), v.value)
+        self.enum_re = (
+            re.compile(
+                r"(?<![a-z0-9])("
+                + "|".join(re.escape(f) for f in sorted(self.forms, key=len, reverse=True))
+                + r")(?![a-z0-9])"
+            )
+            if self.forms
+            else None
+        )
+        self.month_of: dict[str, int] = {m: i + 1 for i, m in enumerate(_EN_MONTHS)}
+        for speech in domain.languages.values():
+            for i, name in enumerate(speech.month_names):
+                self.month_of.setdefault(fold(name).strip(), i + 1)
+        names = sorted(self.month_of, key=len, reverse=True)
+        words = "|".join(re.escape(n) for n in names)
+        self.dates = _date_patterns(f"{words}|{_MONTH_ABBREVIATIONS}")
+
+    def month(self, text: str) -> int:
+        """The month a matched month word names (a full name, or an English abbreviation)."""
+        if text.isdigit():
+            return int(text)
+        found = self.month_of.get(text)
+        if found is not None:
+            return found
+        return next(i + 1 for i, m in enumerate(_EN_MONTHS) if m.startswith(text[:3]))
+
+
+_READINGS: dict[int, DomainReading] = {}
+
+
+def reading_of(domain: Domain) -> DomainReading:
+    """The one reading of ``domain`` in this process (its patterns compiled once)."""
+    reading = _READINGS.get(id(domain))
+    if reading is None or reading.domain is not domain:
+        reading = _READINGS[id(domain)] = DomainReading(domain)
+    return reading
+
 
 # Number words, used only to *accept* a planned count ("two adults"), never to
 # flag a leak or an invention: "ba" or "nam" are also ordinary Vietnamese words.
@@ -120,10 +191,10 @@ Number = int | float
 
 @dataclass(slots=True)
 class Mentions:
-    """The cities, dates, times and numbers one text mentions (folded text kept)."""
+    """The enum values, dates, times and numbers one text mentions (folded text kept)."""
 
     folded: str
-    cities: set[str] = field(default_factory=set)
+    enums: set[str] = field(default_factory=set)
     dates: set[tuple[int, int]] = field(default_factory=set)
     times: set[tuple[int, int]] = field(default_factory=set)
     numbers: set[Number] = field(default_factory=set)
@@ -141,16 +212,23 @@ def _hour(hour: int, ampm: str | None, part: str | None) -> int:
     return hour
 
 
-def read_mentions(text: str) -> Mentions:
-    """Every city, date, time and number ``text`` mentions, in any shipped language."""
+def read_mentions(text: str, reading: DomainReading | None = None) -> Mentions:
+    """Every enum value of the domain, date, time and number ``text`` mentions.
+
+    Args:
+        text: the message.
+        reading: the domain's reading (default: the shipped default domain's).
+    """
+    reading = reading or reading_of(shipped_domain())
     low = fold(text)
     out = Mentions(low)
-    out.cities.update(_CITY_FORMS[m] for m in _CITY_RE.findall(low))
     rest = low
-    for pattern, (d, m, y) in _DATE_RES:
+    if reading.enum_re is not None:  # an enum's words are no date or number ("... de 400")
+        out.enums.update(reading.forms[m] for m in reading.enum_re.findall(low))
+        rest = reading.enum_re.sub(" ", low)
+    for pattern, (d, m, y) in reading.dates:
         for match in pattern.finditer(rest):
-            month_text = match.group(m)
-            month = int(month_text) if month_text.isdigit() else _MONTH_OF[month_text[:3]]
+            month = reading.month(match.group(m))
             day = int(match.group(d))
             if 1 <= day <= 31 and 1 <= month <= 12:
                 out.dates.add((day, month))
@@ -181,14 +259,14 @@ class _Signature:
 
     Attributes:
         kind: which mention set holds it (``text``: literal forms; ``none``: uncheckable).
-        key: the city code, (day, month), (hour, minute) or number.
-        forms: literal forms of a ``text`` value (a booking reference, a fare, a route).
+        key: the enum value, (day, month), (hour, minute) or number.
+        forms: literal forms of a ``text`` value (an identifier: a reference, a card's digits).
         explains: numbers this value accounts for when they appear alone
             (a day, a year, an hour).
     """
 
-    kind: Literal["city", "date", "time", "int", "text", "none"]
-    key: str | int | tuple[int, int] = ""
+    kind: Literal["enum", "date", "time", "int", "text", "none"]
+    key: str | Number | tuple[int, int] = ""
     forms: tuple[re.Pattern[str], ...] = ()
     explains: frozenset[Number] = frozenset()
 
@@ -197,34 +275,47 @@ def _forms(*names: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(r"(?<![a-z0-9])" + re.escape(fold(n)) + r"(?![a-z0-9])") for n in names)
 
 
-def signature(slot: Slot, value: FactValue) -> _Signature:
-    """The signature of one goal value."""
+def _number(value: FactValue) -> Number | None:
+    try:
+        number = float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else number
+
+
+def signature(slot: Slot | DomainSlot | None, value: FactValue) -> _Signature:
+    """The signature of one goal value, by its slot's type in the goal's domain.
+
+    A slot the domain does not declare (a name, or None) is read by its value:
+    a number if it is one, else uncheckable.
+    """
     text = str(value)
-    if slot in ("origin", "destination"):
-        return _Signature("city", text)
-    if slot in ("date", "return_date"):
-        day, month = iso_day_month(text)
-        return _Signature("date", (day, month), explains=frozenset({day, month, int(text[:4])}))
-    if slot == "latest_departure":
+    kind = slot.type if isinstance(slot, DomainSlot) else None
+    if kind == "enum":
+        return _Signature("enum", text)
+    if kind == "date":
+        year, month, day = (int(x) for x in text.split("-"))
+        return _Signature("date", (day, month), explains=frozenset({day, month, year}))
+    if kind == "time":
         hour, minute = (int(x) for x in text.split(":", 1))
         return _Signature(
             "time", (hour, minute), explains=frozenset({hour, hour % 12 or 12, minute})
         )
-    if slot == "booking_ref":
-        return _Signature("text", text, _forms(text))
-    if slot == "fare" and text in FARES:
-        return _Signature("text", text, _forms(*FARES[text].values()))
-    if slot == "route" and text in ROUTES:
-        return _Signature("text", text, _forms(*ROUTES[text].values()))
-    if slot == "reason" or (isinstance(value, str) and not text.isdigit()):
+    if kind == "identifier":  # its digits, read as a number, are no invention
+        found = (_number(raw) for raw in _NUMBER_RE.findall(fold(text)))
+        return _Signature(
+            "text", text, _forms(text), explains=frozenset(n for n in found if n is not None)
+        )
+    number = _number(value) if kind in (None, "integer", "number", "money") else None
+    if number is None or (kind is None and not text.isdigit()):
         return _Signature("none")
-    return _Signature("int", int(value), explains=frozenset({int(value)}))
+    return _Signature("int", number, explains=frozenset({number}))
 
 
 def _strictly_in(sig: _Signature, m: Mentions) -> bool:
     """The value is unmistakably in the text (used for leaks)."""
-    if sig.kind == "city":
-        return sig.key in m.cities
+    if sig.kind == "enum":
+        return sig.key in m.enums
     if sig.kind == "date":
         return sig.key in m.dates
     if sig.kind == "time":
@@ -255,7 +346,7 @@ def _loosely_in(sig: _Signature, m: Mentions) -> bool:
 _VI_LETTERS = re.compile("[ăâêôđơưĂÂÊÔĐƠƯ\u1ea0-\u1ef9]")
 _VI_WORD = re.compile(r"\w*[ăâêôđơưĂÂÊÔĐƠƯ\u1ea0-\u1ef9]\w*")
 _EN_WORD_LIST = (
-    "the i i'm i'd want to please my and is for we it of flight need would like book "
+    "the i i'm i'd want to please my and is for we it of need would like have help "
     "with at on from can you this that"
 )
 _VI_WORD_LIST = (
@@ -266,8 +357,8 @@ _EN_WORDS = frozenset(_EN_WORD_LIST.split())
 _VI_WORDS = frozenset(_VI_WORD_LIST.split())
 _ASSISTANT_RE = re.compile(
     r"how (?:can|may) i (?:help|assist)|what can i do for you|i can help you with"
-    r"|is there anything else i can|i(?: have|'ve) (?:booked|reserved|found)"
-    r"|your booking (?:is|has been) confirmed|let me (?:check|search|look)"
+    r"|is there anything else i can|i(?: have|'ve) (?:booked|reserved|found|done that)"
+    r"|(?:it|that|everything) (?:is|has been) confirmed|let me (?:check|search|look)"
     r"|toi co the giup gi|co the giup gi cho|quy khach|toi da dat (?:ve|cho) cho"
 )
 _GOODBYE_RE = re.compile(
@@ -306,19 +397,31 @@ class FidelityAudit:
     Args:
         goal: the session's goal; every fact value and mind-change value is known.
         persona: who speaks (the language the text must be in).
+        domain: the goal's domain: its slots' types say how each value shows
+            (default: the shipped default domain).
     """
 
-    def __init__(self, goal: Goal, persona: Persona) -> None:
+    def __init__(self, goal: Goal, persona: Persona, domain: Domain | None = None) -> None:
         self.persona = persona
+        domain = domain or shipped_domain()
+        self._reading = reading_of(domain)
         self._slot = {f.id: f.slot for f in goal.facts}
         self._sigs: dict[tuple[str, FactValue], _Signature] = {}
         for f in goal.facts:
-            self._sigs[f.id, f.value] = signature(f.slot, f.value)
+            self._sigs[f.id, f.value] = signature(domain.slot(f.slot) or f.slot, f.value)
         for c in goal.mind_changes:
-            self._sigs[c.fact, c.value] = signature(self._slot[c.fact], c.value)
+            slot = self._slot[c.fact]
+            self._sigs[c.fact, c.value] = signature(domain.slot(slot) or slot, c.value)
         sigs = self._sigs.values()
         self._keys = {(s.kind, s.key) for s in sigs}
         self._numbers: set[Number] = {n for s in sigs for n in s.explains}
+        # the enum values a user might confuse with the goal's: those of its enum slots
+        goal_slots = set(self._slot.values())
+        self._rivals = {
+            code
+            for code, slots in self._reading.slots_of.items()
+            if any(s in goal_slots for s in slots)
+        }
 
     def check(
         self,
@@ -343,9 +446,9 @@ class FidelityAudit:
         """
         if not text.strip():
             return [finding(turn, "empty_reply", "the message is empty")]
-        m = read_mentions(text)
+        m = read_mentions(text, self._reading)
         joined = "\n".join(context)
-        ctx = read_mentions(joined)
+        ctx = read_mentions(joined, self._reading)
         out: list[Finding] = []
         allowed = {(fid, v) for fid, vs in stated.items() for v in vs} | set(planned.items())
         for fid, value in planned.items():
@@ -382,9 +485,14 @@ class FidelityAudit:
         return out
 
     def _inventions(self, turn: int, m: Mentions, ctx: Mentions) -> list[Finding]:
-        """Cities, dates, times and numbers that are no goal value and not echoed."""
+        """Values of the goal's enum slots, dates, times and numbers that are no goal
+        value and not echoed."""
         keys = self._keys
-        found = [f"city {c}" for c in sorted(m.cities - ctx.cities) if ("city", c) not in keys]
+        found = [
+            f"{'/'.join(self._reading.slots_of[c])} {c}"
+            for c in sorted(m.enums - ctx.enums)
+            if ("enum", c) not in keys and c in self._rivals
+        ]
         found += [
             f"date {d}/{mo}"
             for d, mo in sorted(m.dates - ctx.dates)

@@ -156,10 +156,10 @@ class LLMSimulator:
             persona, goal, mode, seed, perturbations, decorate=False, domain=domain
         )
         self.plan = self._script.plan
-        self._audit = FidelityAudit(goal, persona)
+        self._audit = FidelityAudit(goal, persona, self._script.domain)
         self._audited_goal = goal
         self._prompts: UserPrompts = load_prompts(prompt_path)
-        self._system = self._prompts.system_prompt(persona)
+        self._system = self._prompts.system_prompt(persona, self._script.domain)
         self._llm = llm
         self._meter = meter
         self._seed = seed
@@ -217,7 +217,7 @@ class LLMSimulator:
         if new:
             changes = [*self._audited_goal.mind_changes, *new]
             self._audited_goal = self._audited_goal.model_copy(update={"mind_changes": changes})
-            self._audit = FidelityAudit(self._audited_goal, self.persona)
+            self._audit = FidelityAudit(self._audited_goal, self.persona, self._script.domain)
 
     async def _verbalize(
         self, turn: int, prompt: str, planned: UserTurn, context: list[str]

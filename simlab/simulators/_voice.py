@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from simlab.domain.travel import strip_diacritics
+from simlab.core import strip_diacritics
 from simlab.spec import Domain, DomainSlot, FactValue, Language
 
 _FALLBACK_STYLE = "neutral"
@@ -174,7 +174,7 @@ def voice_of(domain: Domain) -> DomainVoice:
 
 @cache
 def _strip_table() -> dict[int, str | None]:
-    # str.translate over a table derived from travel.strip_diacritics is ~10x
+    # str.translate over a table derived from core.strip_diacritics is ~10x
     # faster than NFD per message and equal on NFC text; combining marks (from
     # NFD input) are dropped as strip_diacritics drops them.
     table: dict[int, str | None] = {}

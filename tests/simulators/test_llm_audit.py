@@ -104,8 +104,8 @@ def test_values_of_no_goal_fact_are_invented_unless_the_agent_said_them() -> Non
         EN, "From Hanoi, and my budget is 999 USD. Or Bangkok.", planned={"origin": "HAN"}
     )
     assert sorted(f["detail"] for f in found) == [
-        "city BKK is no goal value",
         "number 999 is no goal value",
+        "origin/destination BKK is no goal value",
     ]
     echoed = check(
         EN,

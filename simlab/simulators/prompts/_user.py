@@ -19,7 +19,7 @@ import yaml
 
 from simlab.core import AgentReply
 from simlab.simulators._voice import voice_of
-from simlab.spec import Domain, FactValue, Persona, Slot, shipped_domain
+from simlab.spec import Domain, DomainSlot, FactValue, Persona, Slot, shipped_domain
 
 PROMPT_DIR = Path(__file__).parent
 SYSTEM_FILE = "user_system.md"
@@ -28,7 +28,7 @@ RETRY_FILE = "user_retry.md"
 PHRASES_FILE = "user_facts.yaml"
 
 PLACEHOLDERS: dict[str, frozenset[str]] = {
-    SYSTEM_FILE: frozenset({"name", "description", "language", "voice", "notes"}),
+    SYSTEM_FILE: frozenset({"name", "description", "language", "voice", "notes", "domain"}),
     TURN_FILE: frozenset({"turn", "agent_message", "agent_actions", "facts", "draft", "language"}),
     RETRY_FILE: frozenset({"problems", "language"}),
 }
@@ -45,13 +45,10 @@ _PHRASE_KEYS = (
     "contradiction",
     "restated",
     "action",
+    "fact",
     "slots",
 )
 _ACTION_CHARS = 200  # a tool result is context, not content: keep the prompt short
-
-
-_VALUE_ALIASES = ("city", "n", "ref", "fare", "route", "time")
-"""Placeholders of the shipped prompt's slot lines that stand for the value as said."""
 
 
 class _Blank(dict[str, str]):
@@ -75,6 +72,21 @@ def _render(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER_RE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
+def _about(slot: DomainSlot) -> str:
+    """What a slot is, for a fact line: its description without the closing period
+    (lower-cased first letter unless it opens a name), else its name in words."""
+    text = slot.description.strip().rstrip(".")
+    if not text:
+        return slot.name.replace("_", " ")
+    return text[0].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _domain_line(domain: Domain) -> str:
+    """What the assistant serves: the domain's title and description, or its id."""
+    parts = [domain.title.strip() or domain.id, " ".join(domain.description.split())]
+    return ". ".join(p.rstrip(".") for p in parts if p) + "."
+
+
 @dataclass(frozen=True, slots=True)
 class UserPrompts:
     """The four prompt files of the LLM user simulator, loaded and checked.
@@ -94,8 +106,9 @@ class UserPrompts:
     def _language(self, persona: Persona) -> str:
         return str(self.phrases["languages"].get(persona.language, persona.language))
 
-    def system_prompt(self, persona: Persona) -> str:
-        """The system prompt for ``persona``."""
+    def system_prompt(self, persona: Persona, domain: Domain | None = None) -> str:
+        """The system prompt for ``persona``, a customer of ``domain`` (default: the
+        shipped default domain): its title and description say what the assistant serves."""
         traits = persona.traits
         voices = self.phrases["voices"]
         notes = self.phrases["notes"]
@@ -112,6 +125,7 @@ class UserPrompts:
                 "language": self._language(persona),
                 "voice": str(voices.get(traits.style) or voices.get("neutral", "")),
                 "notes": "\n".join(lines),
+                "domain": _domain_line(domain or shipped_domain()),
             },
         )
 
@@ -147,17 +161,47 @@ class UserPrompts:
     def describe(
         self, persona: Persona, slot: Slot, value: FactValue, domain: Domain | None = None
     ) -> str:
-        """What a fact says, in the prompt's words, with the value as the persona writes it
-        (as ``domain`` says it; default the shipped default domain)."""
-        entry = self.phrases["slots"].get(slot, "{value}")
+        """What a fact says, in the prompt's words, with the value as the persona writes it.
+
+        The line is ``user_facts.yaml``'s ``fact`` (``{about}: {said}``): what the
+        slot is (its description in ``domain``, default the shipped default
+        domain) and the value as said (``said``). A prompt folder's ``slots``
+        entry for the slot (one string, or one per language) replaces it.
+        """
+        domain = domain or shipped_domain()
+        entry = self.phrases["slots"].get(slot) or self.phrases["fact"]
         if isinstance(entry, Mapping):
             entry = entry.get(persona.language) or next(iter(entry.values()))
-        rendered = voice_of(domain or shipped_domain()).values(slot, value, persona.language)
-        table = _Blank(rendered)
-        for alias in _VALUE_ALIASES:  # the prompt file's names for the value as said
-            table.setdefault(alias, rendered["value"])
+        table = _Blank(voice_of(domain).values(slot, value, persona.language))
+        spec = domain.slot(slot)
+        table["said"] = self.said(persona, slot, value, domain)
+        table["about"] = _about(spec) if spec is not None else slot.replace("_", " ")
         table["value"] = str(value)
         return str(entry).format_map(table)
+
+    def said(
+        self, persona: Persona, slot: Slot, value: FactValue, domain: Domain | None = None
+    ) -> str:
+        """A value as the persona writes it, by its slot's type in ``domain``: an enum's
+        words in the persona's language, a date's day and month name (day/month when the
+        language names no months), a time's HH:MM, an amount with its currency."""
+        domain = domain or shipped_domain()
+        rendered = voice_of(domain).values(slot, value, persona.language)
+        spec = domain.slot(slot)
+        kind = spec.type if spec is not None else "text"
+        if kind == "date":
+            speech = domain.languages.get(persona.language)
+            named = speech is not None and bool(speech.month_names)
+            return (
+                f"{rendered['day']} {rendered['month_name']}"
+                if named
+                else f"{rendered['day']}/{rendered['month']}"
+            )
+        if kind == "time":
+            return f"{rendered['hour24']}:{rendered['minute']}"
+        if kind == "money":
+            return f"{rendered['amount']} {rendered['currency']}".strip()
+        return rendered["value"]
 
     def fact_line(
         self,
@@ -182,7 +226,7 @@ class UserPrompts:
             return f"{line} {self.phrases['restated']}"
         if contradicted:
             return f"{line} {self.phrases['contradiction']}"
-        old = self.describe(persona, slot, before, domain)
+        old = self.said(persona, slot, before, domain)
         return f"{line} ({str(self.phrases['mind_change']).format_map(_Blank(old=old))})"
 
     def actions(self, reply: AgentReply | None) -> str:
