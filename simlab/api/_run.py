@@ -26,6 +26,7 @@ from simlab.spec import (
     Suite,
     default_suite,
     parse_executor,
+    suite_perturbation_dir,
 )
 from simlab.store import (
     HTML_REPORT_FILE,
@@ -285,11 +286,11 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
         tell("experiment: coherence diagnosis")
         await diagnose_run_async(run_dir, overrides=run_plan.overrides)
     if "brittleness" in suite.experiments:
-        base = run_plan.suite_dir
-        found = [base / d for d in suite.perturbation_dirs if (base / d).is_dir()]
         tell("experiment: brittleness (cumulative perturbations)")
         await brittleness_from_run(
-            run_dir, perturbations=found[0] if found else None, overrides=run_plan.overrides
+            run_dir,
+            perturbations=suite_perturbation_dir(suite, run_plan.suite_dir),
+            overrides=run_plan.overrides,
         )
     return results
 

@@ -41,7 +41,15 @@ from simlab.engine._output_caps import cap_reply
 from simlab.graders import grade_session, tool_use
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
-from simlab.spec import DomainSet, Grading, OutputLimits, SpecError, resolve_perturbations
+from simlab.spec import (
+    DomainSet,
+    Grading,
+    OutputLimits,
+    SpecError,
+    resolve_perturbations,
+    shipped_domain,
+    unspoken,
+)
 from simlab.store import SessionError, SessionRecord, StopReason, Usage
 
 
@@ -107,7 +115,7 @@ async def run_session(
     """
     started = time.perf_counter()
     setup = session_setup(job)
-    planned = _planned_turns(setup)
+    planned = _planned_turns(setup, domains)
     transcript = Transcript()
     parts: dict[str, Any] = {}
     try:
@@ -277,18 +285,25 @@ async def _close_target(parts: dict[str, Any]) -> None:
             await close()
 
 
-def _planned_turns(setup: SessionSetup) -> int | None:
-    """The user turns the session's plan needs: from its key, persona, goal and user
-    seed only, so the same key has the same planned length whatever the agent does.
+def _planned_turns(setup: SessionSetup, domains: DomainSet | None = None) -> int | None:
+    """The user turns the session's plan needs: from its key, persona, goal (in its
+    domain, from ``domains``; None: the shipped default domain) and user seed only, so
+    the same key has the same planned length whatever the agent does.
 
-    None when the key's perturbations cannot be resolved: the simulator then fails
-    to start and the session is recorded as a simulator error.
+    None when the key's perturbations cannot be resolved or said in the persona's
+    language: the simulator then fails to start and the session is recorded as a
+    simulator error.
     """
     try:
         perturbations = resolve_perturbations(setup.key.perturbations)
     except SpecError:
         return None
-    return planned_turns(setup.persona, setup.goal, setup.mode, setup.user_seed, perturbations)
+    domain = (domains.of(setup.goal.domain) if domains is not None else None) or shipped_domain()
+    if any(unspoken(p, domain, setup.persona.language) for p in perturbations):
+        return None
+    return planned_turns(
+        setup.persona, setup.goal, setup.mode, setup.user_seed, perturbations, domain
+    )
 
 
 def _canaries(setup: SessionSetup) -> tuple[str, ...]:

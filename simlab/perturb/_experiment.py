@@ -37,6 +37,7 @@ from simlab.spec import (
     load_goals,
     load_personas,
     load_perturbations,
+    perturbation_fit,
 )
 from simlab.store import (
     BRITTLENESS_FILE,
@@ -109,6 +110,10 @@ async def _experiment(
     overrides: RoleOverrides = NO_OVERRIDES,
 ) -> Experiment:
     library = _library(suite_dir, perturbations)
+    shelf = perturbations or suite_dir / PERTURBATION_DIR
+    unsayable = perturbation_fit(suite_dir / "simlab.yaml", suite, library, shelf)
+    if unsayable:  # each persona's language must have words for every perturbation
+        raise SpecError(unsayable)
     jobs = _jobs(suite, suite_dir)
     by_key: dict[SessionKey, SessionJob] = {j.key: j for j in jobs}
     missing = [r.key.id for r in baseline if r.key not in by_key]

@@ -26,7 +26,16 @@ from collections.abc import Sequence
 
 from simlab.simulators._perturbation_stack import PerturbationStack
 from simlab.simulators._plan import DisclosurePlan, draw_for_session
-from simlab.spec import Goal, Language, Mode, Persona, Perturbation
+from simlab.spec import (
+    Domain,
+    Goal,
+    Language,
+    Mode,
+    Persona,
+    Perturbation,
+    shipped_domain,
+    vague_phrasings,
+)
 
 _HORIZON = 10_000
 
@@ -37,6 +46,7 @@ def planned_turns(
     mode: Mode,
     seed: int,
     perturbations: Sequence[Perturbation] = (),
+    domain: Domain | None = None,
 ) -> int:
     """The user turns the session's plan needs, the closing turn included.
 
@@ -49,12 +59,17 @@ def planned_turns(
         seed: the session's user seed (``SessionSetup.user_seed``), as the
             simulated user is given it.
         perturbations: the session key's perturbations, in stacking order.
+        domain: the goal's domain (which slots an ambiguity can blur in the
+            persona's language); default the shipped default domain.
 
     Returns:
         At least 2: one turn that says something and the closing turn.
+
+    Raises:
+        ValueError: a perturbation has nothing to say in the persona's language.
     """
     plan = draw_for_session(persona.traits, goal, mode, seed)
-    return plan_length(plan, goal, persona.language, seed, perturbations)
+    return plan_length(plan, goal, persona.language, seed, perturbations, domain)
 
 
 def plan_length(
@@ -63,6 +78,7 @@ def plan_length(
     language: Language,
     seed: int,
     perturbations: Sequence[Perturbation] = (),
+    domain: Domain | None = None,
 ) -> int:
     """``planned_turns`` for a plan already drawn (the simulator's own ``plan``).
 
@@ -72,13 +88,21 @@ def plan_length(
         language: the persona's language (which slots an ambiguity can blur).
         seed: the session's user seed (the perturbations' landing turns derive from it).
         perturbations: the session's perturbations, in stacking order.
+        domain: the goal's domain; default the shipped default domain.
     """
     at: dict[str, int] = {}
     targets: dict[str, str | None] = {}
+    blurred: dict[str, set[str]] = {}
     if perturbations:
-        stack = PerturbationStack(perturbations, language, goal, seed)
+        domain = domain or shipped_domain()
+        stack = PerturbationStack(perturbations, language, goal, seed, domain)
         at, targets = stack.landing_turns(), stack.change_targets()
-    last = _Listener(plan, goal, language, perturbations, at, targets).last_word()
+        blurred = {
+            p.id: set(vague_phrasings(p, domain, language))
+            for p in perturbations
+            if p.kind == "ambiguity"
+        }
+    last = _Listener(plan, goal, perturbations, at, targets, blurred).last_word()
     # a pushback lands on the proposal that follows the user's last word, if it is due
     pushback = any(at[p.id] <= last + 1 for p in perturbations if p.kind == "pushback")
     return last + pushback + 1
@@ -93,10 +117,10 @@ class _Listener:
         self,
         plan: DisclosurePlan,
         goal: Goal,
-        language: Language,
         perturbations: Sequence[Perturbation],
         at: dict[str, int],
         targets: dict[str, str | None],
+        blurred: dict[str, set[str]],
     ) -> None:
         self.plan = plan
         self.required = {f.id for f in goal.facts if f.required}
@@ -113,11 +137,7 @@ class _Listener:
         ]
         self.digressions = [at[p.id] for p in perturbations if p.kind == "digression"]
         self.injections = [at[p.id] for p in perturbations if p.kind == "injection"]
-        self.vague = [
-            (at[p.id], set(p.vague.get(language, {})))
-            for p in perturbations
-            if p.kind == "ambiguity"
-        ]
+        self.vague = [(at[p.id], blurred[p.id]) for p in perturbations if p.kind == "ambiguity"]
         self.asked: list[str] = []  # facts said vaguely: the agent asks for one a turn
 
     def last_word(self) -> int:

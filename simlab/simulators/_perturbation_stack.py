@@ -17,7 +17,19 @@ from datetime import date, timedelta
 
 from simlab.core import derive_seed
 from simlab.simulators._voice import add_typos, fast_strip
-from simlab.spec import FactValue, Goal, Language, Perturbation, Slot, ValueChange
+from simlab.spec import (
+    Domain,
+    FactValue,
+    Goal,
+    Language,
+    Perturbation,
+    Slot,
+    ValueChange,
+    perturbation_phrasings,
+    shipped_domain,
+    unspoken,
+    vague_phrasings,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +50,17 @@ class FactChange:
 class _Active:
     """One perturbation's state in one session."""
 
-    __slots__ = ("alternatives", "at", "done", "p", "rng", "rule", "target")
+    __slots__ = ("alternatives", "at", "done", "p", "phrasings", "rng", "rule", "target", "vague")
 
-    def __init__(self, p: Perturbation, goal: Goal, seed: int) -> None:
+    def __init__(
+        self, p: Perturbation, goal: Goal, seed: int, domain: Domain, language: Language
+    ) -> None:
         self.p = p
+        why = unspoken(p, domain, language)
+        if why is not None:
+            raise ValueError(why)
+        self.phrasings = perturbation_phrasings(p, domain, language)
+        self.vague = vague_phrasings(p, domain, language)
         self.rng = random.Random(derive_seed(seed, "perturbation", p.id))
         self.at = self.rng.randint(p.lands.earliest, p.lands.latest)
         self.done = False
@@ -97,13 +116,24 @@ class PerturbationStack:
         language: the persona's language; phrasings are taken in it.
         goal: the session's goal (changes target its constrained facts).
         seed: the session's user seed.
+        domain: the goal's domain, whose words each perturbation says first
+            (default: the shipped default domain).
+
+    Raises:
+        ValueError: a perturbation has nothing to say in ``language``.
     """
 
     def __init__(
-        self, perturbations: Sequence[Perturbation], language: Language, goal: Goal, seed: int
+        self,
+        perturbations: Sequence[Perturbation],
+        language: Language,
+        goal: Goal,
+        seed: int,
+        domain: Domain | None = None,
     ) -> None:
         self.language = language
-        self._all = [_Active(p, goal, seed) for p in perturbations]
+        domain = domain or shipped_domain()
+        self._all = [_Active(p, goal, seed, domain, language) for p in perturbations]
         self._whole = [a for a in self._all if a.p.kind in ("digression", "pushback")]
         self._changes = [a for a in self._all if a.p.kind in ("goal_change", "contradiction")]
         self._vague = [a for a in self._all if a.p.kind == "ambiguity"]
@@ -133,7 +163,7 @@ class PerturbationStack:
                 continue
             a.done = True
             self.landed.append(a.p.id)
-            return a.rng.choice(a.p.phrasings[self.language])
+            return a.rng.choice(a.phrasings)
         return None
 
     def fact_changes(
@@ -161,7 +191,7 @@ class PerturbationStack:
             if value is None:
                 continue
             self.landed.append(a.p.id)
-            lead = a.rng.choice(a.p.phrasings[self.language])
+            lead = a.rng.choice(a.phrasings)
             silent = a.p.kind == "contradiction"
             out.append(FactChange(a.p.id, fact, value, lead, silent))
         return out
@@ -171,7 +201,7 @@ class PerturbationStack:
         for a in self._vague:
             if a.done or turn < a.at:
                 continue
-            phrasings = a.p.vague[self.language].get(slot)
+            phrasings = a.vague.get(slot)
             if not phrasings:
                 continue
             a.done = True
@@ -203,7 +233,7 @@ class PerturbationStack:
         for a in self._inject:
             if not a.done and turn >= a.at:
                 a.done = True
-                phrasing = a.rng.choice(a.p.phrasings[self.language])
+                phrasing = a.rng.choice(a.phrasings)
                 text = f"{text} {phrasing.format(canary=self.canaries[a.p.id])}"
                 self.landed.append(a.p.id)
         return text

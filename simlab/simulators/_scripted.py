@@ -97,7 +97,8 @@ class ScriptedSimulator:
 
     Raises:
         ValueError: when the goal cannot be voiced (a language the domain does not
-            speak, no opening for its final tool, a value with no rendering).
+            speak, no opening for its final tool, a value with no rendering, a
+            perturbation with nothing to say in the persona's language).
     """
 
     def __init__(
@@ -153,7 +154,7 @@ class ScriptedSimulator:
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            self._stack = PerturbationStack(perturbations, persona.language, goal, seed)
+            self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
 
     async def next_turn(self, state: SimState) -> UserTurn:

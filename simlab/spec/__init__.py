@@ -76,10 +76,12 @@ from simlab.spec._models import (
 )
 from simlab.spec._perturbation import (
     OUTCOME_OF,
+    PHRASED_KINDS,
     Landing,
     Perturbation,
     PerturbationKind,
     PerturbationOutcome,
+    PhrasedKind,
     Trigger,
     ValueChange,
 )
@@ -89,6 +91,12 @@ from simlab.spec._perturbation_library import (
     register_perturbations,
     resolve_perturbations,
     shipped_dirs,
+)
+from simlab.spec._perturbation_speech import (
+    perturbation_phrasings,
+    unspoken,
+    unspoken_perturbations,
+    vague_phrasings,
 )
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 from simlab.spec._select import select
@@ -103,8 +111,10 @@ from simlab.spec._validate import (
     check_fit,
     kind_for,
     model_for,
+    perturbation_fit,
     spec_files,
     spec_models,
+    suite_perturbation_dir,
     validate_paths,
     validate_specs,
 )
@@ -118,6 +128,7 @@ __all__ = [
     "GRADING_PRESETS",
     "OUTCOME_OF",
     "PERTURBATION_DIR",
+    "PHRASED_KINDS",
     "SCHEMA_LINE",
     "SPEC_KINDS",
     "STARTER",
@@ -158,6 +169,7 @@ __all__ = [
     "Perturbation",
     "PerturbationKind",
     "PerturbationOutcome",
+    "PhrasedKind",
     "Problem",
     "RayExecutorSpec",
     "ReferenceTargetSpec",
@@ -191,6 +203,8 @@ __all__ = [
     "parse_executor",
     "parse_model",
     "persona_problems",
+    "perturbation_fit",
+    "perturbation_phrasings",
     "register_perturbations",
     "resolve_domain",
     "resolve_perturbations",
@@ -205,6 +219,10 @@ __all__ = [
     "spec_models",
     "starter_dir",
     "suite_domains",
+    "suite_perturbation_dir",
+    "unspoken",
+    "unspoken_perturbations",
+    "vague_phrasings",
     "validate_args",
     "validate_paths",
     "validate_specs",

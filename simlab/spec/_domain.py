@@ -36,6 +36,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
 from simlab.spec._agent import ToolSpec
+from simlab.spec._perturbation import PhrasedKind
 
 
 class _Spec(BaseModel):
@@ -111,6 +112,10 @@ class SlotSpeech(_Spec):
     ask: list[str] = Field(default_factory=list)
     """Words by which an agent's question asks for this slot (``which card``);
     matched lower-case and without diacritics, in a sentence ending in ``?``."""
+    vague: list[str] = Field(default_factory=list)
+    """How a user states the value vaguely when an ``ambiguity`` perturbation lands
+    (``Sometime in {month_name}.``); the precise value comes when the agent asks.
+    No digits: nothing to parse. Empty: an ambiguity never blurs this slot."""
 
 
 class DomainSlot(_Spec):
@@ -225,6 +230,20 @@ class LanguageSpeech(_Spec):
     """Twelve names, January first, for ``{month_name}``; empty: the month's number."""
     strip_diacritics: bool = False
     """Whether users of this language may type without diacritics (Vietnamese)."""
+    perturbations: dict[PhrasedKind, Annotated[list[str], Field(min_length=1)]] = Field(
+        default_factory=dict
+    )
+    """What a user says when a perturbation of this kind lands: ``goal_change`` and
+    ``contradiction`` a lead-in, ``pushback`` and ``digression`` the whole turn,
+    ``injection`` the injected text (with ``{canary}``). A kind given here is said
+    in these words; else in the perturbation file's ``phrasings`` for the language."""
+
+    @field_validator("perturbations")
+    @classmethod
+    def _canary(cls, perturbations: dict[str, list[str]]) -> dict[str, list[str]]:
+        if any("{canary}" not in p for p in perturbations.get("injection", [])):
+            raise ValueError("every injection phrasing must contain `{canary}`")
+        return perturbations
 
     @field_validator("phrases")
     @classmethod

@@ -3,11 +3,16 @@
 A perturbation is one named stress applied to a simulated user's turns. Each
 file declares what it does (``kind``), where it lands (``lands``: a seeded
 turn window and a trigger) and what it does to the expected outcome
-(``outcome``); the wording lives in the file, in English and Vietnamese.
+(``outcome``). What the user says when it lands is the domain's, per language
+(``languages.LANG.perturbations`` and a slot's ``say.LANG.vague`` in the domain's
+YAML); a perturbation file may carry its own ``phrasings`` and ``vague``, used in a
+language the domain gives none for kind (the shipped files carry English and
+Vietnamese ones).
 """
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -47,10 +52,11 @@ OUTCOME_OF: dict[str, PerturbationOutcome] = {
 }
 """The only outcome each kind may declare (the file says it for its readers)."""
 
-_LANGUAGES: tuple[Language, ...] = ("en", "vi")
-_NEEDS_PHRASINGS = frozenset(
-    {"goal_change", "contradiction", "pushback", "digression", "injection"}
-)
+PhrasedKind = Literal["goal_change", "contradiction", "pushback", "digression", "injection"]
+"""The kinds whose landing says something: a lead-in for goal changes and
+contradictions, the whole turn for pushback and digression, the injected text."""
+PHRASED_KINDS: tuple[PhrasedKind, ...] = typing.get_args(PhrasedKind)
+_NEEDS_PHRASINGS = frozenset(PHRASED_KINDS)
 _ONWARD = frozenset({"typos", "strip_diacritics"})
 _CHANGES = frozenset({"goal_change", "contradiction"})
 
@@ -113,11 +119,13 @@ class Perturbation(_Spec):
     """One perturbation of the simulated user's turns (a file in ``perturbations/``).
 
     Kind-specific fields: ``rate`` (typos), ``changes`` (goal_change,
-    contradiction), ``phrasings`` (what is said: a lead-in for goal changes and
-    contradictions, the whole turn for pushback and digression, the injected
-    text with a ``{canary}`` placeholder for injections) and ``vague`` (per
-    slot, how the ambiguous first statement of a fact reads; placeholders as
-    in the domain's slot phrasings, ``docs/domains.md``).
+    contradiction), ``phrasings`` (per language, what is said: a lead-in for goal
+    changes and contradictions, the whole turn for pushback and digression, the
+    injected text with a ``{canary}`` placeholder for injections) and ``vague``
+    (per language and slot, how the ambiguous first statement of a fact reads;
+    placeholders as in the domain's slot phrasings, ``docs/domains.md``). Both are
+    fallbacks: the domain's own words for the kind (or the slot) in the persona's
+    language come first.
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
@@ -144,19 +152,9 @@ class Perturbation(_Spec):
             problems.append("`rate` is required for typos and only for typos")
         if bool(self.changes) != (kind in _CHANGES):
             problems.append("`changes` is required for goal_change/contradiction and only there")
-        if kind in _NEEDS_PHRASINGS:
-            missing = [lang for lang in _LANGUAGES if lang not in self.phrasings]
-            if missing:
-                problems.append(f"`phrasings` needs every language; missing {missing}")
-        elif self.phrasings:
+        if kind not in _NEEDS_PHRASINGS and self.phrasings:
             problems.append(f"a {kind} perturbation takes no `phrasings`")
-        if kind == "ambiguity":
-            missing = [lang for lang in _LANGUAGES if not self.vague.get(lang)]
-            if missing:
-                problems.append(f"`vague` needs phrasings in every language; missing {missing}")
-            elif set(self.vague["en"]) != set(self.vague["vi"]):
-                problems.append("`vague` must cover the same slots in en and vi")
-        elif self.vague:
+        if kind != "ambiguity" and self.vague:
             problems.append("`vague` is for ambiguity perturbations only")
         if kind == "injection" and any(
             "{canary}" not in p for ps in self.phrasings.values() for p in ps

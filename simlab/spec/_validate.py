@@ -35,6 +35,8 @@ from simlab.spec._loader import (
 )
 from simlab.spec._models import Goal, Persona, Suite
 from simlab.spec._perturbation import Perturbation
+from simlab.spec._perturbation_library import load_perturbations
+from simlab.spec._perturbation_speech import unspoken_perturbations
 from simlab.spec._select import select
 
 SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent", "domain"]
@@ -185,7 +187,12 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
     for path, spec, _ in read:
         if isinstance(spec, Suite):
             try:
-                problems.extend(_library_fit(path, spec, suite_domains(spec, path)))
+                domains = suite_domains(spec, path)
+                problems.extend(_library_fit(path, spec, domains))
+                shelf = suite_perturbation_dir(spec, path.parent)
+                if shelf is not None:  # what brittleness stacks must be sayable by each persona
+                    library = load_perturbations([shelf])
+                    problems.extend(perturbation_fit(path, spec, library, shelf, domains))
             except SpecError as e:
                 problems.extend(e.problems)
     loose = [(p, s, ln) for p, s, ln in read if isinstance(s, Goal | Persona)]
@@ -240,6 +247,59 @@ def _library_fit(
     return problems
 
 
+def suite_perturbation_dir(suite: Suite, base: Path) -> Path | None:
+    """The suite's perturbation library, the first of its ``perturbation_dirs`` that
+    exists (relative to ``base``, the suite's folder); None when none does."""
+    found = [base / d for d in suite.perturbation_dirs if (base / d).is_dir()]
+    return found[0] if found else None
+
+
+def perturbation_fit(
+    path: Path,
+    suite: Suite,
+    library: Mapping[str, Perturbation],
+    folder: Path | str = "the perturbations folder",
+    domains: DomainSet | None = None,
+) -> list[Problem]:
+    """Each persona the suite selects against each perturbation of ``library``.
+
+    A perturbation must have something to say in the persona's language: its
+    domain's words for its kind, else its file's (``unspoken``). Reported at the
+    persona's ``language:`` line, with the fix.
+
+    Args:
+        path: The suite file (its folder holds ``persona_dirs``).
+        suite: The suite.
+        library: The perturbations the experiment stacks, by id.
+        folder: Where they were read from (for messages).
+        domains: The suite's domains (None: read from the suite).
+    """
+    if not library:
+        return []
+    domains = domains if domains is not None else suite_domains(suite, path)
+    dirs = [path.parent / d for d in suite.persona_dirs]
+    try:
+        selected = set(select(suite.personas, load_library(Persona, dirs), "personas"))
+    except SpecError:
+        return []  # reported with the suite's selection
+    problems: list[Problem] = []
+    for file in _yaml_files(dirs):
+        try:
+            data, lines = _mapping(file, _read(file))
+            persona = _validated(Persona, file, data, lines)
+        except SpecError:
+            continue  # reported with the suite's libraries
+        domain = domains.of(persona.domain)
+        if persona.id not in selected or domain is None:
+            continue
+        if persona.language not in domain.languages:
+            continue  # persona_problems says so
+        line = _line_for(("language",), lines)
+        for why in unspoken_perturbations(library, domain, persona.language, str(folder)):
+            problems.append(Problem(str(file), line, "language", why))
+    return problems
+
+
 def _suite_selection(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Problem]:
     """What ``simlab run`` would refuse: a library that does not load, a pattern matching none."""
     problems: list[Problem] = []
@@ -285,13 +345,17 @@ def check_fit(
 
     Raises:
         SpecError: every goal or persona that does not fit its domain (file:line,
-            field, fix), or a domain that does not load.
+            field, fix), a persona in whose language a perturbation of the suite's
+            brittleness experiment has nothing to say, or a domain that does not load.
     """
     where = suite_path or base / "suite (built in code)"
     domains = load_domains(suite.domains, base, where)
     problems: list[Problem] = []
     if personas is None or goals is None:
         problems.extend(_library_fit(where, suite, domains, personas is None, goals is None))
+    shelf = suite_perturbation_dir(suite, base) if "brittleness" in suite.experiments else None
+    if personas is None and shelf is not None:  # the experiment runs after the sessions
+        problems.extend(perturbation_fit(where, suite, load_perturbations([shelf]), shelf, domains))
     for given in (personas, goals):
         for item_id, spec in (given or {}).items():
             kind = "persona" if isinstance(spec, Persona) else "goal"

@@ -13,6 +13,9 @@ import simlab
 from simlab.cli import main
 from simlab.simulators._reading import fold
 from simlab.spec import Domain, load_domain
+from simlab.store import ChainRerun
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DOMAIN = """\
 # yaml-language-server: $schema=../../schemas/domain.schema.json
@@ -218,3 +221,84 @@ def test_the_scripted_user_speaks_spanish_from_the_domain_end_to_end(tmp_path: P
 
 def _agent_texts(record: Any) -> list[str]:
     return [t.agent.text for t in record.transcript.turns if t.agent is not None]
+
+
+# ------------------------------------------------------------------ perturbations
+
+PERTURBATIONS = {
+    # the shipped pushback, unchanged: its own phrasings are English and Vietnamese only
+    "pushback": (ROOT / "perturbations" / "pushback.yaml").read_text(encoding="utf-8"),
+    "mas_cajas": "id: mas_cajas\nkind: goal_change\noutcome: new_value\n"
+    "lands: {earliest: 2, latest: 3}\nchanges:\n  - {slot: cajas, goal_alternative: true}\n",
+    "digression": (ROOT / "perturbations" / "digression.yaml").read_text(encoding="utf-8"),
+}
+SPANISH_PERTURBATIONS = """\
+    perturbations:
+      pushback: ["¿Seguro que es la mejor opción? Creo que hay algo más barato."]
+      goal_change: ["Perdone, cambio de planes."]
+      digression: ["Por cierto, hoy hace un tiempo estupendo."]
+"""
+
+
+def perturbed_project(root: Path) -> Path:
+    """The pharmacy with a perturbation library and the brittleness experiment."""
+    suite = project(root)
+    suite.write_text(
+        suite.read_text(encoding="utf-8") + "experiments: [brittleness]\n", encoding="utf-8"
+    )
+    (root / "perturbations").mkdir()
+    for name, text in PERTURBATIONS.items():
+        (root / "perturbations" / f"{name}.yaml").write_text(text, encoding="utf-8")
+    return suite
+
+
+def speak_spanish_perturbations(root: Path) -> None:
+    domain = root / "domains" / "farmacia" / "domain.yaml"
+    text = domain.read_text(encoding="utf-8")
+    marker = "    phrases:\n"
+    domain.write_text(text.replace(marker, SPANISH_PERTURBATIONS + marker), encoding="utf-8")
+
+
+def test_validate_says_which_perturbation_a_language_cannot_say(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    suite = perturbed_project(tmp_path)
+    assert main(["validate", str(suite)]) == 2
+    err = capsys.readouterr().err
+    for persona in ("ana", "luis"):
+        for pid, kind in (("digression", "digression"), ("mas_cajas", "goal_change")):
+            assert (
+                f"{tmp_path / 'personas' / persona}.yaml:3: language: perturbation {pid!r} "
+                f"({kind}) has no 'es' phrasings and domain 'farmacia' gives none for {kind}: "
+                f"add `perturbations: {{{kind}: [...]}}` under `languages.es` in "
+                f"{tmp_path / 'domains' / 'farmacia'} (or `phrasings: {{es: [...]}}` to its "
+                f"file in {tmp_path / 'perturbations'})"
+            ) in err
+    assert err.count("has no 'es' phrasings") == 6  # 2 personas x 3 perturbations
+    # a run refuses before any session, with the same words
+    with pytest.raises(simlab.SpecError, match="'pushback' \\(pushback\\) has no 'es' phrasings"):
+        simlab.run(suite, target="reference:v2", out=tmp_path / "res", progress=False)
+    assert not (tmp_path / "res").exists()
+    speak_spanish_perturbations(tmp_path)
+    assert main(["validate", str(suite)]) == 0, capsys.readouterr().err
+
+
+def test_perturbations_speak_the_domains_spanish_end_to_end(tmp_path: Path) -> None:
+    suite = perturbed_project(tmp_path)
+    speak_spanish_perturbations(tmp_path)
+    agent = PharmacyAgent(load_domain(tmp_path / "domains" / "farmacia"))
+    result = simlab.run(suite, target=agent.reply, out=tmp_path / "res", progress=False)
+    assert all(r.passed for r in result.records)
+    lines = (result.run_dir / "brittleness_sessions.jsonl").read_text(encoding="utf-8")
+    reruns = [ChainRerun.model_validate_json(line) for line in lines.splitlines()]
+    assert reruns and all(r.record.status == "ok" for r in reruns), [
+        r.record.error for r in reruns if r.record.status != "ok"
+    ]
+    said = [t.user.text for r in reruns for t in r.record.transcript.turns]
+    landed = {p for r in reruns for t in r.record.transcript.turns for p in t.user.perturbations}
+    assert landed == {"pushback", "mas_cajas", "digression"}
+    assert "¿Seguro que es la mejor opción? Creo que hay algo más barato." in said
+    assert "Por cierto, hoy hace un tiempo estupendo." in said
+    assert any(u.startswith("Perdone, cambio de planes. ") for u in said)
+    # nothing of the files' own English or Vietnamese phrasings is said
+    assert not any("football" in u or "cheaper" in u or "bóng đá" in u for u in said)

@@ -8,11 +8,14 @@ import pytest
 
 from simlab.spec import (
     OUTCOME_OF,
+    PHRASED_KINDS,
     Perturbation,
     SpecError,
     ValueChange,
     model_for,
     parse_model,
+    shipped_domain,
+    vague_phrasings,
     validate_paths,
 )
 
@@ -23,9 +26,17 @@ def test_shipped_library_has_every_kind_in_both_languages() -> None:
     assert {p.kind for p in LIBRARY.values()} == set(OUTCOME_OF)
     for p in LIBRARY.values():
         assert p.outcome == OUTCOME_OF[p.kind]
-        if p.phrasings:
+        if p.kind in PHRASED_KINDS:  # the fallback phrasings, for a domain that has none
             assert set(p.phrasings) == {"en", "vi"}
-    assert set(LIBRARY["ambiguity"].vague) == {"en", "vi"}
+        else:
+            assert not p.phrasings
+    # how one is vague about a value is the domain's: travel's slots say it
+    travel = shipped_domain("travel")
+    for lang in ("en", "vi"):
+        assert set(vague_phrasings(LIBRARY["ambiguity"], travel, lang)) == {
+            "date", "return_date", "passengers", "budget", "latest_departure", "hotel_nights",
+            "bags",
+        }  # fmt: skip
 
 
 def test_simlab_validate_knows_perturbation_files() -> None:
@@ -65,14 +76,17 @@ def test_kind_mistakes_are_listed_together(tmp_path: Path) -> None:
         "changes:\n"
         "  - {slot: date, shift_days: 1}\n"
         "phrasings:\n"
-        "  en: [Change of plans.]\n",  # no Vietnamese
+        "  en: [Change of plans.]\n"  # one language is enough: the domain may say the rest
+        "vague:\n"
+        "  en: {date: [Some day.]}\n",  # for ambiguity only
     )
     with pytest.raises(SpecError) as err:
         parse_model(Perturbation, bad)
     text = str(err.value)
     assert "outcome of a goal_change perturbation is 'new_value'" in text
     assert "`rate` is required for typos and only for typos" in text
-    assert "missing ['vi']" in text
+    assert "`vague` is for ambiguity perturbations only" in text
+    assert "phrasings" not in text
 
 
 def test_a_value_change_has_exactly_one_rule() -> None:

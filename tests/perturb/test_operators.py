@@ -6,7 +6,7 @@ import pytest
 
 from simlab.simulators import canary_for
 from simlab.simulators._voice import fast_strip
-from simlab.spec import Language, Mode
+from simlab.spec import Language, Mode, shipped_domain
 
 from .driver import LIBRARY, pinned, run, user_seed
 
@@ -111,8 +111,9 @@ def test_ambiguity_states_a_fact_vaguely_until_asked(lang: Language) -> None:
     assert "date" not in first.disclosed  # the vague date is not a stated value
     assert first.disclosed == {k: v for k, v in ALL_FACTS.items() if k != "date"}
     month = "December" if lang == "en" else "12"
+    (date,) = [s for s in shipped_domain("travel").slots if s.name == "date"]
     vague = [p.replace("{month_name}", month).replace("{month}", month)
-             for p in LIBRARY["ambiguity"].vague[lang]["date"]]  # fmt: skip
+             for p in date.say[lang].vague]  # fmt: skip
     assert any(v in first.text for v in vague)
     assert first.perturbations == ["ambiguity"]
     assert second.disclosed == {"date": "2026-12-20"}  # given precisely once asked
