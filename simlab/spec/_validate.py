@@ -91,7 +91,7 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
 
 
 def _kind_from_folder(path: Path) -> SpecKind | None:
-    if path.parent.parts[-2:] == ("agents", "data"):  # the shipped agent specs
+    if path.parent.parts[-2:] == ("agents", "data"):  # an agents/data/ folder holds agent specs
         return "agent"
     if path.parent.parent.name == "domains":  # domains/NAME/*.yaml
         return "domain"
