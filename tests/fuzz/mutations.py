@@ -54,7 +54,7 @@ def spec_bases() -> dict[str, list[Any]]:
         "goal": _yaml_data(sorted((ROOT / "goals").glob("*.yaml"))),
         "suite": [*_yaml_data([ROOT / "simlab.yaml"]), _EXTRA_SUITE],
         "perturbation": _yaml_data(sorted((ROOT / "perturbations").glob("*.yaml"))),
-        "agent": _yaml_data(sorted((ROOT / "simlab" / "agents" / "data").glob("*.yaml"))),
+        "agent": _yaml_data(sorted((ROOT / "domains").glob("*/agents/*.yaml"))),
         "domain": [_whole_domain(folder) for folder in sorted((ROOT / "domains").iterdir())],
     }
 
