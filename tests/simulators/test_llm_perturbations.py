@@ -199,7 +199,7 @@ async def test_a_goal_change_is_voiced_as_a_change_of_mind() -> None:
     turn = turns[changed[0]]
     assert turn.perturbations == ["goal_change"]
     assert "December 21" in turn.text and turn.text.startswith("Well, ")
-    assert "(you changed your mind: it was 20 December before)" in prompts[changed[0]]
+    assert "(you changed your mind: it was 20 December 2026 before)" in prompts[changed[0]]
     # no other turn is perturbed, and no mind change of the persona's own fired
     assert [t.perturbations for i, t in enumerate(turns) if i != changed[0]] == [[]] * (
         len(turns) - 1

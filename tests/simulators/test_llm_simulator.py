@@ -198,7 +198,8 @@ async def test_a_mind_change_is_told_to_the_model_as_one() -> None:
     changed = [i for i, t in enumerate(turns) if t.disclosed.get("date") == "2026-12-21"]
     assert changed and sim.faults == []
     assert (
-        "- date: the departure date: 21 December (you changed your mind: it was 20 December before)"
+        "- date: the departure date: 21 December 2026 "
+        "(you changed your mind: it was 20 December 2026 before)"
     ) in prompts[changed[0]]
     assert "21 December" in turns[changed[0]].text
 

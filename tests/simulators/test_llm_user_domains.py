@@ -66,8 +66,8 @@ def test_a_fact_line_is_the_slots_description_and_the_value_as_said() -> None:
         "- reason: why the card is frozen: bị đánh cắp"
     )
     # en names months, vi does not: day/month
-    assert prompts.describe(en, "dob", "1980-04-09", BANK).endswith(": 9 April")
-    assert prompts.describe(vi, "dob", "1980-04-09", BANK).endswith(": 9/4")
+    assert prompts.describe(en, "dob", "1980-04-09", BANK).endswith(": 9 April 1980")
+    assert prompts.describe(vi, "dob", "1980-04-09", BANK).endswith(": 9/4/1980")
     changed = prompts.fact_line(en, "amount", "amount", 150, 120, domain=BANK)
     assert changed.endswith("(you changed your mind: it was 120 USD before)")
 
@@ -170,5 +170,5 @@ def test_the_audit_reads_a_third_languages_month_names(pharmacy: Domain) -> None
         "recogida='2027-03-15' is planned but unsaid",
     ]
     prompts = load_prompts()
-    assert prompts.describe(ana, "recogida", "2027-03-15", pharmacy) == "recogida: 15 marzo"
+    assert prompts.describe(ana, "recogida", "2027-03-15", pharmacy) == "recogida: 15 marzo 2027"
     assert "(español)" in prompts.system_prompt(ana, pharmacy)

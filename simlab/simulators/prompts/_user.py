@@ -183,8 +183,8 @@ class UserPrompts:
         self, persona: Persona, slot: Slot, value: FactValue, domain: Domain | None = None
     ) -> str:
         """A value as the persona writes it, by its slot's type in ``domain``: an enum's
-        words in the persona's language, a date's day and month name (day/month when the
-        language names no months), a time's HH:MM, an amount with its currency."""
+        words in the persona's language, a date's day, month name and year (day/month/year
+        when the language names no months), a time's HH:MM, an amount with its currency."""
         domain = domain or shipped_domain()
         rendered = voice_of(domain).values(slot, value, persona.language)
         spec = domain.slot(slot)
@@ -192,11 +192,8 @@ class UserPrompts:
         if kind == "date":
             speech = domain.languages.get(persona.language)
             named = speech is not None and bool(speech.month_names)
-            return (
-                f"{rendered['day']} {rendered['month_name']}"
-                if named
-                else f"{rendered['day']}/{rendered['month']}"
-            )
+            day, month, year = rendered["day"], rendered["month"], rendered["year"]
+            return f"{day} {rendered['month_name']} {year}" if named else f"{day}/{month}/{year}"
         if kind == "time":
             return f"{rendered['hour24']}:{rendered['minute']}"
         if kind == "money":
