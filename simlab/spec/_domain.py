@@ -195,6 +195,10 @@ class DomainTool(ToolSpec):
     agency: Agency | None = None
     """How freely an agent may call it; None: ``confirm`` for an irreversible
     write, ``auto`` otherwise (see ``default_agency``). A goal may override it."""
+    requires: list[str] = Field(default_factory=list)
+    """Tools an agent calls, successfully and in this order, before this one: the
+    domain's rule (verify the caller's identity before any write; look a record up
+    to check it is the caller's). simlab's reference agent follows it."""
 
     def default_agency(self) -> Agency:
         """The declared agency, else ``confirm`` for an irreversible write, else ``auto``."""

@@ -176,6 +176,16 @@ def _coherence(
                 f"(the domain speaks {', '.join(spoken)})",
             )
     tool_names = sorted(t.name for t in domain.tools)
+    for tool in domain.tools:
+        for i, needed in enumerate(tool.requires):
+            if domain.tool(needed) is None or needed == tool.name:
+                problem(
+                    "tools",
+                    tool.name,
+                    ("requires", i),
+                    f"required tool {needed!r} is not another declared tool; use one of: "
+                    f"{', '.join(n for n in tool_names if n != tool.name) or '(none declared)'}",
+                )
     for intent in domain.intents:
         if domain.tool(intent.tool) is None:
             problem(
