@@ -135,6 +135,7 @@ def build_roles(
         roles.models[role] = f"{spec.backend}:{llm.model}"
         return llm
 
+    roles.domains = load_domains(suite.domains, suite_dir)  # the user's and the agent's world
     if "user" in parts:
         _simulator(suite, suite_dir, roles, client, perturbations)
     if "agent" in parts:
@@ -155,7 +156,7 @@ def _simulator(
     perturbations: PerturbationLookup | None,
 ) -> None:
     spec = suite.simulator
-    domains = roles.domains = load_domains(suite.domains, suite_dir)
+    domains = roles.domains
     if spec.kind == "scripted":
         roles.simulator = scripted_simulator_factory(perturbations, domains)
         roles.models["user"] = "scripted"
