@@ -27,8 +27,8 @@ def test_v1_defects_show_and_are_diagnosed_and_v2_survives_longer(tmp_path: Path
     records = [r for r in result.records if r.status == "ok"]
     assert len(records) == len(result.records) == 384
     # the mind-changing personas lose most, with intervals apart
-    fickle = [r for r in records if r.key.persona.startswith("fickle")]
-    steady = [r for r in records if not r.key.persona.startswith("fickle")]
+    fickle = [r for r in records if r.key.persona.startswith("bank_fickle")]
+    steady = [r for r in records if not r.key.persona.startswith("bank_fickle")]
     hi = wilson_interval(sum(r.passed for r in fickle), len(fickle))[1]
     lo = wilson_interval(sum(r.passed for r in steady), len(steady))[0]
     assert hi < lo, (rate(fickle), rate(steady))

@@ -14,7 +14,7 @@ def test_a_persona_meets_the_goals_of_its_domain_and_any_goal_when_it_names_none
     suite = load_suite(ROOT / "examples" / "bank" / "simlab.yaml").model_copy(
         update={"domains": ["bank", "travel"], "reps": 1, "modes": suite_modes()}
     )
-    bank_personas = load_personas([ROOT / "examples" / "bank" / "personas"])
+    bank_personas = load_personas([ROOT / "personas" / "bank"])
     travel = load_personas([ROOT / "personas"])["terse_en"]
     personas = {
         **bank_personas,
@@ -22,7 +22,7 @@ def test_a_persona_meets_the_goals_of_its_domain_and_any_goal_when_it_names_none
         "anyone": travel.model_copy(update={"id": "anyone", "domain": None}),
     }
     goals = {
-        **load_goals([ROOT / "examples" / "bank" / "goals"]),
+        **load_goals([ROOT / "goals" / "bank"]),
         **{
             gid: g.model_copy(update={"domain": "travel"})
             for gid, g in load_goals([ROOT / "goals"]).items()

@@ -12,7 +12,7 @@ from simlab.spec import Goal, Mode, Persona, parse_model, shipped_domain
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = shipped_domain("bank")
-CLOSE = parse_model(Goal, ROOT / "examples" / "bank" / "goals" / "close_account.yaml")
+CLOSE = parse_model(Goal, ROOT / "goals" / "bank" / "close_account.yaml")
 CANARY = "CANARY-12345678"
 
 
