@@ -20,6 +20,7 @@ from simlab.graders import (
     JudgeError,
     JudgeOutputError,
     LLMJudge,
+    calibrate_cli,
     criteria_verdict,
     parse_judge_output,
     render_case,
@@ -27,6 +28,7 @@ from simlab.graders import (
 )
 from simlab.llm import LLMSpec, create_llm, zero_retry_waits
 from simlab.spec import Goal, Mode, Persona, SpecError
+from simlab.store import SessionRecord, SessionWriter, StopReason
 from simlab.testing import FakeProvider, fake_judge, scripted
 
 pytestmark = pytest.mark.anyio
@@ -343,3 +345,38 @@ def _criterion_line(text: str, cid: str) -> str:
     match = re.search(rf"^\d+\. `{cid}`.*$", text, re.MULTILINE)
     assert match is not None, cid
     return match.group(0)
+
+
+# ------------------------------------------------------------------ calibration
+
+
+def test_calibrate_names_the_criteria_behind_each_false_alarm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    # the judge fails reps 0 and 1, on no_repeat and on nothing named; humans pass both
+    answers: list[dict[str, bool | None] | None] = [{**HOLD, "no_repeat": False}, None, HOLD, HOLD]
+    with SessionWriter(run) as writer:
+        for rep, criteria in enumerate(answers):
+            judge = Check(passed=rep > 1, detail="r", criteria=criteria)
+            writer.append(
+                SessionRecord(
+                    key=SessionKey(persona="p", goal="g", mode="full", rep=rep),
+                    seed=rep,
+                    status="ok",
+                    stop_reason=StopReason.GOAL_REACHED,
+                    n_user_turns=2,
+                    score=100.0,
+                    passed=True,
+                    checks={"judge": judge},
+                )
+            )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"key": f"p/g/full/{rep}", "passed": True}) + "\n" for rep in range(4)),
+        encoding="utf-8",
+    )
+    assert calibrate_cli([str(labels), str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "passes the judge failed (2): p/g/full/0 (broken: no_repeat), p/g/full/1\n" in out
