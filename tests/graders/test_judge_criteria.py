@@ -380,3 +380,22 @@ def test_calibrate_names_the_criteria_behind_each_false_alarm(
     assert calibrate_cli([str(labels), str(run)]) == 0
     out = capsys.readouterr().out
     assert "passes the judge failed (2): p/g/full/0 (broken: no_repeat), p/g/full/1\n" in out
+
+
+# ------------------------------------------------------------------ records
+
+
+def test_criteria_are_an_addition_to_the_record_only_where_a_judge_gave_them() -> None:
+    # A check without criteria writes the same keys as before the field existed, so
+    # records of unjudged runs (and older readers of them) are unchanged.
+    assert json.loads(Check(passed=True, detail="d").model_dump_json()) == {
+        "passed": True,
+        "score": None,
+        "detail": "d",
+        "turn": None,
+    }
+    # A line written before criteria existed reads on; one with them round-trips.
+    old = '{"passed": false, "score": null, "detail": "r", "turn": 2}'
+    assert Check.model_validate_json(old).criteria is None
+    new = Check(passed=False, detail="r", turn=2, criteria={**HOLD, "confirmed": None})
+    assert Check.model_validate_json(new.model_dump_json()) == new
