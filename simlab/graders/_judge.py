@@ -185,8 +185,10 @@ def _criteria(data: dict[str, Any], criteria: Sequence[Criterion]) -> dict[str, 
     return answers
 
 
-def _ids(ids: list[str]) -> str:
-    return ("criterion " if len(ids) == 1 else "criteria ") + ", ".join(f'"{i}"' for i in ids)
+def _ids(ids: list[str], shown: int = 5) -> str:
+    named = ", ".join(_short(i) for i in ids[:shown])
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ("criterion " if len(ids) == 1 else "criteria ") + named + more
 
 
 def _why(answers: dict[str, bool | None]) -> str:

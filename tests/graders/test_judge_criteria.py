@@ -166,6 +166,10 @@ BAD = [
         _reply({**HOLD, "politeness": False}),
         '"criteria" has unknown criterion "politeness": answer only the rubric\'s criteria',
     ),
+    (
+        _reply({**HOLD, **{f"x{i}": True for i in range(12)}}),
+        '"criteria" has unknown criteria "x0", "x1", "x2", "x3", "x4" and 7 more: answer only',
+    ),
     (_reply({**HOLD, "no_repeat": None}), '"criteria"."no_repeat" must be true or false, got null'),
     (
         _reply({**HOLD, "confirmed": "yes"}),
