@@ -2,7 +2,7 @@
 
 A goal's final action is its ``final_tool`` call. Its *view* is the call's
 arguments overlaid with its result (when the result is a mapping), so a
-constraint can name either (``passengers`` from the args, ``total_price`` from
+constraint can name either (``quantity`` from the args, ``total_price`` from
 the result).
 """
 
@@ -83,7 +83,7 @@ def _comparable(value: Any) -> float | str:
     return str(value).strip().lower()
 
 
-# Simulators judge every booking they see: the same few strings (dates, codes,
+# Simulators judge every final action they see: the same few strings (dates, codes,
 # times) come back again and again, and a failed float() costs an exception.
 @lru_cache(maxsize=4096)
 def _comparable_str(value: str) -> float | str:
