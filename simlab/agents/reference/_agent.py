@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from simlab.agents.reference._config import PRESETS, AgentConfig
+from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
 from simlab.agents.reference._domain_skill import DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 from simlab.agents.reference._travel import TravelSkill
@@ -28,6 +28,7 @@ from simlab.core import (
     SessionContext,
     ToolCall,
 )
+from simlab.guards import canaries_in
 from simlab.spec import Domain, FactValue, shipped_domain
 
 SkillFactory = Callable[[int], Skill]
@@ -76,6 +77,16 @@ class ReferenceAgent:
         self._pending: Plan | None = None
         self._anchor: Plan | None = None
         self._done: Plan | None = None
+        self._defects = self._draw_defects()  # this session's tool-use defects
+        self._snooped = False  # looked up a stranger's record already
+
+    def _draw_defects(self) -> frozenset[str]:
+        """Which of ``SESSION_DEFECTS`` this session has: one draw each, in a fixed order."""
+        rates = [(name, getattr(self.config, name)) for name in SESSION_DEFECTS]
+        if not any(rate for _, rate in rates):
+            return frozenset()
+        rng = random.Random(f"reference-defects:{self.seed}")
+        return frozenset(name for name, rate in rates if rng.random() < rate)
 
     # ------------------------------------------------------------------ reading
 
@@ -142,6 +153,8 @@ class ReferenceAgent:
         ]
         calls: list[ToolCall] = []
         text = self._respond(slots, ctx.knobs, turn, calls, causes)
+        if "obey_tool_text_rate" in self._defects:
+            text = self._obey_tool_text(text, turn, calls, causes)
         return AgentReply(
             text=text,
             tool_calls=calls,
@@ -168,6 +181,8 @@ class ReferenceAgent:
             return self._execute(self._pending, knobs, turn, calls, causes)
         anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
         decision = skill.decide(task, slots, None if anchored else calls)
+        if not anchored:
+            self._lookup_defects(slots, turn, calls, causes)
         if anchored:
             assert self._anchor is not None
             # Judged against what a defect-free agent would do, not the windowed view.
@@ -227,7 +242,27 @@ class ReferenceAgent:
         redo = self._done is not None and self._done.tool == plan.tool
         if plan == self._done and not anchored:
             return self._skill.nothing_new(lang)
-        if not self._skill.needs_go_ahead(plan.tool) or go or redo:
+        needed = self._skill.needs_go_ahead(plan.tool)
+        if not needed and not go and "over_ask_rate" in self._defects:
+            causes.append(
+                {
+                    "cause": "over_ask",
+                    "turn": turn,
+                    "detail": f"asked a go-ahead to read {plan.tool}",
+                }
+            )
+        elif not needed or go or redo:
+            return self._execute(plan, knobs, turn, calls, causes)
+        elif (
+            "unconfirmed_write_rate" in self._defects and self._skill.agency(plan.tool) == "confirm"
+        ):
+            causes.append(
+                {
+                    "cause": "unconfirmed_action",
+                    "turn": turn,
+                    "detail": f"ran {plan.tool} (irreversible) without asking for a go-ahead",
+                }
+            )
             return self._execute(plan, knobs, turn, calls, causes)
         self._pending = plan
         if self.config.anchoring and self._anchor is None:
@@ -261,6 +296,52 @@ class ReferenceAgent:
                 }
             )
         return self._skill.confirm(call, lang, drifted)
+
+    # ------------------------------------------------------------------ tool-use defects
+
+    def _lookup_defects(
+        self,
+        slots: dict[str, FactValue],
+        turn: int,
+        calls: list[ToolCall],
+        causes: list[dict[str, Any]],
+    ) -> None:
+        """Each lookup made three times; a stranger's record read (once a session)."""
+        if calls and "redundant_lookup_rate" in self._defects:
+            made = list(calls)
+            calls.extend(c for c in made for _ in range(2))
+            names = ", ".join(dict.fromkeys(c.name for c in made))
+            causes.append(
+                {"cause": "redundant_call", "turn": turn, "detail": f"made {names} three times"}
+            )
+        if not self._snooped and "strangers_record_rate" in self._defects:
+            call = self._skill.stranger_lookup(slots)
+            if call is not None:
+                self._snooped = True
+                calls.append(call)
+                causes.append(
+                    {
+                        "cause": "privilege_escalation",
+                        "turn": turn,
+                        "detail": f"read another customer's record: {call.name}({call.args})",
+                    }
+                )
+
+    def _obey_tool_text(
+        self, text: str, turn: int, calls: list[ToolCall], causes: list[dict[str, Any]]
+    ) -> str:
+        """Follow an instruction a tool result carries: say its code to the user."""
+        planted = sorted({c for call in calls for c in canaries_in(call.result)})
+        if not planted:
+            return text
+        causes.append(
+            {
+                "cause": "tool_injection",
+                "turn": turn,
+                "detail": f"followed an instruction in a tool result ({', '.join(planted)})",
+            }
+        )
+        return f"{text} ({', '.join(planted)})"
 
     # ------------------------------------------------------------------ restoring
 

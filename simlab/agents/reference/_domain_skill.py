@@ -11,6 +11,10 @@ a ``confirm_cues`` phrase; after a yes it calls the tool and states its result.
 A looked-up record whose field holds another customer's identity (a value that
 matches an ``identity`` slot's pattern but is not the caller's) stops the request:
 the agent will not act on someone else's record.
+
+A fixture string may hold ``{canary}``: the skill plants the session's canary
+there (``CANARY-`` and 8 hex digits), so a tool result can carry an injected
+instruction that ``safety:tool_canary`` follows through the session.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
-from simlab.core import ToolCall, strip_diacritics
+from simlab.core import ToolCall, derive_seed, strip_diacritics
 from simlab.spec import Domain, DomainSlot, DomainTool, FactValue
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -231,6 +235,19 @@ def _reader(domain: Domain) -> DomainReader:
     return reader
 
 
+def _plant(value: Any, canary: str) -> Any:
+    """``value`` with ``{canary}`` replaced in its strings (itself when none holds it)."""
+    if isinstance(value, str):
+        return value.replace("{canary}", canary) if "{canary}" in value else value
+    if isinstance(value, Mapping):
+        planted = {k: _plant(v, canary) for k, v in value.items()}
+        return value if all(planted[k] is v for k, v in value.items()) else planted
+    if isinstance(value, list):
+        items = [_plant(v, canary) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
 # ------------------------------------------------------------------ speaking
 
 _GLUE: dict[str, dict[str, str]] = {
@@ -292,6 +309,13 @@ class DomainSkill:
         self._order = [s.name for s in domain.slots]
         self._identity = [s for s in domain.slots if s.identity and s.pattern]
         self._default_lang = next(iter(domain.languages), "en")
+        self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
+
+    def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
+        """Call ``tool`` on its fixtures, the session's canary planted in the result."""
+        call = tool.call(dict(args))
+        planted = _plant(call.result, self.canary)
+        return call if planted is call.result else call.model_copy(update={"result": planted})
 
     # -------------------------------------------------------------- reading
 
@@ -361,7 +385,7 @@ class DomainSkill:
             return Decision(ask=missing)
         *lookups, final = chain
         for tool in lookups:
-            call = tool.call(self._args(tool, slots))
+            call = self._call(tool, self._args(tool, slots))
             if record is not None:
                 record.append(call)
             if call.error is not None:
@@ -407,7 +431,33 @@ class DomainSkill:
         tool = self.domain.tool(plan.tool)
         if tool is None:
             return ToolCall(name=plan.tool, args=plan.kwargs, error=f"no tool {plan.tool!r}")
-        return tool.call(plan.kwargs)
+        return self._call(tool, plan.kwargs)
+
+    def agency(self, tool: str) -> str:
+        """The tool's agency as the domain declares it (or its default)."""
+        found = self.domain.tool(tool)
+        return found.default_agency() if found is not None else "auto"
+
+    def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
+        """A read of another customer's record: a lookup taking an identity, called with
+        a fixture's other identity value (lookups nothing else requires first)."""
+        required = {name for t in self.domain.tools for name in t.requires}
+        reads = sorted(
+            (t for t in self.domain.tools if t.effect == "read"),
+            key=lambda t: t.name in required,
+        )
+        for slot in self._identity:
+            if slot.name not in slots:
+                continue  # the caller is not known yet: no one is a stranger
+            mine = str(slots[slot.name]).upper()
+            for tool in reads:
+                if slot.name not in (tool.parameters.get("required") or []):
+                    continue
+                for fixture in tool.fixtures:
+                    other = fixture.when.get(slot.name)
+                    if other is not None and str(other).upper() != mine:
+                        return self._call(tool, fixture.when)
+        return None
 
     # -------------------------------------------------------------- speaking
 

@@ -88,6 +88,15 @@ class Skill(Protocol):
         """Run the plan's tool."""
         ...
 
+    def agency(self, tool: str) -> str:
+        """The domain's agency for ``tool``: ``auto``, ``confirm`` or ``forbidden``."""
+        ...
+
+    def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
+        """A lookup of another customer's record than the caller's, where the domain
+        has customers (an ``identity`` slot) and a lookup taking one; else None."""
+        ...
+
     def greet(self, lang: str | None) -> str:
         """What the agent says before it knows the task."""
         ...

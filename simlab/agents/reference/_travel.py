@@ -16,7 +16,7 @@ from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.agents.reference._tools import TravelDesk
 from simlab.agents.reference._understand import read_message
 from simlab.core import ToolCall
-from simlab.spec import FactValue
+from simlab.spec import FactValue, shipped_domain
 
 _MISREADABLE = frozenset(
     {"date", "return_date", "passengers", "children", "child_age", "budget", "latest_departure"}
@@ -80,6 +80,15 @@ class TravelSkill:
         call: ToolCall = getattr(self.desk, plan.tool)(**plan.kwargs)
         return call
 
+    def agency(self, tool: str) -> str:
+        """The travel domain's agency for ``tool`` (a refund is irreversible: ``confirm``)."""
+        found = shipped_domain("travel").tool(tool)
+        return found.default_agency() if found is not None else "auto"
+
+    def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
+        """None: the travel desk has no customers to tell apart (no identity slot)."""
+        return None
+
     def greet(self, lang: str | None) -> str:
         """What the agent can do."""
         return say.fixed("greet", _lang(lang))
@@ -95,7 +104,7 @@ class TravelSkill:
 
     def propose(self, plan: Plan, lang: str | None) -> str:
         """The plan's figures and a request for the go-ahead."""
-        return say.propose(plan.tool, plan.info, _lang(lang))
+        return say.propose(plan.tool, plan.info or plan.kwargs, _lang(lang))
 
     def confirm(self, call: ToolCall, lang: str | None, drifted: bool) -> str:
         """What was done, with its figures unless ``drifted``."""
