@@ -14,6 +14,7 @@ from typing import Any
 from simlab.core import escape_controls as escape_controls
 from simlab.report._report_table import ReportTable as ReportTable
 from simlab.report._report_table import Section as Section
+from simlab.report._stages import stage_share_table, stage_transition_table
 from simlab.report._tool_tables import efficiency_table, trajectory_table
 
 _DASH = "—"
@@ -521,6 +522,8 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _judge(summary),
         trajectory_table(summary),
         efficiency_table(summary),
+        stage_share_table(summary),
+        stage_transition_table(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),
