@@ -33,6 +33,7 @@ as a whole (a tool never called) come last.
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +57,7 @@ from simlab.guards import (
     TOOL_CANARY,
     is_proposal,
 )
-from simlab.spec import TOOL_STAGES, Domain, validate_args
+from simlab.spec import TOOL_STAGES, Domain, DomainTool, validate_args
 from simlab.store import StageFailure, ToolStages
 
 SELECTION, ARGUMENTS, EXECUTION, OUTPUT = TOOL_STAGES
@@ -129,7 +130,7 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
         if domain is not None and tool is None and call.name != goal.final_tool:
             yield _Failure(SELECTION, turn, f"{call.name} is no tool of {domain.id}", call=i)
             continue
-        problems = validate_args(tool.parameters, call.args) if tool is not None else []
+        problems = _schema_problems(tool, call.args) if tool is not None else ()
         if problems:
             yield _Failure(ARGUMENTS, turn, f"{call.name}: {'; '.join(problems)}", call=i)
         acts = call.name == goal.final_tool or (tool is not None and tool.effect == "write")
@@ -173,6 +174,24 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
             if unsaid:
                 detail = "the reply does not state " + ", ".join(unsaid)
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
+
+
+_CHECKED: dict[tuple[int, str], tuple[DomainTool, tuple[str, ...]]] = {}
+_MAX_CHECKED = 8192
+
+
+def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
+    """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
+    a JSON-Schema check costs more than the rest of a session's stages together."""
+    key = (id(tool), json.dumps(args, sort_keys=True, default=repr))
+    hit = _CHECKED.get(key)
+    if hit is not None and hit[0] is tool:  # the entry holds the tool: its id stays its own
+        return hit[1]
+    if len(_CHECKED) >= _MAX_CHECKED:
+        _CHECKED.clear()
+    problems = tuple(validate_args(tool.parameters, dict(args)))
+    _CHECKED[key] = (tool, problems)
+    return problems
 
 
 def _stated_by_turn(ctx: GradingContext) -> dict[int, dict[str, Any]]:
