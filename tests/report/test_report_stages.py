@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from simlab.core import SessionKey
-from simlab.report import render_markdown, render_terminal, summarize
+from simlab.report import render_html, render_markdown, render_terminal, summarize
 from simlab.store import SessionRecord, StageFailure, StopReason, ToolStages
 from tests.report.conftest import BUCKETS
 
@@ -118,3 +118,12 @@ def test_a_run_without_stages_shows_no_stage_table() -> None:
     summary = summarize([_record("a", "g", 0, staged=False)], BUCKETS, seed=1)
     assert summary["tool_stages"]["overall"]["n"] == 0
     assert "Where tool calls first fail" not in render_markdown(summary, "run")
+
+
+def test_the_html_heatmap_keeps_a_hostile_stage_name_inert() -> None:
+    hostile = "</svg><script>alert(1)</script>\x1b[31m\u202e"
+    records = [*RECORDS, _record("a", "g", 9, hostile, "selection")]
+    page = render_html(summarize(records, BUCKETS, seed=1), records, "run")
+    assert "Tool use: first failing stage to the next" in page
+    assert "<script>alert" not in page and "\x1b" not in page and "\u202e" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text
