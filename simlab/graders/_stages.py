@@ -123,10 +123,13 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     """What the calls themselves show: unknown tools, bad arguments, errors, empty results."""
     domain, goal = ctx.domain, ctx.goal
     calls = ctx.tool_calls
-    stated_by_turn = _stated_by_turn(ctx)
-    slots = {f.slot: [g.id for g in goal.facts if g.slot == f.slot] for f in goal.facts}
+    stated_by_turn: dict[int, dict[str, Any]] | None = None  # only when something acted
+    slots: dict[str, list[str]] = {}
+    for fact in goal.facts:
+        slots.setdefault(fact.slot, []).append(fact.id)
+    tools = {t.name: t for t in domain.tools} if domain is not None else {}
     for i, (turn, call) in enumerate(calls):
-        tool = domain.tool(call.name) if domain is not None else None
+        tool = tools.get(call.name)
         if domain is not None and tool is None and call.name != goal.final_tool:
             yield _Failure(SELECTION, turn, f"{call.name} is no tool of {domain.id}", call=i)
             continue
@@ -135,6 +138,8 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
             yield _Failure(ARGUMENTS, turn, f"{call.name}: {'; '.join(problems)}", call=i)
         acts = call.name == goal.final_tool or (tool is not None and tool.effect == "write")
         if acts:
+            if stated_by_turn is None:
+                stated_by_turn = _stated_by_turn(ctx)
             said = stated_by_turn.get(turn, {})
             wrong = _contradicted(call.args, slots, said)
             if wrong:
@@ -176,14 +181,19 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
 
 
-_CHECKED: dict[tuple[int, str], tuple[DomainTool, tuple[str, ...]]] = {}
+_CHECKED: dict[tuple[int, object], tuple[DomainTool, tuple[str, ...]]] = {}
 _MAX_CHECKED = 8192
 
 
 def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
     """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
     a JSON-Schema check costs more than the rest of a session's stages together."""
-    key = (id(tool), json.dumps(args, sort_keys=True, default=repr))
+    try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ)
+        shown: object = tuple(sorted((k, type(v), v) for k, v in args.items()))
+        hash(shown)
+    except TypeError:  # a list or an object among them
+        shown = json.dumps(args, sort_keys=True, default=repr)
+    key = (id(tool), shown)
     hit = _CHECKED.get(key)
     if hit is not None and hit[0] is tool:  # the entry holds the tool: its id stays its own
         return hit[1]
@@ -210,7 +220,12 @@ def _contradicted(
 ) -> str | None:
     """An argument named as a slot whose value is none the user stated for that slot."""
     for name, value in args.items():
-        stated = [said[f] for f in slots.get(name, ()) if f in said]
+        ids = slots.get(name)
+        if not ids:
+            continue
+        stated = [said[f] for f in ids if f in said]
+        if any(type(v) is type(value) and v == value for v in stated):
+            continue  # the common case, without the comparison's conversions
         if stated and not any(same_value(value, v) for v in stated):
             shown = stated[0] if len(stated) == 1 else stated
             return f"{name}={value!r}, the user said {shown!r}"
