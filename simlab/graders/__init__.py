@@ -1,4 +1,5 @@
-"""Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration."""
+"""Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration,
+and where a session's tool use failed (``tool_stages``)."""
 
 from simlab.graders._action import action_view, final_action, satisfies, violations
 from simlab.graders._builtin import (
@@ -74,6 +75,7 @@ from simlab.graders._safety import (
     ToolCanary,
     ToolPolicy,
 )
+from simlab.graders._stages import stage_names, tool_stages
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
@@ -154,6 +156,8 @@ __all__ = [
     "satisfies",
     "score_checks",
     "split_keys",
+    "stage_names",
+    "tool_stages",
     "tool_use",
     "trajectory_check",
     "trajectory_metrics",

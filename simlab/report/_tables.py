@@ -15,6 +15,7 @@ from simlab.core import escape_controls as escape_controls
 from simlab.report._judge import criteria_table
 from simlab.report._report_table import ReportTable as ReportTable
 from simlab.report._report_table import Section as Section
+from simlab.report._stages import stage_share_table, stage_transition_table
 from simlab.report._tool_tables import efficiency_table, trajectory_table
 
 _DASH = "—"
@@ -523,6 +524,8 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         criteria_table(summary),
         trajectory_table(summary),
         efficiency_table(summary),
+        stage_share_table(summary),
+        stage_transition_table(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),

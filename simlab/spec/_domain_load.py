@@ -99,6 +99,7 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
     slots: dict[str, Any] = {}
     intents: dict[str, Any] = {}
     tools: dict[str, Any] = {}
+    stages: dict[str, Any] = {}
     where: dict[tuple[str, str], tuple[_Part, Loc]] = {}
     for part in parts:
         for lang, speech in part.spec.languages.items():
@@ -109,6 +110,8 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
             _add(intents, where, problems, part, ("intents", i, "tool"), intent.tool, intent)
         for i, tool in enumerate(part.spec.tools):
             _add(tools, where, problems, part, ("tools", i, "name"), tool.name, tool)
+        for i, stage in enumerate(part.spec.stages):
+            _add(stages, where, problems, part, ("stages", i, "name"), stage.name, stage)
     first = named[0].spec if named else DomainFile()
     domain = Domain(
         id=first.id or folder.name,
@@ -118,6 +121,7 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
         slots=list(slots.values()),
         intents=list(intents.values()),
         tools=list(tools.values()),
+        stages=list(stages.values()),
         folder=str(folder),
     )
     problems.extend(_coherence(domain, where, head))
