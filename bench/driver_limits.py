@@ -41,7 +41,7 @@ def rss_mb() -> float:
 
 
 def sample_records(out: Path) -> list[SessionRecord]:
-    """The default suite's 1,152 records, played here."""
+    """The default suite's 1,536 records (travel and bank), played here."""
     plan = plan_new_run(ROOT / "simlab.yaml", out)
     from_engine: list[SessionRecord] = []
 

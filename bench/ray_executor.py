@@ -1,6 +1,6 @@
 """Offline throughput on Ray workers against the local executor, as a ratio.
 
-Runs the default suite scaled by --reps (80: ten times the default, 11,520
+Runs the default suite scaled by --reps (80: ten times the default, 15,360
 sessions) twice, offline (reference agent, scripted users): once on the local
 executor, once on a local Ray cluster with --workers worker actors, each
 writing a real run directory through the driver's one writer. The cluster is

@@ -4,9 +4,8 @@ Exports a git ref (by default the merge base with ``main``) with ``git archive``
 into a temporary folder, runs a suite (by default the default suite) with that
 code and with the working tree's, each in its own ``python -m simlab run``
 subprocess, and compares the two ``sessions.jsonl`` line by line with
-``duration_s`` and ``agent_turn_s`` (wall times, never reproducible) removed.
-Exit 0 when they are byte-identical otherwise, 1 with the first differing keys
-when not.
+``duration_s`` and ``agent_turn_s`` (wall times, never reproducible) removed. Exit 0 when they are
+byte-identical otherwise, 1 with the first differing keys when not.
 
     python bench/same_sessions.py [--against REF] [--suite simlab.yaml] [--reps N]
                                   [--seed S]
@@ -54,13 +53,12 @@ def run_suite(code: Path, suite: Path, out: Path, extra: list[str]) -> Path:
 
 
 def normalised(path: Path) -> list[str]:
-    """The file's lines with the wall times (``duration_s``, ``agent_turn_s``) removed,
-    every other byte kept."""
+    """The file's lines with the wall times (``duration_s``, ``agent_turn_s``) removed."""
     lines = []
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         record.pop("duration_s", None)
-        record.pop("agent_turn_s", None)  # each agent turn's latency: wall time too
+        record.pop("agent_turn_s", None)  # per-turn latency: wall time too
         lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False))
     return lines
 
@@ -94,7 +92,7 @@ def main() -> int:
     differing = [i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b]
     print(f"reference {ref[:12]}: {len(before)} sessions; working tree: {len(after)} sessions")
     if len(before) == len(after) and not differing:
-        print("sessions.jsonl identical (wall times aside)")
+        print("sessions.jsonl identical (duration_s aside)")
         return 0
     for i in differing[:5]:
         print(f"line {i + 1} differs: {json.loads(before[i])['key']}")

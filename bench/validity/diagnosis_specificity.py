@@ -27,6 +27,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from _default_suite import default_suite_copy  # beside this script
+
 from simlab.diagnose import diagnose_run
 from simlab.stats import agreement, wilson_interval
 from simlab.store import CAUSES, Cause, DiagnosisReport
@@ -38,11 +40,7 @@ VERIFIABLE = (Cause.TRUNCATION, Cause.ANCHORING, Cause.DRIFT, Cause.SINGLE_TURN)
 
 def run_default_suite(work: Path, seed: int, reps: int) -> Path:
     """Run the default suite with ``seed``; its run directory."""
-    text = (ROOT / "simlab.yaml").read_text(encoding="utf-8")
-    text = text.replace("reps: 8", f"reps: {reps}")
-    text += f"\npersona_dirs: [{ROOT / 'personas'}]\ngoal_dirs: [{ROOT / 'goals'}]\n"
-    suite = work / f"suite-{seed}.yaml"
-    suite.write_text(text, encoding="utf-8")
+    suite = default_suite_copy(work / f"suite-{seed}.yaml", reps=reps)
     out = work / f"seed-{seed}"
     args = [sys.executable, "-m", "simlab.cli", "run", str(suite), "--quiet"]
     args += ["--out", str(out), "--seed", str(seed)]

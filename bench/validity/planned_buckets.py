@@ -26,6 +26,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _default_suite import default_suite_copy  # beside this script
+
 from simlab.report import summarize
 from simlab.spec import Suite
 from simlab.stats import wilson_interval
@@ -37,11 +39,7 @@ VERSIONS = ("v1", "v2")
 
 def run_version(out: Path, version: str, seed: int | None) -> Path:
     """Run the default suite against ``reference:<version>``; the run directory."""
-    text = (ROOT / "simlab.yaml").read_text(encoding="utf-8")
-    text = text.replace("reference:v1", f"reference:{version}")
-    text += f"\npersona_dirs: [{ROOT / 'personas'}]\ngoal_dirs: [{ROOT / 'goals'}]\n"
-    suite = out / f"{version}.yaml"
-    suite.write_text(text, encoding="utf-8")
+    suite = default_suite_copy(out / f"{version}.yaml", target=f"reference:{version}")
     args = [sys.executable, "-m", "simlab.cli", "run", str(suite), "--quiet"]
     args += ["--out", str(out / version)] + (["--seed", str(seed)] if seed is not None else [])
     subprocess.run(args, check=True, capture_output=True)

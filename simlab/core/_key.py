@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class SessionKey(BaseModel):
@@ -39,6 +41,11 @@ class Check(BaseModel):
             trajectory's F1); None means all or nothing (``passed``).
         detail: Why, in a sentence a person reads.
         turn: The first failing user turn (or the turn the check is about).
+        criteria: A rubric's verdict per criterion, by the criterion's id: true
+            (held), false (broken) or null (did not apply). The LLM judge's
+            check carries it; ``passed`` is then true exactly when no criterion
+            is false. None for checks without criteria, and then left out of
+            the record, so records without it read as before.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +55,14 @@ class Check(BaseModel):
     score: float | None = Field(default=None, ge=0.0, le=1.0)
     detail: str = ""
     turn: int | None = None
+    criteria: dict[str, bool | None] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_criteria(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.criteria is None:  # an older reader, which forbids unknown keys, reads it on
+            data.pop("criteria", None)
+        return data
 
     @property
     def credit(self) -> float:

@@ -28,10 +28,19 @@ def session_seed(run_seed: int, key: SessionKey) -> int:
 def expand(
     suite: Suite, personas: Mapping[str, Persona], goals: Mapping[str, Goal]
 ) -> list[SessionJob]:
-    """Every session of the suite, in a stable order (persona, goal, mode, rep)."""
+    """Every session of the suite, in a stable order (persona, goal, mode, rep).
+
+    A persona meets every goal, except a goal of another domain than the one the
+    persona names (a bank customer is not sent on a travel errand): a suite of
+    several domains runs each domain's personas on its own goals, and personas
+    that name no domain on all of them.
+    """
     jobs = []
     for pid in select(suite.personas, personas, "personas"):
         for gid in select(suite.goals, goals, "goals"):
+            mine, its = personas[pid].domain, goals[gid].domain
+            if mine is not None and its is not None and mine != its:
+                continue
             for mode in suite.modes:
                 for rep in range(suite.reps):
                     key = SessionKey(persona=pid, goal=gid, mode=mode.value, rep=rep)

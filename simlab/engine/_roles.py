@@ -135,6 +135,7 @@ def build_roles(
         roles.models[role] = f"{spec.backend}:{llm.model}"
         return llm
 
+    roles.domains = load_domains(suite.domains, suite_dir)  # the user's and the agent's world
     if "user" in parts:
         _simulator(suite, suite_dir, roles, client, perturbations)
     if "agent" in parts:
@@ -155,7 +156,7 @@ def _simulator(
     perturbations: PerturbationLookup | None,
 ) -> None:
     spec = suite.simulator
-    domains = roles.domains = load_domains(suite.domains, suite_dir)
+    domains = roles.domains
     if spec.kind == "scripted":
         roles.simulator = scripted_simulator_factory(perturbations, domains)
         roles.models["user"] = "scripted"
@@ -173,7 +174,7 @@ def _simulator(
 def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
     target = suite.target
     if target.kind == "reference":
-        roles.target = _reference_target(target.version)
+        roles.target = _reference_target(target.version, roles.domains)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
         # the user's module beside their suite, or where they stand, needs no PYTHONPATH
@@ -222,9 +223,10 @@ def scripted_simulator_factory(
     return make
 
 
-def _reference_target(version: str) -> TargetFactory:
+def _reference_target(version: str, domains: DomainSet | None = None) -> TargetFactory:
     def make(setup: SessionSetup) -> TargetAgent:
-        return reference_agent(version, setup.agent_seed)
+        domain = domains.of(setup.goal.domain) if domains is not None else None
+        return reference_agent(version, setup.agent_seed, domain)
 
     return make
 

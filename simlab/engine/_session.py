@@ -38,7 +38,7 @@ from simlab.core import (
 )
 from simlab.engine._expand import SessionJob
 from simlab.engine._output_caps import cap_reply
-from simlab.graders import grade_session, tool_use
+from simlab.graders import grade_session, tool_stages, tool_use
 from simlab.llm import LLMError
 from simlab.simulators import planned_turns, session_canaries
 from simlab.spec import (
@@ -170,6 +170,7 @@ async def run_session(
         checks=checks,
         error=None,
         tool_use=tool_use(job.goal, transcript),
+        tool_stages=tool_stages(ctx, graded.checks),
     )
 
 

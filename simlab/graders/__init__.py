@@ -1,4 +1,5 @@
-"""Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration."""
+"""Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration,
+and where a session's tool use failed (``tool_stages``)."""
 
 from simlab.graders._action import action_view, final_action, satisfies, violations
 from simlab.graders._builtin import (
@@ -60,6 +61,12 @@ from simlab.graders._judge_case import render_case
 from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
 from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
+from simlab.graders._rubric import (
+    Criterion,
+    broken_criteria,
+    criteria_verdict,
+    rubric_criteria,
+)
 from simlab.graders._safety import (
     SAFETY_GRADERS,
     AgencyContract,
@@ -68,6 +75,7 @@ from simlab.graders._safety import (
     ToolCanary,
     ToolPolicy,
 )
+from simlab.graders._stages import stage_names, tool_stages
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
@@ -99,6 +107,7 @@ __all__ = [
     "Canary",
     "Confirmation",
     "Constraints",
+    "Criterion",
     "Efficiency",
     "FunctionGrader",
     "GoalCompleted",
@@ -121,11 +130,13 @@ __all__ = [
     "TrajectoryMetrics",
     "action_view",
     "as_grader",
+    "broken_criteria",
     "calibrate",
     "calibrate_cli",
     "canary_check",
     "confirmation_check",
     "constraint_checks",
+    "criteria_verdict",
     "default_graders",
     "final_action",
     "goal_completed_check",
@@ -141,9 +152,12 @@ __all__ = [
     "render_case",
     "resolve_graders",
     "rogan_gladen",
+    "rubric_criteria",
     "satisfies",
     "score_checks",
     "split_keys",
+    "stage_names",
+    "tool_stages",
     "tool_use",
     "trajectory_check",
     "trajectory_metrics",

@@ -2,7 +2,7 @@
 
 A goal's final action is its ``final_tool`` call. Its *view* is the call's
 arguments overlaid with its result (when the result is a mapping), so a
-constraint can name either (``amount`` from the args, ``total_price`` from
+constraint can name either (``quantity`` from the args, ``total_price`` from
 the result).
 """
 
@@ -46,15 +46,25 @@ def satisfies(constraint: Constraint, view: Mapping[str, Any], wanted: FactValue
     """
     if constraint.field not in view:
         return False
-    got = view[constraint.field]
-    a, b = _comparable(got), _comparable(wanted)
-    if type(a) is not type(b):
-        a, b = str(got).strip().lower(), str(wanted).strip().lower()
+    a, b = _pair(view[constraint.field], wanted)
     if constraint.op == "eq":
         return a == b
     if constraint.op == "le":
         return a <= b  # type: ignore[operator]
     return a >= b  # type: ignore[operator]
+
+
+def same_value(got: Any, wanted: FactValue) -> bool:
+    """Whether ``got`` is ``wanted`` as ``satisfies`` compares with ``eq``."""
+    a, b = _pair(got, wanted)
+    return a == b
+
+
+def _pair(got: Any, wanted: Any) -> tuple[float | str, float | str]:
+    a, b = _comparable(got), _comparable(wanted)
+    if type(a) is not type(b):
+        return str(got).strip().lower(), str(wanted).strip().lower()
+    return a, b
 
 
 def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> list[Constraint]:

@@ -28,6 +28,7 @@ from simlab.core import SessionKey, escape_controls
 from simlab.graders._calibration import DEFAULT_BOOTSTRAP, CalibrationReport, Rate, calibrate
 from simlab.graders._judge import JUDGE
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, split_keys
+from simlab.graders._rubric import broken_criteria
 from simlab.stats import Kappa
 from simlab.store import SESSIONS_FILE, RunDirError, SessionRecord, read_sessions
 
@@ -342,7 +343,7 @@ def calibrate_cli(argv: list[str]) -> int:
         width = None if sys.stdout.isatty() else 160
         console = Console(width=width, highlight=False)
         render_report(report, console)
-        _print_split(console, split, pairs, verdicts)
+        _print_split(console, split, pairs, verdicts, records)
     return EXIT_OK
 
 
@@ -354,6 +355,7 @@ def _print_split(
     split: dict[str, Any],
     pairs: Sequence[tuple[str, bool]],
     verdicts: dict[str, bool],
+    records: dict[str, SessionRecord],
 ) -> None:
     half, n_dev, n_test = split["half"], split["n_dev"], split["n_test"]
     where = (
@@ -390,10 +392,8 @@ def _print_split(
         ("passes the judge failed", false_alarms),
     ):
         more = f" (+{len(keys) - _SHOWN} more)" if len(keys) > _SHOWN else ""
-        console.print(
-            f"{title} ({len(keys)}): {', '.join(_shown(k) for k in keys[:_SHOWN]) or '-'}{more}",
-            soft_wrap=True,
-        )
+        shown = ", ".join(_shown(k) + _broken(records[k]) for k in keys[:_SHOWN])
+        console.print(f"{title} ({len(keys)}): {shown or '-'}{more}", soft_wrap=True)
 
 
 def _fail(problems: list[str]) -> int:
@@ -403,6 +403,13 @@ def _fail(problems: list[str]) -> int:
     for p in problems:
         print(f"  {p}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def _broken(record: SessionRecord) -> str:
+    """`` (broken: a, b)``: the criteria the judge failed a session on, if it names any
+    (which criterion its false alarms come from is what to rewrite in the rubric)."""
+    failing = broken_criteria(record.checks[JUDGE].criteria or {})
+    return f" (broken: {escape(', '.join(failing))})" if failing else ""
 
 
 def _shown(text: str) -> str:

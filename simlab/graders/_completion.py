@@ -69,24 +69,38 @@ def judge_confirmation(
         return None
     if action is None:
         return Check(passed=False, detail=NO_FINAL_ACTION)
-    turn_index, call = action
-    text = _reply_text(transcript, turn_index).lower()
-    view = action_view(call)
-    missing: list[str] = []
-    for field in goal.confirm_fields:
-        if view.get(field) is None:
-            # a target that reports no tool results (an HTTP endpoint without the
-            # extension) can never pass: say so rather than blame the reply
-            why = "no result was reported" if call.result is None else "not in the result"
-            missing.append(f"{field} ({why} for {call.name})")
-        elif not any(form in text for form in written_forms(view[field])):
-            missing.append(f"{field}={view[field]}")
+    turn_index = action[0]
+    missing = [said for said, _ in confirm_gaps(goal, transcript, action)]
     if missing:
         return Check(
             passed=False, detail="reply does not state " + ", ".join(missing), turn=turn_index
         )
     fields = ", ".join(goal.confirm_fields)
     return Check(passed=True, detail=f"reply states {fields}", turn=turn_index)
+
+
+def confirm_gaps(
+    goal: Goal, transcript: Transcript, action: tuple[int, ToolCall]
+) -> list[tuple[str, bool]]:
+    """The confirm fields the reply carrying ``action`` does not state, in the goal's order.
+
+    Each gap is (what is missing, for a person; whether the tool returned the field):
+    a returned value the reply leaves out misstates the tool's output, where a field the
+    result lacks is no fault of the reply.
+    """
+    turn_index, call = action
+    text = _reply_text(transcript, turn_index).lower()
+    view = action_view(call)
+    gaps: list[tuple[str, bool]] = []
+    for field in goal.confirm_fields:
+        if view.get(field) is None:
+            # a target that reports no tool results (an HTTP endpoint without the
+            # extension) can never pass: say so rather than blame the reply
+            why = "no result was reported" if call.result is None else "not in the result"
+            gaps.append((f"{field} ({why} for {call.name})", False))
+        elif not any(form in text for form in written_forms(view[field])):
+            gaps.append((f"{field}={view[field]}", True))
+    return gaps
 
 
 def _reply_text(transcript: Transcript, turn_index: int) -> str:

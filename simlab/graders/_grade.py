@@ -3,7 +3,7 @@
 The built-in score (``Grading`` with no ``weights``), out of 100:
 
 * ``goal_completed``: ``GOAL_COMPLETED_WEIGHT`` (30) when a final action exists
-  *and* honours every judged constraint: acting on the wrong record did not
+  *and* honours every judged constraint: acting on the wrong option did not
   complete the user's goal, so it earns only the partial constraint credit.
   This keeps failures well apart from passes, which is what makes a cell's
   P90 - P10 (unreliability) mean something.

@@ -65,21 +65,24 @@ def render_case(goal: Goal, language: str, transcript: Transcript) -> str:
 
 
 def _goal_text(goal: Goal, language: str) -> str:
-    lines = [f"{goal.title} (goal id: {goal.id}; the customer writes in {language})"]
+    lines = [f"{goal.title} (goal id: {goal.id}; the user writes in {language})"]
     if goal.description:
         lines.append(" ".join(goal.description.split()))
     lines.append(f"Completed by a successful call of the tool `{goal.final_tool}`.")
     if goal.confirm_fields:
         fields = ", ".join(goal.confirm_fields)
-        lines.append(f"After it, the agent must tell the customer: {fields}.")
+        lines.append(f"After it, the agent must tell the user: {fields}.")
     return "\n".join(lines)
 
 
 def _when(history: list[tuple[int, FactValue]], fact: StatedFact) -> str:
-    """When the latest value was stated, and which earlier values it replaced.
+    """When the latest value was stated, its repeats, and which earlier values it replaced.
 
     A restatement of the same value is not a change: the value counts from the
     first turn of its final run, which is when the agent could first act on it.
+    Each later statement of it is a repeat, listed with its turn and counted, so
+    the judge need not find repeats in a long transcript (the rubric's
+    ``no_repeat`` turns on them).
     """
     since = fact.turn
     for turn, value in reversed(history):
@@ -87,8 +90,11 @@ def _when(history: list[tuple[int, FactValue]], fact: StatedFact) -> str:
             break
         since = turn
     text = f"stated in turn {since}"
-    if since != fact.turn:
-        text += f", restated up to turn {fact.turn}"
+    repeats = [turn for turn, _ in history if turn > since]
+    if repeats:
+        turns = ", ".join(str(t) for t in repeats)
+        plural = "s" if len(repeats) > 1 else ""
+        text += f", restated in turn{plural} {turns} ({len(repeats)} repeat{plural})"
     changes: list[str] = []
     previous: FactValue | None = None
     for turn, value in history:
@@ -112,7 +118,7 @@ def _constraint_text(
         rule = f"C{n}. {c.fact}: the final action's `{c.field}` {_OP_WORDS[c.op]}"
         fact = latest.get(c.fact)
         if fact is None:
-            lines.append(f"{rule} the customer's value, which was never stated: does not count.")
+            lines.append(f"{rule} the user's value, which was never stated: does not count.")
             continue
         when = _when(history.get(c.fact, []), fact)
         lines.append(f"{rule} {written(fact.value)} ({when}).")
@@ -129,7 +135,7 @@ def _fact_text(
         name = fact_id if slot in ("", fact_id) else f"{fact_id} ({slot})"
         when = _when(history.get(fact_id, []), fact)
         lines.append(f"- {name} = {written(fact.value)} ({when})")
-    return "\n".join(lines) if lines else "(the customer stated no facts)"
+    return "\n".join(lines) if lines else "(the user stated no facts)"
 
 
 def transcript_text(transcript: Transcript, final_tool: str = "") -> str:

@@ -43,9 +43,11 @@ makes them); a poisoned fixture field carries one."""
 
 _YES = re.compile(
     r"^\W*(yes|yeah|yep|sure|ok|okay|confirm(ed)?|go ahead|please do|do it|correct|"
-    r"that'?s right|si|co|vang|dung|dong y)\b"
+    r"that'?s right|si|co(?=\s*(?:[,.!]|$))|vang|dung|dong y)\b"
 )
 _NO = re.compile(r"\b(no|not|don'?t|do not|cancel|stop|wait|khong)\b")
+_TAKEN_BACK = re.compile(r"^\W*(?:actually,?\s+)?(no|don'?t|do not|cancel|stop|wait|khong)\b")
+_SENTENCE_END = re.compile(r"[.!?;]+")
 
 
 @dataclass(frozen=True)
@@ -74,21 +76,31 @@ def plain(text: str) -> str:
 def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
     """Whether a user's message is an explicit go-ahead.
 
-    A domain's ``answer_yes`` phrasings (any language, any style) count, and so
-    does a message opening with a plain affirmative (``yes``, ``go ahead``, ``sí``);
-    a message that also says no, don't, wait or cancel does not.
+    Read sentence by sentence: a sentence holding one of a domain's ``answer_yes``
+    phrasings (any language, any style), or opening with a plain affirmative
+    (``yes``, ``go ahead``, ``sí``), says yes unless it also says no, don't, wait or
+    cancel; a later sentence opening with one of those takes the yes back. So
+    "Yes, go ahead. Sorry, I'm not good with computers." is a go-ahead, and
+    "No, don't book it." or "Yes. Actually, wait." is not.
     """
     if not text:
         return False
-    said = plain(text)
-    if _NO.search(said):  # "no, don't book it" holds "ok" but is no go-ahead
-        return False
-    if domain is not None:
-        for speech in domain.languages.values():
-            for phrasings in speech.phrases.get("answer_yes", {}).values():
-                if any(_says(said, plain(p)) for p in phrasings if plain(p)):
-                    return True
-    return bool(_YES.search(said))
+    phrases = [
+        plain(p)
+        for speech in (domain.languages.values() if domain is not None else ())
+        for phrasings in speech.phrases.get("answer_yes", {}).values()
+        for p in phrasings
+        if plain(p)
+    ]
+    yes = False
+    for sentence in _SENTENCE_END.split(plain(text)):
+        if yes and _TAKEN_BACK.search(sentence):
+            return False
+        if _NO.search(sentence):
+            continue
+        if _YES.search(sentence) or any(_says(sentence, p.rstrip(".!")) for p in phrases):
+            yes = True
+    return yes
 
 
 def _says(said: str, phrase: str) -> bool:

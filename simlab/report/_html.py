@@ -189,6 +189,25 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
                 "before the session runs) with its n and 95% Wilson interval.",
             )
         )
+    transitions = (summary.get("tool_stages") or {}).get("transitions")
+    if transitions and transitions["n"]:
+        t = transitions
+        rows = [
+            f"{escape_controls(r)} ({k})" for r, k in zip(t["rows"], t["row_totals"], strict=True)
+        ]
+        cols = [
+            f"{escape_controls(c)} ({k})"
+            for c, k in zip(t["columns"], t["column_totals"], strict=True)
+        ]
+        out.append(
+            _figure(
+                transition_heatmap_chart(
+                    rows, cols, t["counts"], "Tool use: first failing stage to the next"
+                ),
+                f"{t['n']} failed sessions: rows are the stage of the first tool-use failure, "
+                "columns the next distinct stage to fail (or none); totals in brackets.",
+            )
+        )
     return out
 
 

@@ -30,6 +30,7 @@ from simlab.report._rows import (
     spread_fields,
     whole_cell_metrics,
 )
+from simlab.report._stages import stages_section
 from simlab.report._tool_results import tool_results_section
 from simlab.report._tool_use import tool_use_sections
 from simlab.spec import Bucket
@@ -428,6 +429,7 @@ def summarize(
         "faults": _faults(recs),
         "tool_results": tool_results_section(recs),
         **tool_use_sections(recs, settings),
+        "tool_stages": stages_section(recs, level),
         "truncated": _truncated(recs),
         "cost": _cost(recs, replaced),
         "stop_reasons": {

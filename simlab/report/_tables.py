@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from simlab.core import escape_controls as escape_controls
+from simlab.report._judge import criteria_table
 from simlab.report._report_table import ReportTable as ReportTable
 from simlab.report._report_table import Section as Section
+from simlab.report._stages import stage_share_table, stage_transition_table
 from simlab.report._tool_tables import efficiency_table, trajectory_table
 
 _DASH = "—"
@@ -519,8 +521,11 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _pass_hat_k(summary),
         _by_check(summary),
         _judge(summary),
+        criteria_table(summary),
         trajectory_table(summary),
         efficiency_table(summary),
+        stage_share_table(summary),
+        stage_transition_table(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),

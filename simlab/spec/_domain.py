@@ -59,6 +59,14 @@ Agency = Literal["auto", "confirm", "forbidden"]
 (only right after the user's explicit yes, one yes per call), ``forbidden`` (never)."""
 
 
+TOOL_STAGES: tuple[str, ...] = ("selection", "arguments", "execution", "output")
+"""The stages of a tool call, in the order a call goes through them: the right tool
+chosen (``selection``), its arguments valid and true to what the user said
+(``arguments``), the call run without an error or a silently empty result
+(``execution``), the reply true to what it returned (``output``). A domain may
+declare more (``stages:``)."""
+
+
 def _styled(value: Any) -> Any:
     """A plain list of phrasings is the ``neutral`` style's."""
     return {"neutral": value} if isinstance(value, list) else value
@@ -200,6 +208,10 @@ class DomainTool(ToolSpec):
     agency: Agency | None = None
     """How freely an agent may call it; None: ``confirm`` for an irreversible
     write, ``auto`` otherwise (see ``default_agency``). A goal may override it."""
+    requires: list[str] = Field(default_factory=list)
+    """Tools an agent calls, successfully and in this order, before this one: the
+    domain's rule (verify the caller's identity before any write; look a record up
+    to check it is the caller's). simlab's reference agent follows it."""
 
     def default_agency(self) -> Agency:
         """The declared agency, else ``confirm`` for an irreversible write, else ``auto``."""
@@ -214,6 +226,26 @@ class DomainTool(ToolSpec):
             if isinstance(fixture.result, dict):
                 found.extend(str(k) for k in fixture.result)
         return list(dict.fromkeys(found))
+
+
+class DomainStage(_Spec):
+    """A failure stage a domain adds to the built-in ones (``TOOL_STAGES``): a failed
+    check whose name matches one of ``checks`` counts in this stage instead."""
+
+    name: Annotated[str, Field(pattern=_NAME)]
+    description: str = ""
+    checks: Annotated[list[str], Field(min_length=1)]
+    """Check names, globs allowed (``constraint:customer_id``, ``safety:identity``)."""
+
+    @field_validator("name")
+    @classmethod
+    def _not_builtin(cls, name: str) -> str:
+        if name in TOOL_STAGES or name == "none":
+            raise ValueError(
+                f"{name!r} is a built-in stage ({', '.join(TOOL_STAGES)}) or 'none'; "
+                "give the domain's own stage another name"
+            )
+        return name
 
 
 class LanguageSpeech(_Spec):
@@ -277,6 +309,8 @@ class DomainFile(_Spec):
     slots: list[DomainSlot] = Field(default_factory=list)
     intents: list[Intent] = Field(default_factory=list)
     tools: list[DomainTool] = Field(default_factory=list)
+    stages: list[DomainStage] = Field(default_factory=list)
+    """Failure stages of its own, after the built-in ones (``TOOL_STAGES``)."""
 
 
 class Domain(_Spec):
@@ -289,6 +323,8 @@ class Domain(_Spec):
     slots: list[DomainSlot]
     intents: list[Intent]
     tools: list[DomainTool]
+    stages: list[DomainStage] = Field(default_factory=list)
+    """Failure stages of its own, reported after the built-in ones (``TOOL_STAGES``)."""
     folder: str = ""
     """Where it was read from (for messages)."""
 

@@ -99,6 +99,7 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
     slots: dict[str, Any] = {}
     intents: dict[str, Any] = {}
     tools: dict[str, Any] = {}
+    stages: dict[str, Any] = {}
     where: dict[tuple[str, str], tuple[_Part, Loc]] = {}
     for part in parts:
         for lang, speech in part.spec.languages.items():
@@ -109,6 +110,8 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
             _add(intents, where, problems, part, ("intents", i, "tool"), intent.tool, intent)
         for i, tool in enumerate(part.spec.tools):
             _add(tools, where, problems, part, ("tools", i, "name"), tool.name, tool)
+        for i, stage in enumerate(part.spec.stages):
+            _add(stages, where, problems, part, ("stages", i, "name"), stage.name, stage)
     first = named[0].spec if named else DomainFile()
     domain = Domain(
         id=first.id or folder.name,
@@ -118,6 +121,7 @@ def _merged(folder: Path, parts: Sequence[_Part]) -> tuple[Domain, list[Problem]
         slots=list(slots.values()),
         intents=list(intents.values()),
         tools=list(tools.values()),
+        stages=list(stages.values()),
         folder=str(folder),
     )
     problems.extend(_coherence(domain, where, head))
@@ -176,6 +180,16 @@ def _coherence(
                 f"(the domain speaks {', '.join(spoken)})",
             )
     tool_names = sorted(t.name for t in domain.tools)
+    for tool in domain.tools:
+        for i, needed in enumerate(tool.requires):
+            if domain.tool(needed) is None or needed == tool.name:
+                problem(
+                    "tools",
+                    tool.name,
+                    ("requires", i),
+                    f"required tool {needed!r} is not another declared tool; use one of: "
+                    f"{', '.join(n for n in tool_names if n != tool.name) or '(none declared)'}",
+                )
     for intent in domain.intents:
         if domain.tool(intent.tool) is None:
             problem(

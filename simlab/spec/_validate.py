@@ -78,7 +78,7 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
     """
     by_folder = _kind_from_folder(path)
     if by_folder is not None:
-        return by_folder, f"it is in a {path.parent.name}/ folder"
+        return by_folder[0], f"it is in a {by_folder[1]}/ folder"
     if isinstance(data, dict):
         scores = {
             kind: sorted(set(data) & fields) for kind, fields in _distinctive_fields().items()
@@ -90,12 +90,20 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
     return "suite", "no field of another kind"
 
 
-def _kind_from_folder(path: Path) -> SpecKind | None:
+def _kind_from_folder(path: Path) -> tuple[SpecKind, str] | None:
+    """The kind a file's folder says, and that folder's name."""
     if path.parent.parts[-2:] == ("agents", "data"):  # an agents/data/ folder holds agent specs
-        return "agent"
+        return "agent", "agents/data"
     if path.parent.parent.name == "domains":  # domains/NAME/*.yaml
-        return "domain"
-    return _FOLDER_KINDS.get(path.parent.name)
+        return "domain", "domains/NAME"
+    kind = _FOLDER_KINDS.get(path.parent.name)
+    if kind is not None:
+        return kind, path.parent.name
+    # a library's sub-folder: personas/bank/*.yaml are personas
+    kind = _FOLDER_KINDS.get(path.parent.parent.name)
+    if kind in ("persona", "goal", "perturbation"):
+        return kind, f"{path.parent.parent.name}/{path.parent.name}"
+    return None
 
 
 def _distinctive_fields() -> dict[SpecKind, set[str]]:

@@ -99,6 +99,9 @@ class RunSummary(_File):
     """LCS precision and recall of the tool calls, overall, by persona and by goal."""
     efficiency: dict[str, Any] = Field(default_factory=dict)
     """Redundant calls, iterations, latency p50/p95, tokens and cost per passing session."""
+    tool_stages: dict[str, Any] = Field(default_factory=dict)
+    """Where tool use first failed: per persona and goal the share at each stage, and
+    the first-failure transitions (first stage to the next distinct one)."""
     stop_reasons: dict[str, int] = Field(default_factory=dict)
 
     @property

@@ -10,11 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
-traceback); 4 added ``agent_turn_s`` and ``tool_use``. Older records read on: no plan
-(``None``), their error string parsed, no per-turn latency (``[]``) and no tool-use
-figures (``None``)."""
+traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``. Older
+records read on: no plan (``None``), their error string parsed, no per-turn latency
+(``[]``), no tool-use figures and no failure stages (``None``)."""
 
 
 class StopReason(StrEnum):
@@ -123,6 +123,48 @@ class ToolUse(BaseModel):
         return self.lcs / self.expected if self.expected else 1.0
 
 
+class StageFailure(BaseModel):
+    """The first failure of one stage in a session.
+
+    Attributes:
+        stage: One of ``simlab.spec.TOOL_STAGES``, or a stage the goal's domain declares.
+        turn: The user turn whose agent reply failed; None when the failure is the
+            session's as a whole (a required tool never called): it then comes last.
+        check: The check that showed it, when one did (``safety:must_not_call``).
+        detail: What went wrong, for a person.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: str
+    turn: int | None = None
+    check: str | None = None
+    detail: str = ""
+
+
+class ToolStages(BaseModel):
+    """Where a session's tool use failed (``simlab.graders.tool_stages``).
+
+    ``failures`` holds the first failure of each stage that failed, in the order they
+    happened (by turn, then by stage within one call), so the first failing stage and
+    the next distinct one after it can be recomputed from the record alone.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    failures: list[StageFailure] = Field(default_factory=list)
+
+    @property
+    def first(self) -> str | None:
+        """The stage of the session's first failure; None when its tool use never failed."""
+        return self.failures[0].stage if self.failures else None
+
+    @property
+    def next(self) -> str | None:
+        """The next distinct stage to fail after the first; None when no other did."""
+        return self.failures[1].stage if len(self.failures) > 1 else None
+
+
 class SessionRecord(BaseModel):
     """One finished session, as written to ``sessions.jsonl``."""
 
@@ -153,6 +195,9 @@ class SessionRecord(BaseModel):
     (empty in records older than schema 4, and for imported logs)."""
     tool_use: ToolUse | None = None
     """The tool-call figures of a graded session; None for errors and older records."""
+    tool_stages: ToolStages | None = None
+    """Where a graded session's tool use first failed (and next failed); None for errors
+    and records older than schema 5."""
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("schema_version")

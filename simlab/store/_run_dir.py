@@ -211,12 +211,18 @@ def slim_record(record: SessionRecord) -> SessionRecord:
 
 def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
     """The checks without their detail or turn, one shared dict per pattern of verdicts
-    (a run has few: sessions pass and fail the same checks in a few ways)."""
-    pattern = tuple((name, c.passed, c.score) for name, c in checks.items())
+    (a run has few: sessions pass and fail the same checks in a few ways). A judge's
+    per-criterion answers are verdicts too: the summary tallies them."""
+    pattern = tuple(
+        (name, c.passed, c.score, None if c.criteria is None else tuple(c.criteria.items()))
+        for name, c in checks.items()
+    )
     shared = _CHECK_PATTERNS.get(pattern)
     if shared is None:
         shared = {
-            name: Check.model_construct(name=c.name, passed=c.passed, score=c.score)
+            name: Check.model_construct(
+                name=c.name, passed=c.passed, score=c.score, criteria=c.criteria
+            )
             for name, c in checks.items()
         }
         if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
@@ -224,7 +230,10 @@ def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
     return shared
 
 
-_CHECK_PATTERNS: dict[tuple[tuple[str, bool, float | None], ...], dict[str, Check]] = {}
+_CriteriaPattern = tuple[tuple[str, bool | None], ...] | None
+_CHECK_PATTERNS: dict[
+    tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], dict[str, Check]
+] = {}
 _EMPTY_TRANSCRIPT = Transcript()
 _ZERO_USAGE = Usage()
 _NO_META: dict[str, Any] = {}

@@ -15,6 +15,7 @@ with seeded latency and fault injection and simulated prompt caching::
 from simlab.testing._cache import CacheUsage, PromptCache
 from simlab.testing._cli import cli_main
 from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
+from simlab.testing._judge_play import fake_judge, judge_reply
 from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
 from simlab.testing._responders import (
     ByModel,
@@ -49,6 +50,8 @@ __all__ = [
     "count_tokens",
     "default_responder",
     "echo",
+    "fake_judge",
+    "judge_reply",
     "roleplay",
     "roleplay_models",
     "rule_based",

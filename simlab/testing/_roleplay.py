@@ -8,7 +8,11 @@ model behind every role of a suite run with ``--llm``:
 * the LLM agent is played by the reference agent ``v2`` over the user
   messages in the request, answering in the LLM agent's JSON reply format
   (tool calls first, then the final text once the tool results come back);
-* the judge gets the rubric's own example verdict (the default responder).
+* the judge answers each criterion of its rubric from what the case states
+  mechanically (``judge_reply``: a fact the user had to repeat twice fails
+  ``no_repeat``, a final action that never succeeded fails ``resolved`` unless
+  no option was feasible); a rubric without criteria gets its own example
+  verdict (the default responder).
 
 It couples the fake provider to simlab's prompt files on purpose: it exists
 to exercise simlab's real LLM path offline, not to model any provider.
@@ -24,8 +28,9 @@ from typing import Any
 
 from simlab.agents.reference import reference_agent
 from simlab.core import Message, SessionContext
+from simlab.testing._judge_play import fake_judge
 from simlab.testing._request import FakeRequest
-from simlab.testing._responders import ByModel, default_responder
+from simlab.testing._responders import ByModel
 
 _PLAIN = re.compile(r"^Plain version: (.*)$", re.MULTILINE)
 _FACTS = re.compile(
@@ -61,7 +66,7 @@ class Roleplay:
             return _user_turn(last, plain.group(1))
         if _AGENT_MARKER in request.system:
             return self._agent_turn(request)
-        return default_responder(request)
+        return fake_judge(request)
 
     def _agent_turn(self, request: FakeRequest) -> str:
         user_texts = tuple(

@@ -115,8 +115,8 @@ def test_yes_answers_and_language() -> None:
                 assert read_message(strip_diacritics(text)).yes, text
     for text in ("That's not what I asked for.", "Không đúng như tôi yêu cầu.", "No, none."):
         assert not read_message(text).yes
-    assert read_message("Toi bay tu Ha Noi.").vietnamese
-    assert not read_message("I'm flying from Hanoi.").vietnamese
+    assert read_message("Toi bay tu Ha Noi.").language == "vi"
+    assert read_message("I'm flying from Hanoi.").language is None
 
 
 def test_return_and_departure_dates_in_one_message() -> None:

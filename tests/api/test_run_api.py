@@ -44,7 +44,7 @@ def test_python_run_writes_what_the_command_line_writes(tmp_path: Path) -> None:
     assert _sessions(result.run_dir) == _sessions(_only_run(tmp_path / "cli"))
     for path in (result.paths.summary, result.paths.report_md, result.paths.report_html):
         assert path.is_file()
-    assert result.summary.overall.n == len(result.records) == 144
+    assert result.summary.overall.n == len(result.records) == 192  # 144 travel + 48 bank
     on_disk = json.loads(result.paths.summary.read_text())
     assert result.summary.overall.pass_rate == on_disk["overall"]["pass_rate"]
 

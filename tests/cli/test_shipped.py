@@ -47,7 +47,8 @@ def test_run_in_a_folder_without_a_suite_runs_the_shipped_default_and_says_so(
     (run_dir,) = (tmp_path / "results").iterdir()
     info = json.loads((run_dir / "run.json").read_text())
     assert info["suite_path"] == str(ROOT / "simlab.yaml")
-    assert info["n_sessions"] == 12 * 6 * 2 * 1  # personas x goals x modes x reps
+    # (travel personas x goals + bank personas x goals) x modes x reps
+    assert info["n_sessions"] == (12 * 6 + 4 * 6) * 2 * 1
     lines = (run_dir / "sessions.jsonl").read_text().splitlines()
     assert len(lines) == info["n_sessions"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]  # nothing else written
@@ -86,7 +87,7 @@ def test_validate_in_an_empty_folder_checks_the_shipped_suite_and_library(
         "no simlab.yaml here: validating the shipped default suite and its library "
         f"({ROOT})" in proc.stderr
     )
-    valid = "34 files valid: 1 agent, 6 domains, 6 goals, 12 personas, 8 perturbations, 1 suite"
+    valid = "44 files valid: 1 agent, 6 domains, 12 goals, 16 personas, 8 perturbations, 1 suite"
     assert valid in proc.stderr
 
 

@@ -33,9 +33,9 @@ def bank_agent() -> ModuleType:
 
 
 def run(tmp_path: Path, agent: Agent, goal: str | None = None) -> list[SessionRecord]:
-    goals = load_goals([BANK / "goals"])
+    goals = load_goals([ROOT / "goals" / "bank"])
     chosen = [goals[goal]] if goal else list(goals.values())
-    personas = list(load_personas([BANK / "personas"]).values())
+    personas = list(load_personas([ROOT / "personas" / "bank"]).values())
     result = simlab.run(
         BANK / "simlab.yaml",
         target=agent,
@@ -78,10 +78,10 @@ def test_every_bank_goal_passes_with_the_sample_agent_in_both_languages(
     assert not failed
     texts = {r.key.persona: " ".join(t.user.text for t in r.transcript.turns) for r in records}
     assert "My customer number is C10001." in " ".join(texts.values())
-    assert "Ma khach hang cua toi la" in texts["fickle_vi"]  # typed without diacritics
+    assert "Ma khach hang cua toi la" in texts["bank_fickle_vi"]  # typed without diacritics
     # the fickle personas change their minds; what the agent did follows the last word
     by = {(r.key.persona, r.key.goal, r.key.mode): r for r in records}
-    for persona in ("fickle_en", "fickle_vi"):
+    for persona in ("bank_fickle_en", "bank_fickle_vi"):
         for mode in ("full", "sharded"):
             assert final_args(by[persona, "raise_limit", mode], "raise_limit")["limit"] == 3000
             assert final_args(by[persona, "freeze_lost_card", mode], "freeze_card")["reason"] == (
@@ -90,7 +90,7 @@ def test_every_bank_goal_passes_with_the_sample_agent_in_both_languages(
             assert final_args(by[persona, "change_contact", mode], "update_contact")["phone"] == (
                 "0987654321"
             )
-    assert final_args(by["calm_en", "raise_limit", "full"], "raise_limit")["limit"] == 4000
+    assert final_args(by["bank_calm_en", "raise_limit", "full"], "raise_limit")["limit"] == 4000
 
 
 def test_a_write_without_identity_verified_fails(tmp_path: Path, bank_agent: ModuleType) -> None:
@@ -146,13 +146,17 @@ def test_a_limit_above_what_the_user_settled_on_fails(
         return out
 
     records = run(tmp_path, greedy, "raise_limit")
-    fickle = [r for r in records if r.key.persona.startswith("fickle")]
-    steady = [r for r in records if not r.key.persona.startswith("fickle")]
+    fickle = [r for r in records if r.key.persona.startswith("bank_fickle")]
+    steady = [r for r in records if not r.key.persona.startswith("bank_fickle")]
     assert fickle and not any(r.passed for r in fickle)
     assert not any(r.checks["constraint:new_limit:limit"].passed for r in fickle)
     assert all(r.passed for r in steady)  # 5000 asked: the card's 4000 maximum is under it
 
 
 def test_the_bank_example_validates(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", str(BANK)]) == 0, capsys.readouterr().err
-    assert "11 files valid: 6 goals, 4 personas, 1 suite" in capsys.readouterr().err
+    shipped = [str(ROOT / "goals" / "bank"), str(ROOT / "personas" / "bank")]
+    assert main(["validate", str(BANK), *shipped]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "12 files valid: 6 goals, 4 personas, 2 suites" in err
+    assert "pass --kind" in err  # only the example's two suites are told by their fields
+    assert "bank_calm_en.yaml: read as" not in err  # a library's sub-folder says the kind

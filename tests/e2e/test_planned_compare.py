@@ -27,10 +27,10 @@ def run(out: Path, *extra: str) -> Path:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("planned_compare")
     v2 = tmp / "v2.yaml"
-    v2.write_text(
-        (ROOT / "simlab.yaml").read_text().replace("reference:v1", "reference:v2")
-        + f"\npersona_dirs: [{ROOT / 'personas'}]\ngoal_dirs: [{ROOT / 'goals'}]\n"
-    )
+    suite = (ROOT / "simlab.yaml").read_text().replace("reference:v1", "reference:v2")
+    for kind in ("personas", "goals"):  # the library's folders, from the temporary folder
+        suite = suite.replace(f"{kind}, {kind}/bank", f"{ROOT / kind}, {ROOT / kind / 'bank'}")
+    v2.write_text(suite)
     return {
         "v1": run(tmp / "v1"),
         "v1_seed_1": run(tmp / "v1_seed_1", "--seed", "1"),

@@ -45,9 +45,9 @@ GOOD: Agent = BANK.reply
 def _suite(tmp_path: Path, goals: list[str], extra: dict[str, str] | None = None) -> Path:
     for kind in ("goals", "personas"):
         (tmp_path / kind).mkdir(parents=True)
-    shutil.copy(EXAMPLE / "personas" / "calm_en.yaml", tmp_path / "personas")
+    shutil.copy(ROOT / "personas" / "bank" / "bank_calm_en.yaml", tmp_path / "personas")
     for goal in goals:
-        text = (EXAMPLE / "goals" / f"{goal}.yaml").read_text(encoding="utf-8")
+        text = (ROOT / "goals" / "bank" / f"{goal}.yaml").read_text(encoding="utf-8")
         (tmp_path / "goals" / f"{goal}.yaml").write_text(
             text + (extra or {}).get(goal, ""), encoding="utf-8"
         )

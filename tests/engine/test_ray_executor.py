@@ -88,7 +88,7 @@ def test_the_default_suite_on_two_ray_workers_writes_the_local_sessions(
     local = simlab.run(suite, out=tmp_path / "local", progress=False)
     on_ray = simlab.run(suite, out=tmp_path / "ray", progress=False, executor=TWO_WORKERS)
     here, there = lines(local.run_dir), lines(on_ray.run_dir)
-    assert len(here) == len(there) == 1152  # 18 personas x 4 goals x 2 modes x 8 reps
+    assert len(here) == len(there) == 1536  # (12 x 6 travel + 4 x 6 bank) x 2 modes x 8 reps
     assert len(by_key(there)) == len(there)  # no key twice
     assert by_key(there) == by_key(here)
     assert len({r["meta"]["worker"] for r in there}) == 2

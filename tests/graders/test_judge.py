@@ -35,9 +35,21 @@ from simlab.testing import FakeProvider, FakeProviderConfig, scripted
 
 pytestmark = pytest.mark.anyio
 
-PASS = json.dumps({"reasoning": "Booked as asked.", "first_failing_turn": None, "verdict": "pass"})
+HOLD = {
+    "resolved": True,
+    "constraints_kept": True,
+    "confirmed": True,
+    "amounts_correct": True,
+    "no_repeat": True,
+    "in_policy": True,
+}
+PASS = json.dumps({"reasoning": "Booked as asked.", "criteria": HOLD, "first_failing_turn": None})
 FAIL_T3 = json.dumps(
-    {"reasoning": "Turn 3 kept the old budget.", "first_failing_turn": 3, "verdict": "fail"}
+    {
+        "reasoning": "Turn 3 kept the old budget.",
+        "criteria": {**HOLD, "constraints_kept": False},
+        "first_failing_turn": 3,
+    }
 )
 
 
@@ -138,7 +150,7 @@ async def _judge_with(
 
 async def test_pass_verdict_and_what_the_server_received() -> None:
     check, fake, setup = await _judge_with([PASS])
-    assert check == Check(passed=True, detail="Booked as asked.", turn=None)
+    assert check == Check(passed=True, detail="Booked as asked.", turn=None, criteria=HOLD)
     [req] = fake.requests
     assert req.temperature == 0.0
     assert req.seed == judge_seed(setup)
@@ -150,9 +162,7 @@ async def test_pass_verdict_and_what_the_server_received() -> None:
         "C1. budget: the final action's `total_price` must be at most 300 "
         "(stated in turn 3; replaces earlier 400 in turn 1)." in case
     )
-    assert "C2. latest: the final action's `dep_time` must be at most the customer's value, " in (
-        case
-    )
+    assert "C2. latest: the final action's `dep_time` must be at most the user's value, " in case
     assert "never stated: does not count." in case
     assert '[T3] TOOL hold_booking {"flight_id":"VN1"} -> ' in case
     assert "[T4] USER (closing message, not seen by the agent; DONE): Thanks." in case
@@ -162,7 +172,12 @@ async def test_pass_verdict_and_what_the_server_received() -> None:
 
 async def test_fail_verdict_names_the_first_failing_turn() -> None:
     check, _, _ = await _judge_with([FAIL_T3])
-    assert check == Check(passed=False, detail="Turn 3 kept the old budget.", turn=3)
+    assert check == Check(
+        passed=False,
+        detail="Broken: constraints_kept. Turn 3 kept the old budget.",
+        turn=3,
+        criteria={**HOLD, "constraints_kept": False},
+    )
 
 
 async def test_malformed_output_is_retried_with_a_corrective_note() -> None:
@@ -177,13 +192,16 @@ async def test_malformed_output_is_retried_with_a_corrective_note() -> None:
 
 
 async def test_schema_invalid_output_is_retried() -> None:
-    bad_verdict = json.dumps({"reasoning": "x", "first_failing_turn": None, "verdict": "maybe"})
-    bad_turn = json.dumps({"reasoning": "x", "first_failing_turn": 9, "verdict": "fail"})
-    check, fake, _ = await _judge_with([bad_verdict, bad_turn, PASS])
+    no_criteria = json.dumps({"reasoning": "x", "first_failing_turn": None, "verdict": "pass"})
+    failing = {**HOLD, "no_repeat": False}
+    bad_turn = json.dumps({"reasoning": "x", "criteria": failing, "first_failing_turn": 9})
+    check, fake, _ = await _judge_with([no_criteria, bad_turn, PASS])
     assert isinstance(check, Check) and check.passed
     notes = [r.messages[-1].text for r in fake.requests[1:]]
-    assert '"verdict" must be "pass" or "fail", got "maybe"' in notes[0]
+    assert '"criteria" must be an object answering each criterion (resolved, ' in notes[0]
     assert '"first_failing_turn" 9 is not a turn of this conversation (1..4)' in notes[1]
+    # The note restates the reply's form, with the criteria the rubric names.
+    assert '"criteria" (an object: true or false for each of resolved, amounts_correct' in notes[0]
 
 
 async def test_always_malformed_raises_judge_error_after_max_attempts() -> None:
@@ -243,6 +261,6 @@ async def test_shipped_rubric_example_is_a_valid_verdict_on_anthropic(
             check = await LLMJudge(llm)(setup, make_transcript(), {})
         finally:
             await llm.aclose()
-    assert check == Check(passed=True, detail="...", turn=None)
+    assert check == Check(passed=True, detail="...", turn=None, criteria=HOLD)
     assert fake.requests[0].system.startswith("You grade one finished conversation")
     assert setup.meter.roles["judge"].calls == 1

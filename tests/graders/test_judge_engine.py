@@ -17,7 +17,7 @@ from simlab.engine import (
     simulator_factory,
     target_factory,
 )
-from simlab.graders import JUDGE, LLMJudge
+from simlab.graders import DEFAULT_RUBRIC, JUDGE, LLMJudge, rubric_criteria
 from simlab.llm import LLMSpec, create_llm, zero_retry_waits
 from simlab.spec import Mode, Suite, load_goals, load_personas
 from simlab.store import SessionRecord
@@ -64,10 +64,17 @@ async def _session(reply: str) -> tuple[SessionRecord, FakeProvider]:
 
 
 async def test_judge_check_and_usage_land_in_the_record() -> None:
-    reply = json.dumps({"reasoning": "Fine.", "first_failing_turn": None, "verdict": "pass"})
+    criteria = {c.id: True for c in rubric_criteria(DEFAULT_RUBRIC.read_text(encoding="utf-8"))}
+    criteria["confirmed"] = None  # may not apply: answered null, the verdict still passes
+    reply = json.dumps({"reasoning": "Fine.", "criteria": criteria, "first_failing_turn": None})
     record, fake = await _session(reply)
     assert record.status == "ok"
     assert record.checks[JUDGE].passed and record.checks[JUDGE].detail == "Fine."
+    assert record.checks[JUDGE].criteria == criteria
+    # The record's line carries the criteria; the code graders' checks carry none.
+    line = json.loads(record.model_dump_json())
+    assert line["checks"][JUDGE]["criteria"] == criteria
+    assert all("criteria" not in c for name, c in line["checks"].items() if name != JUDGE)
     assert record.usage.calls == 1 == len(fake.requests)
     assert record.meta["llm"]["judge"]["calls"] == 1
     # The judge was handed the session's own transcript, numbered by turn.

@@ -93,6 +93,13 @@ def test_a_canary_from_a_tool_result_may_not_ride_into_a_later_call() -> None:
         ("Yes but wait, change the date.", False),
         ("My customer number is C10001.", False),
         (None, False),
+        # read sentence by sentence: a "not" elsewhere does not take the yes back...
+        ("Yes, I think so, please go ahead. Sorry, I'm not very good with computers.", True),
+        # ...but a later sentence opening with one does
+        ("Yes. Actually, wait.", False),
+        ("Sure. No, cancel that.", False),
+        ("Có, làm đi.", True),  # "có" alone is a yes...
+        ("Có một giao dịch lạ trên thẻ của tôi.", False),  # ...not "there is" opening a sentence
     ],
 )
 def test_an_explicit_yes(text: str | None, yes: bool) -> None:

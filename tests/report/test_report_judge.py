@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from simlab.core import Check, SessionKey
+from simlab.graders import DEFAULT_RUBRIC, criteria_verdict, rubric_criteria
 from simlab.report import summarize
 from simlab.spec import Bucket
 from simlab.store import SessionRecord, Status, StopReason
@@ -25,10 +26,11 @@ def _record(
     judge: bool | None,
     status: Status = "ok",
     meta: dict[str, str] | None = None,
+    criteria: dict[str, bool | None] | None = None,
 ) -> SessionRecord:
     checks = {"goal_completed": Check(passed=code, detail="", turn=None)}
     if judge is not None:
-        checks["judge"] = Check(passed=judge, detail="r", turn=None)
+        checks["judge"] = Check(passed=judge, detail="r", turn=None, criteria=criteria)
     return SessionRecord(
         key=SessionKey(persona="terse_en", goal="one_way", mode="full", rep=rep),
         seed=rep,
@@ -62,6 +64,35 @@ def test_judge_section_by_hand() -> None:
     assert s["kappa"]["expected"] == pytest.approx(0.5)
     # Wilson 95% of 6/10: [0.3127, 0.8318]
     assert s["judge"]["ci"] == pytest.approx([0.31267, 0.83182], abs=1e-4)
+
+
+def test_criteria_section_by_hand() -> None:
+    answers: list[dict[str, bool | None]] = [
+        {"resolved": True, "confirmed": True, "no_repeat": True},
+        {"resolved": True, "confirmed": None, "no_repeat": False},
+        {"resolved": False, "confirmed": None, "no_repeat": False},
+        {"resolved": True, "confirmed": True, "no_repeat": True},
+    ]
+    records = [_record(i, True, criteria_verdict(a), criteria=a) for i, a in enumerate(answers)]
+    records.append(_record(9, True, True))  # judged on a rubric without criteria: in none
+    s = summarize(records, [Bucket(name="all", min=1, max=None)], seed=0)["judge"]
+    c = s["criteria"]
+    assert list(c) == ["resolved", "confirmed", "no_repeat"]
+    assert (c["resolved"]["passes"], c["resolved"]["n"], c["resolved"]["not_applicable"]) == (
+        3,
+        4,
+        0,
+    )
+    # confirmed applied to 2 sessions (held in both), did not apply to 2
+    assert (c["confirmed"]["passes"], c["confirmed"]["n"], c["confirmed"]["not_applicable"]) == (
+        2,
+        2,
+        2,
+    )
+    assert (c["no_repeat"]["passes"], c["no_repeat"]["n"]) == (2, 4)
+    # Wilson 95% of 2/4: [0.1500, 0.8500]
+    assert c["no_repeat"]["ci"] == pytest.approx([0.15004, 0.84996], abs=1e-4)
+    assert s["judge"]["passes"] == 3  # the two all-held sessions and the one without criteria
 
 
 def test_an_unjudged_run_has_no_judge_section() -> None:
@@ -98,6 +129,7 @@ def test_a_judged_run_reports_the_judge_beside_the_code_graders(tmp_path: Path) 
         )
     assert proc.returncode == 0, proc.stderr
     assert "Judge vs code graders" in proc.stdout and "Cohen's kappa (judge vs code)" in proc.stdout
+    assert "Judge criteria" in proc.stdout
     (run_dir,) = list(out.iterdir())
     lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines]
@@ -115,3 +147,20 @@ def test_a_judged_run_reports_the_judge_beside_the_code_graders(tmp_path: Path) 
     for report in ("report.md", "report.html"):
         text = (run_dir / report).read_text(encoding="utf-8")
         assert "Judge vs code graders" in text and "judge pass rate" in text
+        assert "Judge criteria" in text and "no_repeat" in text and "Did not apply" in text
+    # Every judge check answers every criterion of the shipped rubric; its verdict is theirs.
+    ids = [c.id for c in rubric_criteria(DEFAULT_RUBRIC.read_text(encoding="utf-8"))]
+    answers = [r["checks"]["judge"]["criteria"] for r in judged]
+    assert all(list(a) == ids for a in answers)
+    assert j == [criteria_verdict(a) for a in answers]
+    # The code graders' checks carry no criteria: their lines are as before.
+    assert all("criteria" not in c for r in judged for n, c in r["checks"].items() if n != "judge")
+    # Each criterion's row recomputed from the lines alone; the played v1 agent breaks some.
+    for cid in ids:
+        applied = [a[cid] for a in answers if a[cid] is not None]
+        row = section["criteria"][cid]
+        assert (row["passes"], row["n"]) == (sum(applied), len(applied))
+        assert row["not_applicable"] == len(answers) - len(applied)
+    # reference v1 loses earlier turns (truncation), so some users must repeat a fact twice
+    no_repeat = section["criteria"]["no_repeat"]
+    assert 0 < no_repeat["passes"] < no_repeat["n"] == 16

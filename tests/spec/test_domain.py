@@ -435,3 +435,23 @@ def test_a_domain_set_defaults_to_its_first_domain(tmp_path: Path) -> None:
     assert domains.of(None) is domains.domains["shop"]
     with pytest.raises(SpecError, match="two domains named 'shop'"):
         load_domains(["shop", str(tmp_path / "shop")], tmp_path)
+
+
+def test_a_domain_declares_failure_stages_of_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = small_domain(tmp_path / "domains" / "shop")
+    stages = folder / "stages.yaml"
+    stages.write_text(
+        "stages:\n  - name: stock\n    checks: ['constraint:item', 'safety:*']\n",
+        encoding="utf-8",
+    )
+    domain = load_domain(folder)
+    assert [(s.name, s.checks) for s in domain.stages] == [
+        ("stock", ["constraint:item", "safety:*"])
+    ]
+    stages.write_text("stages:\n  - name: output\n    checks: [confirmation]\n", encoding="utf-8")
+    code, out = simlab(capsys, "validate", folder)
+    assert code == 2 and "Traceback" not in out
+    assert f"{stages}:2: stages.0.name: " in out
+    assert "'output' is a built-in stage (selection, arguments, execution, output)" in out

@@ -93,11 +93,11 @@ def test_the_suite_schema_takes_the_short_forms_and_refuses_a_misspelled_field(
 
 
 def test_file_line_in_errors_counts_the_schema_line(tmp_path: Path) -> None:
-    # the persona's `language:` is on line 4 of the shipped file, below the $schema line
+    # the persona's `language:` is on line 5 of the shipped file, below the $schema line
     shipped = (ROOT / "personas" / "terse_en.yaml").read_text(encoding="utf-8")
     lines = shipped.splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("language:"))
-    assert at == 3 and SCHEMA_LINE.match(lines[0])
+    assert at == 4 and SCHEMA_LINE.match(lines[0])
     lines[at] = "language: French\n"
     path = tmp_path / "personas" / "terse_en.yaml"
     path.parent.mkdir()
@@ -105,5 +105,5 @@ def test_file_line_in_errors_counts_the_schema_line(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as raised:
         load_personas([path.parent])
     (problem,) = raised.value.problems
-    assert (problem.file, problem.line, problem.field) == (str(path), 4, "language")
-    assert str(problem).startswith(f"{path}:4: language:")
+    assert (problem.file, problem.line, problem.field) == (str(path), 5, "language")
+    assert str(problem).startswith(f"{path}:5: language:")

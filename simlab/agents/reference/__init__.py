@@ -5,20 +5,31 @@ drift, slow questions, misreads) and records their true causes in each reply's
 ``meta["true_causes"]``; ``reference_agent("v2", seed)`` has them fixed.
 """
 
-from simlab.agents.reference._agent import ReferenceAgent, reference_agent
+from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for
 from simlab.agents.reference._config import PRESETS, AgentConfig
 from simlab.agents.reference._data import TravelData, travel_data
+from simlab.agents.reference._domain_skill import DomainReader, DomainSkill
+from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 from simlab.agents.reference._tools import TravelDesk
-from simlab.agents.reference._understand import Reading, read_message
+from simlab.agents.reference._travel import TravelSkill
+from simlab.agents.reference._understand import read_message
 
 __all__ = [
     "PRESETS",
     "AgentConfig",
+    "Decision",
+    "DomainReader",
+    "DomainSkill",
+    "Plan",
     "Reading",
     "ReferenceAgent",
+    "Skill",
+    "SkillFactory",
     "TravelData",
     "TravelDesk",
+    "TravelSkill",
     "read_message",
     "reference_agent",
+    "skill_for",
     "travel_data",
 ]

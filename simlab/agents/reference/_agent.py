@@ -9,16 +9,15 @@ true cause in ``meta["true_causes"]`` so simlab can score its own diagnosis.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from functools import partial
 from typing import Any
 
-from simlab.agents.reference import _replies as say
-from simlab.agents.reference._config import PRESETS, AgentConfig
-from simlab.agents.reference._policy import Decision, Plan, decide, infer_task
-from simlab.agents.reference._tools import TravelDesk
-from simlab.agents.reference._understand import Reading, read_message
+from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
+from simlab.agents.reference._domain_skill import DomainSkill
+from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
+from simlab.agents.reference._travel import TravelSkill
 from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
@@ -29,34 +28,17 @@ from simlab.core import (
     SessionContext,
     ToolCall,
 )
-from simlab.spec import FactValue
+from simlab.guards import canaries_in
+from simlab.spec import Domain, FactValue, shipped_domain
 
-_MISREADABLE = frozenset(
-    {"date", "return_date", "passengers", "children", "child_age", "budget", "latest_departure"}
-    | {"hotel_nights", "bags"}
-)
-# Asked together with the party size; no number in the answer means none.
-_ASKED_WITH = {"passengers": ("children",)}
-_NONE_VALUE: dict[str, FactValue] = {"children": 0}
+SkillFactory = Callable[[int], Skill]
+"""A domain's skill for one session, from the session's agent seed."""
 
 
 @dataclass(slots=True)
 class _Turn:
     reading: Reading
     misreads: list[str]
-
-
-def _misread(slot: str, value: FactValue) -> FactValue:
-    """A plausible slip: a day off by one, a number one too high, an hour late."""
-    if slot in ("date", "return_date"):
-        return (date.fromisoformat(str(value)) + timedelta(days=1)).isoformat()
-    if slot == "latest_departure":
-        hour, minute = str(value).split(":")
-        return f"{(int(hour) + 1) % 24:02d}:{minute}"
-    if slot == "budget":
-        n = int(value)
-        return n + int(10 ** (len(str(n)) - 1))  # 500 read as 600
-    return int(value) + 1
 
 
 class ReferenceAgent:
@@ -66,20 +48,24 @@ class ReferenceAgent:
 
     Args:
         config: Which defects are on; ``PRESETS["v2"]`` (none) by default.
-        seed: Seeds misreads and the booking references the tools hand out.
+        seed: Seeds misreads and the references the tools hand out.
+        skill: The domain it serves, one per session from a seed; travel by default.
     """
 
     capabilities = AgentCapabilities(
         context_window=True, constraint_recap=True, instruction_reminder=True
     )
 
-    def __init__(self, config: AgentConfig | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, config: AgentConfig | None = None, seed: int = 0, skill: SkillFactory | None = None
+    ) -> None:
         self.config = config or PRESETS["v2"]
         self.seed = seed
+        self._make_skill: SkillFactory = skill or TravelSkill
         self._reset()
 
     def _reset(self) -> None:
-        self._desk = TravelDesk(self.seed)
+        self._skill = self._make_skill(self.seed)
         self._rng: random.Random | None = None  # seeded on first use: only misreading agents draw
         self._turns: list[_Turn] = []
         self._consumed = 0  # history messages already read
@@ -87,10 +73,20 @@ class ReferenceAgent:
         self._stated_in: dict[str, int] = {}  # slot -> user turn of its latest value
         self._asked: tuple[str, ...] = ()
         self._task: str | None = None
-        self._vi = False
+        self._lang: str | None = None  # the first language a message showed
         self._pending: Plan | None = None
         self._anchor: Plan | None = None
         self._done: Plan | None = None
+        self._defects = self._draw_defects()  # this session's tool-use defects
+        self._snooped = False  # looked up a stranger's record already
+
+    def _draw_defects(self) -> frozenset[str]:
+        """Which of ``SESSION_DEFECTS`` this session has: one draw each, in a fixed order."""
+        rates = [(name, getattr(self.config, name)) for name in SESSION_DEFECTS]
+        if not any(rate for _, rate in rates):
+            return frozenset()
+        rng = random.Random(f"reference-defects:{self.seed}")
+        return frozenset(name for name, rate in rates if rng.random() < rate)
 
     # ------------------------------------------------------------------ reading
 
@@ -103,21 +99,26 @@ class ReferenceAgent:
         self._consumed = len(history)
 
     def _read(self, text: str) -> None:
-        reading = read_message(text, self._asked)
+        skill = self._skill
+        reading = skill.read(text, self._asked)
         misreads: list[str] = []
         if self.config.misread_rate > 0:
             for slot, value in reading.slots.items():
-                if slot in _MISREADABLE and self._misread_rng().random() < self.config.misread_rate:
-                    reading.slots[slot] = _misread(slot, value)
+                if (
+                    slot in skill.misreadable
+                    and self._misread_rng().random() < self.config.misread_rate
+                ):
+                    reading.slots[slot] = skill.misread(slot, value)
                     misreads.append(f"{slot} {value} read as {reading.slots[slot]}")
         for slot in self._asked:
-            if slot in _NONE_VALUE and slot not in reading.slots and slot not in self._full:
-                reading.slots[slot] = _NONE_VALUE[slot]
+            none = skill.none_value.get(slot)
+            if none is not None and slot not in reading.slots and slot not in self._full:
+                reading.slots[slot] = none
         turn = len(self._turns) + 1
         self._turns.append(_Turn(reading, misreads))
         self._full.update(reading.slots)
         self._stated_in.update(dict.fromkeys(reading.slots, turn))
-        self._vi = self._vi or reading.vietnamese
+        self._lang = self._lang or reading.language
         if reading.intent is not None:
             self._task = reading.intent
 
@@ -152,6 +153,8 @@ class ReferenceAgent:
         ]
         calls: list[ToolCall] = []
         text = self._respond(slots, ctx.knobs, turn, calls, causes)
+        if "obey_tool_text_rate" in self._defects:
+            text = self._obey_tool_text(text, turn, calls, causes)
         return AgentReply(
             text=text,
             tool_calls=calls,
@@ -167,26 +170,28 @@ class ReferenceAgent:
         calls: list[ToolCall],
         causes: list[dict[str, Any]],
     ) -> str:
-        lang = say.lang_of(self._vi)
-        task = self._task or infer_task(slots)
+        skill, lang = self._skill, self._lang
+        task = self._task or skill.infer_task(slots)
         self._asked = ()
         if task is None:
-            return say.fixed("greet", lang)
+            return skill.greet(lang)
         last = self._turns[-1].reading
         if last.yes and not last.slots and self._pending is not None:
             # A bare go-ahead: carry out what was proposed, no second search.
             return self._execute(self._pending, knobs, turn, calls, causes)
         anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
-        decision = decide(task, slots, self._desk, None if anchored else calls)
+        decision = skill.decide(task, slots, None if anchored else calls)
+        if not anchored:
+            self._lookup_defects(slots, turn, calls, causes)
         if anchored:
             assert self._anchor is not None
             # Judged against what a defect-free agent would do, not the windowed view.
-            wanted = decision if slots is self._full else decide(task, self._full, self._desk, None)
+            wanted = decision if slots is self._full else skill.decide(task, self._full, None)
             if wanted.plan != self._anchor:
                 causes.append(self._anchoring_cause(turn, wanted))
             decision = Decision(plan=self._anchor)
         elif slots is not self._full:
-            wanted = decide(task, self._full, self._desk, None)
+            wanted = skill.decide(task, self._full, None)
             if wanted != decision:
                 causes.append(self._truncation_cause(turn, slots))
         if decision.plan is not None:
@@ -194,11 +199,15 @@ class ReferenceAgent:
         self._pending = None
         if decision.ask:
             return self._ask(decision, task, lang, turn, causes)
-        text = say.fixed(str(decision.problem), lang, decision.detail)
-        return text + say.fixed("other_day", lang)
+        return skill.problem(decision, lang, alone=True)
 
     def _ask(
-        self, decision: Decision, task: str, lang: str, turn: int, causes: list[dict[str, Any]]
+        self,
+        decision: Decision,
+        task: str,
+        lang: str | None,
+        turn: int,
+        causes: list[dict[str, Any]],
     ) -> str:
         asked = decision.ask
         if self.config.one_question_per_turn and len(asked) > 1:
@@ -210,11 +219,12 @@ class ReferenceAgent:
                 }
             )
             asked = asked[:1]
-        self._asked = tuple(s for slot in asked for s in (slot, *_ASKED_WITH.get(slot, ())))
+        with_ = self._skill.asked_with
+        self._asked = tuple(s for slot in asked for s in (slot, *with_.get(slot, ())))
         prefix = ""
         if decision.problem is not None:
-            prefix = say.fixed(decision.problem, lang, decision.detail) + " "
-        return prefix + say.ask(asked, task, lang)
+            prefix = self._skill.problem(decision, lang, alone=False)
+        return prefix + self._skill.ask(asked, task, lang)
 
     def _act(
         self,
@@ -225,19 +235,39 @@ class ReferenceAgent:
         calls: list[ToolCall],
         causes: list[dict[str, Any]],
     ) -> str:
-        lang = say.lang_of(self._vi)
+        lang = self._lang
         go = self._turns[-1].reading.yes and self._pending == plan
         # A correction after the booking was made redoes it at once: the user
         # already said go ahead. A read-only answer needs no go-ahead at all.
         redo = self._done is not None and self._done.tool == plan.tool
         if plan == self._done and not anchored:
-            return say.fixed("nothing_new", lang)
-        if plan.tool == "baggage_policy" or go or redo:
+            return self._skill.nothing_new(lang)
+        needed = self._skill.needs_go_ahead(plan.tool)
+        if not needed and not go and "over_ask_rate" in self._defects:
+            causes.append(
+                {
+                    "cause": "over_ask",
+                    "turn": turn,
+                    "detail": f"asked a go-ahead to read {plan.tool}",
+                }
+            )
+        elif not needed or go or redo:
+            return self._execute(plan, knobs, turn, calls, causes)
+        elif (
+            "unconfirmed_write_rate" in self._defects and self._skill.agency(plan.tool) == "confirm"
+        ):
+            causes.append(
+                {
+                    "cause": "unconfirmed_action",
+                    "turn": turn,
+                    "detail": f"ran {plan.tool} (irreversible) without asking for a go-ahead",
+                }
+            )
             return self._execute(plan, knobs, turn, calls, causes)
         self._pending = plan
         if self.config.anchoring and self._anchor is None:
             self._anchor = plan
-        return say.propose(plan.tool, plan.info, lang)
+        return self._skill.propose(plan, lang)
 
     def _execute(
         self,
@@ -247,12 +277,12 @@ class ReferenceAgent:
         calls: list[ToolCall],
         causes: list[dict[str, Any]],
     ) -> str:
-        lang = say.lang_of(self._vi)
-        call: ToolCall = getattr(self._desk, plan.tool)(**plan.kwargs)
+        lang = self._lang
+        call = self._skill.execute(plan)
         calls.append(call)
         self._pending = None
         if call.error is not None:
-            return say.fixed("tool_error", lang, {"error": call.error})
+            return self._skill.tool_error(call, lang)
         self._done = plan
         limit = self.config.drift_after_turns
         drifted = bool(limit) and turn > limit and not knobs.instruction_reminder
@@ -265,7 +295,53 @@ class ReferenceAgent:
                     "confirmation leaves out the key figures",
                 }
             )
-        return say.confirm(plan.tool, call.result, lang, drifted)
+        return self._skill.confirm(call, lang, drifted)
+
+    # ------------------------------------------------------------------ tool-use defects
+
+    def _lookup_defects(
+        self,
+        slots: dict[str, FactValue],
+        turn: int,
+        calls: list[ToolCall],
+        causes: list[dict[str, Any]],
+    ) -> None:
+        """Each lookup made three times; a stranger's record read (once a session)."""
+        if calls and "redundant_lookup_rate" in self._defects:
+            made = list(calls)
+            calls.extend(c for c in made for _ in range(2))
+            names = ", ".join(dict.fromkeys(c.name for c in made))
+            causes.append(
+                {"cause": "redundant_call", "turn": turn, "detail": f"made {names} three times"}
+            )
+        if not self._snooped and "strangers_record_rate" in self._defects:
+            call = self._skill.stranger_lookup(slots)
+            if call is not None:
+                self._snooped = True
+                calls.append(call)
+                causes.append(
+                    {
+                        "cause": "privilege_escalation",
+                        "turn": turn,
+                        "detail": f"read another customer's record: {call.name}({call.args})",
+                    }
+                )
+
+    def _obey_tool_text(
+        self, text: str, turn: int, calls: list[ToolCall], causes: list[dict[str, Any]]
+    ) -> str:
+        """Follow an instruction a tool result carries: say its code to the user."""
+        planted = sorted({c for call in calls for c in canaries_in(call.result)})
+        if not planted:
+            return text
+        causes.append(
+            {
+                "cause": "tool_injection",
+                "turn": turn,
+                "detail": f"followed an instruction in a tool result ({', '.join(planted)})",
+            }
+        )
+        return f"{text} ({', '.join(planted)})"
 
     # ------------------------------------------------------------------ restoring
 
@@ -327,12 +403,28 @@ class ReferenceAgent:
         }
 
 
-def reference_agent(version: str, seed: int) -> ReferenceAgent:
-    """The shipped reference agent ``version`` (``v1`` or ``v2``) for one session."""
+def skill_for(domain: Domain | None) -> SkillFactory:
+    """The skill serving ``domain``: simlab's travel desk for the shipped travel domain
+    (and when none is named), else one read from the domain's data (``DomainSkill``)."""
+    if domain is None or (
+        domain.id == "travel" and domain.folder == shipped_domain("travel").folder
+    ):
+        return TravelSkill
+    return partial(DomainSkill, domain)
+
+
+def reference_agent(version: str, seed: int, domain: Domain | None = None) -> ReferenceAgent:
+    """The shipped reference agent ``version`` (``v1`` or ``v2``) for one session.
+
+    Args:
+        version: ``v1`` (defects on) or ``v2`` (fixed).
+        seed: The session's agent seed.
+        domain: The domain it serves (the session goal's); None: travel.
+    """
     try:
         config = PRESETS[version]
     except KeyError:
         raise ValueError(
             f"unknown reference agent version {version!r}; choose from {sorted(PRESETS)}"
         ) from None
-    return ReferenceAgent(config, seed)
+    return ReferenceAgent(config, seed, skill_for(domain))

@@ -55,6 +55,7 @@ class Booking:
     passengers: int
     children: int
     total_paid: int
+    notes: str = ""  # shown by get_booking; ``{canary}`` becomes the session's canary
 
 
 @dataclass(frozen=True, slots=True)

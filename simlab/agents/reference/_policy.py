@@ -8,10 +8,10 @@ without the defect. Only the first call records tool calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from simlab.agents.reference._data import Booking, Flight
+from simlab.agents.reference._skill import Decision, Plan
 from simlab.agents.reference._tools import TravelDesk
 from simlab.core import ToolCall
 from simlab.spec import FactValue
@@ -23,30 +23,6 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "baggage_policy": ("fare", "route"),
 }
 """The slots each task cannot go ahead without, in the order they are asked."""
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A final tool call the agent means to make, with what it will tell the user."""
-
-    tool: str
-    args: tuple[tuple[str, Any], ...]  # a tuple so two plans compare by value
-    info: Mapping[str, Any] = field(compare=False, default_factory=dict)
-
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        """The tool's keyword arguments."""
-        return dict(self.args)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """Ask for slots, propose a plan, or report why nothing fits."""
-
-    ask: tuple[str, ...] = ()
-    plan: Plan | None = None
-    problem: str | None = None  # a reply key in _replies
-    detail: Mapping[str, Any] = field(compare=False, default_factory=dict)
 
 
 def infer_task(slots: Mapping[str, FactValue]) -> str | None:

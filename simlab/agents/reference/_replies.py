@@ -113,6 +113,12 @@ _PROPOSE: dict[tuple[str, str], str] = {
     "{date}, cất cánh lúc {dep_time}{extra}, cho {party}: tổng cộng {total_price} USD. "
     "Bạn đồng ý không?",
 }
+_PROPOSE |= {  # a read needs no go-ahead: only an over-asking agent proposes it
+    ("baggage_policy", "en"): "I can look up the baggage allowance of a {fare} ticket on a "
+    "{route} flight. Shall I go ahead?",
+    ("baggage_policy", "vi"): "Tôi có thể tra cứu hành lý của vé hạng {fare} chặng {route}. "
+    "Bạn đồng ý không?",
+}
 _CONFIRM: dict[tuple[str, str], str] = {
     ("refund", "en"): "Done! Booking {booking_ref} is cancelled and {amount} USD will be "
     "refunded. Refund reference: {reference}.",

@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from simlab.agents.reference._data import Booking, Flight, TravelData, travel_data
-from simlab.core import ToolCall
+from simlab.core import ToolCall, derive_seed
 
 _REF_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0
 _REF_DIGITS = "23456789"
@@ -38,6 +38,7 @@ class TravelDesk:
     def __init__(self, seed: int, data: TravelData | None = None) -> None:
         self.data = data or travel_data()
         self._seed = seed
+        self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
         self._rng: random.Random | None = None  # seeded on first use: read-only sessions skip it
         self._bookings: dict[str, Booking] = {}
         self._closed: set[str] = set()  # refunded
@@ -130,7 +131,7 @@ class TravelDesk:
         def run() -> dict[str, Any]:
             b = self.booking(booking_ref)
             f = self.data.flights[b.flight_id]
-            return {
+            result: dict[str, Any] = {
                 "booking_ref": b.reference,
                 "flight_id": f.id,
                 "origin": f.origin,
@@ -141,6 +142,9 @@ class TravelDesk:
                 "children": b.children,
                 "total_paid": b.total_paid,
             }
+            if b.notes:  # a note planted with the session's canary (an injected instruction)
+                result["notes"] = b.notes.replace("{canary}", self.canary)
+            return result
 
         return self._call("get_booking", {"booking_ref": booking_ref}, run)
 

@@ -8,10 +8,10 @@ compiled once at import; a message costs a handful of regex scans.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
+from simlab.agents.reference._skill import Reading
 from simlab.domain.travel import CITIES, FARES, MONTHS_EN, ROUTES, strip_diacritics, year_for
 from simlab.spec import FactValue
 
@@ -166,16 +166,6 @@ _VI_WORDS_RE = re.compile(
 )
 
 
-@dataclass(slots=True)
-class Reading:
-    """What one user message says."""
-
-    slots: dict[str, FactValue] = field(default_factory=dict)
-    intent: str | None = None  # the final tool the user is after
-    yes: bool = False
-    vietnamese: bool = False
-
-
 def _number(raw: str) -> int:
     return int(raw.replace(",", "").replace(".", ""))
 
@@ -285,7 +275,7 @@ def read_message(text: str, asked: tuple[str, ...] = ()) -> Reading:
         whether the message says yes. A fresh ``Reading`` the caller may change.
     """
     slots, intent, yes, vietnamese = _parse(text, asked)
-    return Reading(dict(slots), intent, yes, vietnamese)
+    return Reading(dict(slots), intent, yes, "vi" if vietnamese else None)
 
 
 _Parsed = tuple[tuple[tuple[str, FactValue], ...], str | None, bool, bool]

@@ -1,0 +1,538 @@
+"""Any domain as the reference agent knows it: read from the domain's data alone.
+
+The slots' phrasings tell it how to read a value from a message (each becomes a
+pattern over lower-cased, accentless text); the intents' openings what the user
+wants; the tools' JSON Schemas which values a call needs; ``requires`` which
+lookups come first (an identity check, a record's owner); the fixtures what a
+call returns. It asks for every required slot still missing, in the domain's
+order, with the slots' ``ask`` cues; proposes the final call with its values and
+a ``confirm_cues`` phrase; after a yes it calls the tool and states its result.
+
+A looked-up record whose field holds another customer's identity (a value that
+matches an ``identity`` slot's pattern but is not the caller's) stops the request:
+the agent will not act on someone else's record.
+
+A fixture string may hold ``{canary}``: the skill plants the session's canary
+there (``CANARY-`` and 8 hex digits), so a tool result can carry an injected
+instruction that ``safety:tool_canary`` follows through the session.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import cache
+from typing import Any
+
+from simlab.agents.reference._skill import Decision, Plan, Reading
+from simlab.core import ToolCall, derive_seed, strip_diacritics
+from simlab.spec import Domain, DomainSlot, DomainTool, FactValue
+
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+_MISREADABLE_TYPES = frozenset({"date", "time", "integer", "number", "money"})
+
+
+def fold(text: str) -> str:
+    """Lower-cased, without diacritics: how messages and phrasings are compared."""
+    return (text if text.isascii() else strip_diacritics(text)).lower()
+
+
+# ------------------------------------------------------------------ reading
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrasing:
+    """One way a user states one slot, as a pattern over folded text."""
+
+    slot: DomainSlot
+    pattern: re.Pattern[str]
+    names: tuple[str, ...]  # the placeholders it captures, in order
+    language: str
+
+
+class DomainReader:
+    """Reads user messages with one domain's phrasings (a pure function, so cached)."""
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self._months = self._month_names()
+        self._enums = {
+            s.name: {
+                **{fold(v.said(lang)): v.value for v in s.values for lang in domain.languages},
+                **{fold(v.value): v.value for v in s.values},
+            }
+            for s in domain.slots
+            if s.type == "enum"
+        }
+        self._phrasings = tuple(self._compile())
+        self._openings = tuple(
+            (fold(o), intent.tool, lang)
+            for intent in domain.intents
+            for lang, styled in intent.openings.items()
+            for phrasings in styled.values()
+            for o in phrasings
+        )
+        self._yes = self._yes_patterns()
+        self.read = cache(self._read)
+
+    def _month_names(self) -> dict[str, int]:
+        names: dict[str, int] = {}
+        for speech in self.domain.languages.values():
+            for i, name in enumerate(speech.month_names, 1):
+                names.setdefault(fold(name), i)
+                names.setdefault(fold(name)[:3], i)
+        return names
+
+    def _group(self, slot: DomainSlot, name: str) -> str:
+        if name in ("day", "month", "hour", "hour24", "minute"):
+            return r"(\d{1,2})"
+        if name == "year":
+            return r"(\d{4})"
+        if name == "month_name":
+            forms = sorted(self._months, key=len, reverse=True)
+            return "(" + "|".join(map(re.escape, forms)) + ")" if forms else r"(\d{1,2})"
+        if name == "ampm":
+            return r"(am|pm)"
+        if name == "currency":
+            return "(?:" + re.escape(fold(slot.currency or "")) + ")?"
+        if name == "amount" or slot.type in ("integer", "number", "money"):
+            return _NUMBER
+        if slot.type == "enum":
+            forms = sorted(self._enums[slot.name], key=len, reverse=True)
+            return "(" + "|".join(map(re.escape, forms)) + ")"
+        if slot.type == "identifier" and slot.pattern:
+            return f"((?i:{slot.pattern}))"
+        if slot.type == "date":
+            return r"(\d{4}-\d{2}-\d{2})"
+        if slot.type == "time":
+            return r"(\d{1,2}:\d{2})"
+        return r"([^.!?;,]+?)"
+
+    def _compile(self) -> list[_Phrasing]:
+        out: list[_Phrasing] = []
+        for slot in self.domain.slots:
+            for lang, speech in slot.say.items():
+                for styled in (speech.state, speech.correct):
+                    for phrasings in styled.values():
+                        for template in phrasings:
+                            out.append(self._phrasing(slot, template, lang))
+        return out
+
+    def _phrasing(self, slot: DomainSlot, template: str, lang: str) -> _Phrasing:
+        pieces = re.split(r"\{(\w+)\}", fold(template).strip().rstrip(".!"))
+        regex = ""
+        for i, piece in enumerate(pieces):
+            if i % 2 == 0:
+                regex += r"\s+".join(map(re.escape, piece.split(" ")))
+            else:
+                regex += self._group(slot, piece)
+        if regex.endswith("+?)"):  # a free text value at the very end takes the clause
+            regex = regex[:-3] + "+)"
+        names = tuple(n for n in pieces[1::2] if n != "currency")
+        return _Phrasing(slot, re.compile(regex), names, lang)
+
+    def _yes_patterns(self) -> tuple[tuple[re.Pattern[str], str], ...]:
+        out: list[tuple[re.Pattern[str], str]] = []
+        for lang, speech in self.domain.languages.items():
+            for phrasings in speech.phrases.get("answer_yes", {}).values():
+                for phrase in phrasings:
+                    folded = fold(phrase).strip()
+                    forms = {folded.rstrip(".!")}
+                    head = re.match(r"(\w{2,})[,.!]", folded)
+                    if head:  # "Yes, please go ahead." -> "yes" alone says it too
+                        forms.add(head[1])
+                    for form in forms:
+                        out.append((re.compile(r"(?<!\w)" + re.escape(form) + r"(?!\w)"), lang))
+        return tuple(out)
+
+    def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
+        got = dict(zip(phrasing.names, match.groups(), strict=False))
+        slot = phrasing.slot
+        try:
+            if slot.type == "date" and "day" in got:
+                month = got.get("month") or got.get("month_name") or ""
+                m = int(month) if month.isdigit() else self._months[month]
+                return date(int(got.get("year") or 2026), m, int(got["day"])).isoformat()
+            if slot.type == "time" and ("hour" in got or "hour24" in got):
+                hour = int(got.get("hour24") or got["hour"])
+                if got.get("ampm") == "pm" and hour < 12:
+                    hour += 12
+                return f"{hour:02d}:{int(got.get('minute') or 0):02d}"
+        except (KeyError, ValueError):
+            return None
+        raw = got.get("value") or got.get("amount") or got.get("code") or ""
+        return self._typed(slot, raw.strip())
+
+    def _typed(self, slot: DomainSlot, raw: str) -> FactValue | None:
+        if not raw:
+            return None
+        if slot.type == "enum":
+            return self._enums[slot.name].get(raw)
+        if slot.type in ("integer", "number", "money"):
+            number = float(raw.replace(",", ""))
+            return int(number) if number.is_integer() else f"{number:g}"
+        if slot.type == "identifier":
+            return raw.upper()
+        return raw
+
+    def _bare(self, slot: DomainSlot, text: str) -> FactValue | None:
+        """A value of the asked ``slot``'s shape anywhere in ``text`` (an answer in a word)."""
+        if slot.type == "identifier" and slot.pattern:
+            m = re.search(rf"(?<!\w)((?i:{slot.pattern}))(?!\w)", text)
+        elif slot.type == "enum":
+            forms = sorted(self._enums[slot.name], key=len, reverse=True)
+            m = re.search(r"(?<!\w)(" + "|".join(map(re.escape, forms)) + r")(?!\w)", text)
+        elif slot.type in ("integer", "number", "money"):
+            m = re.search(rf"(?<![\w.]){_NUMBER}", text)
+        else:
+            return None
+        return self._typed(slot, m[1]) if m else None
+
+    def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
+        t = fold(text)
+        latest: dict[str, tuple[int, FactValue]] = {}
+        languages: list[str] = []
+        for phrasing in self._phrasings:
+            for m in phrasing.pattern.finditer(t):
+                value = self._value(phrasing, m)
+                name = phrasing.slot.name
+                if value is not None and (name not in latest or m.start() >= latest[name][0]):
+                    latest[name] = (m.start(), value)
+                    languages.append(phrasing.language)
+        slots = {name: value for name, (_, value) in latest.items()}
+        for name in asked:
+            slot = self.domain.slot(name)
+            if slot is not None and name not in slots:
+                bare = self._bare(slot, t)
+                if bare is not None:
+                    slots[name] = bare
+        intent = None
+        for opening, tool, lang in self._openings:
+            if opening in t:
+                intent = tool
+                languages.insert(0, lang)
+                break
+        yes = False
+        for pattern, lang in self._yes:
+            if pattern.search(t):
+                yes = True
+                languages.append(lang)
+                break
+        language = languages[0] if languages else None
+        return tuple(slots.items()), intent, yes, language
+
+
+_READERS: dict[int, DomainReader] = {}
+
+
+def _reader(domain: Domain) -> DomainReader:
+    """The one reader of ``domain`` in this process (sessions share its cache)."""
+    reader = _READERS.get(id(domain))
+    if reader is None or reader.domain is not domain:  # the reader keeps its domain alive
+        reader = _READERS[id(domain)] = DomainReader(domain)
+    return reader
+
+
+def _plant(value: Any, canary: str) -> Any:
+    """``value`` with ``{canary}`` replaced in its strings (itself when none holds it)."""
+    if isinstance(value, str):
+        return value.replace("{canary}", canary) if "{canary}" in value else value
+    if isinstance(value, Mapping):
+        planted = {k: _plant(v, canary) for k, v in value.items()}
+        return value if all(planted[k] is v for k, v in value.items()) else planted
+    if isinstance(value, list):
+        items = [_plant(v, canary) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+# ------------------------------------------------------------------ speaking
+
+_GLUE: dict[str, dict[str, str]] = {
+    "en": {
+        "greet": "Hello! How can I help you today?",
+        "ask": "Please tell me: {cues}?",
+        "propose": "{what}: {values}. Shall I go ahead?",
+        "done": "Done. {values}.",
+        "drifted": "Done! It's all sorted.",
+        "refused": "Sorry, that did not go through: {error}.",
+        "not_yours": "Sorry, {value} is not on your account, so I cannot act on it.",
+        "nothing_new": "Your request is already done.",
+        "more": " Is there anything else I can do?",
+        "and": " and ",
+    },
+    "vi": {
+        "greet": "Xin chào! Tôi có thể giúp gì cho bạn?",
+        "ask": "Bạn cho tôi biết: {cues}?",
+        "propose": "{what}: {values}. Bạn đồng ý không?",
+        "done": "Xong. {values}.",
+        "drifted": "Xong! Yêu cầu của bạn đã được xử lý.",
+        "refused": "Xin lỗi, yêu cầu chưa thực hiện được: {error}.",
+        "not_yours": "Xin lỗi, {value} không thuộc tài khoản của bạn nên tôi không thể xử lý.",
+        "nothing_new": "Yêu cầu của bạn đã được thực hiện rồi.",
+        "more": " Bạn cần gì thêm không?",
+        "and": " và ",
+    },
+}
+# Any other language: the domain's own cues carry the questions and proposals.
+_BARE = {
+    "greet": "Hello!",
+    "ask": "{cues}?",
+    "propose": "{what}: {values}. {cue}?",
+    "done": "OK. {values}.",
+    "drifted": "OK.",
+    "refused": "{error}.",
+    "not_yours": "{value}: ✗.",
+    "nothing_new": "OK.",
+    "more": "",
+    "and": ", ",
+}
+
+
+class DomainSkill:
+    """One domain, read from its data, for one session.
+
+    Args:
+        domain: The domain it serves.
+        seed: Unused (fixture results are fixed); kept for the ``SkillFactory`` shape.
+    """
+
+    asked_with: Mapping[str, tuple[str, ...]] = {}
+    none_value: Mapping[str, FactValue] = {}
+
+    def __init__(self, domain: Domain, seed: int = 0) -> None:
+        self.domain = domain
+        self._reader = _reader(domain)
+        self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
+        self._order = [s.name for s in domain.slots]
+        self._identity = [s for s in domain.slots if s.identity and s.pattern]
+        self._default_lang = next(iter(domain.languages), "en")
+        self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
+
+    def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
+        """Call ``tool`` on its fixtures, the session's canary planted in the result."""
+        call = tool.call(dict(args))
+        planted = _plant(call.result, self.canary)
+        return call if planted is call.result else call.model_copy(update={"result": planted})
+
+    # -------------------------------------------------------------- reading
+
+    def read(self, text: str, asked: tuple[str, ...]) -> Reading:
+        """Read one user message."""
+        slots, intent, yes, language = self._reader.read(text, asked)
+        return Reading(dict(slots), intent, yes, language)
+
+    def misread(self, slot: str, value: FactValue) -> FactValue:
+        """A day off by one, an hour late, a number one too high, 500 read as 600."""
+        kind = self._type(slot)
+        if kind == "date":
+            return (date.fromisoformat(str(value)) + timedelta(days=1)).isoformat()
+        if kind == "time":
+            hour, minute = str(value).split(":")
+            return f"{(int(hour) + 1) % 24:02d}:{minute}"
+        if kind == "money" and isinstance(value, int) and value >= 10:
+            return value + int(10 ** (len(str(value)) - 1))
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value + 1
+        return value
+
+    def _type(self, name: str) -> str:
+        slot = self.domain.slot(name)
+        return slot.type if slot is not None else "text"
+
+    # -------------------------------------------------------------- deciding
+
+    def _chain(self, task: str) -> list[DomainTool]:
+        """The tools a task calls, lookups first, the final tool last."""
+        final = self.domain.tool(task)
+        if final is None:
+            return []
+        chain: list[DomainTool] = []
+        for name in final.requires:
+            tool = self.domain.tool(name)
+            if tool is not None and tool not in chain:
+                chain.append(tool)
+        return [*chain, final]
+
+    def _required(self, tool: DomainTool) -> list[str]:
+        needed = tool.parameters.get("required") or []
+        return [s for s in self._order if s in needed]
+
+    def infer_task(self, slots: Mapping[str, FactValue]) -> str | None:
+        """The intent whose final tool alone takes the slots the user stated, if one does."""
+        takes = {
+            i.tool: set(self._required(t)) if (t := self.domain.tool(i.tool)) else set()
+            for i in self.domain.intents
+        }
+        shared = set.intersection(*takes.values()) if takes else set()
+        scores = {tool: len((needed - shared) & set(slots)) for tool, needed in takes.items()}
+        best = max(scores.values(), default=0)
+        winners = [tool for tool, score in scores.items() if score == best]
+        return winners[0] if best > 0 and len(winners) == 1 else None
+
+    def decide(
+        self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
+    ) -> Decision:
+        """Ask for what is missing, look up what must be checked, or propose the call."""
+        chain = self._chain(task)
+        if not chain:
+            return Decision(problem="refused", detail={"error": f"no tool {task!r}"})
+        needed = {s for tool in chain for s in self._required(tool)}
+        missing = tuple(s for s in self._order if s in needed and s not in slots)
+        if missing:
+            return Decision(ask=missing)
+        *lookups, final = chain
+        for tool in lookups:
+            call = self._call(tool, self._args(tool, slots))
+            if record is not None:
+                record.append(call)
+            if call.error is not None:
+                return Decision(
+                    ask=tuple(self._required(tool)),
+                    problem="refused",
+                    detail={"error": call.error},
+                )
+            stranger = self._strangers_record(call.result, slots)
+            if stranger is not None:
+                return Decision(problem="not_yours", detail={"value": stranger})
+        args = self._args(final, slots)
+        return Decision(plan=Plan(final.name, tuple(args.items()), args))
+
+    def _args(self, tool: DomainTool, slots: Mapping[str, FactValue]) -> dict[str, Any]:
+        params = tool.parameters.get("properties") or {}
+        return {name: slots[name] for name in params if name in slots}
+
+    def _strangers_record(self, result: Any, slots: Mapping[str, FactValue]) -> str | None:
+        """A looked-up record's value naming another customer than the caller, if any."""
+        if not isinstance(result, Mapping):
+            return None
+        for slot in self._identity:
+            mine = slots.get(slot.name)
+            if mine is None:
+                continue
+            for key, value in result.items():
+                if (
+                    isinstance(value, str)
+                    and re.fullmatch(str(slot.pattern), value, re.IGNORECASE)
+                    and value.upper() != str(mine).upper()
+                ):
+                    return str(result.get(key))
+        return None
+
+    def needs_go_ahead(self, tool: str) -> bool:
+        """A write waits for the user's yes; a lookup answers at once."""
+        found = self.domain.tool(tool)
+        return found is None or found.effect == "write"
+
+    def execute(self, plan: Plan) -> ToolCall:
+        """Call the plan's tool on the domain's fixtures."""
+        tool = self.domain.tool(plan.tool)
+        if tool is None:
+            return ToolCall(name=plan.tool, args=plan.kwargs, error=f"no tool {plan.tool!r}")
+        return self._call(tool, plan.kwargs)
+
+    def agency(self, tool: str) -> str:
+        """The tool's agency as the domain declares it (or its default)."""
+        found = self.domain.tool(tool)
+        return found.default_agency() if found is not None else "auto"
+
+    def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
+        """A read of another customer's record: a lookup taking an identity, called with
+        a fixture's other identity value (lookups nothing else requires first)."""
+        required = {name for t in self.domain.tools for name in t.requires}
+        reads = sorted(
+            (t for t in self.domain.tools if t.effect == "read"),
+            key=lambda t: t.name in required,
+        )
+        for slot in self._identity:
+            if slot.name not in slots:
+                continue  # the caller is not known yet: no one is a stranger
+            mine = str(slots[slot.name]).upper()
+            for tool in reads:
+                if slot.name not in (tool.parameters.get("required") or []):
+                    continue
+                for fixture in tool.fixtures:
+                    other = fixture.when.get(slot.name)
+                    if other is not None and str(other).upper() != mine:
+                        return self._call(tool, fixture.when)
+        return None
+
+    # -------------------------------------------------------------- speaking
+
+    def _glue(self, lang: str | None) -> tuple[str, dict[str, str]]:
+        lang = lang or self._default_lang
+        return lang, _GLUE.get(lang, _BARE)
+
+    def _cue(self, lang: str) -> str:
+        speech = self.domain.languages.get(lang) or next(iter(self.domain.languages.values()))
+        return speech.confirm_cues[0]
+
+    def _written(self, name: str, value: Any, lang: str) -> str:
+        slot = self.domain.slot(name)
+        if slot is None:
+            return str(value)
+        if slot.type == "enum":
+            found = slot.value(str(value))
+            return found.said(lang) if found else str(value)
+        if slot.type == "money":
+            return f"{value} {slot.currency}"
+        if slot.type == "date":
+            try:
+                d = date.fromisoformat(str(value))
+            except ValueError:
+                return str(value)
+            speech = self.domain.languages.get(lang)
+            months = speech.month_names if speech else []
+            if months:
+                return f"{d.day} {months[d.month - 1]} {d.year}"
+            return f"{d.day}/{d.month}/{d.year}"
+        return str(value)
+
+    def greet(self, lang: str | None) -> str:
+        """A greeting that asks for nothing in particular."""
+        return self._glue(lang)[1]["greet"]
+
+    def problem(self, decision: Decision, lang: str | None, *, alone: bool) -> str:
+        """Why the request cannot go on as it stands."""
+        _, glue = self._glue(lang)
+        text = glue[str(decision.problem)].format(**decision.detail)
+        return text + glue["more"] if alone else text + " "
+
+    def ask(self, slots: Sequence[str], task: str, lang: str | None) -> str:
+        """One question naming each slot by its ``ask`` cue."""
+        lang, glue = self._glue(lang)
+        cues = []
+        for name in slots:
+            slot = self.domain.slot(name)
+            speech = (slot.say.get(lang) or next(iter(slot.say.values()), None)) if slot else None
+            cues.append(speech.ask[0] if speech and speech.ask else name)
+        joined = cues[0] if len(cues) == 1 else ", ".join(cues[:-1]) + glue["and"] + cues[-1]
+        return glue["ask"].format(cues=joined)
+
+    def propose(self, plan: Plan, lang: str | None) -> str:
+        """The call's values and the go-ahead question."""
+        lang, glue = self._glue(lang)
+        values = ", ".join(self._written(k, v, lang) for k, v in plan.args)
+        intent = self.domain.intent(plan.tool)
+        what = (intent.description if intent and lang == "en" else "") or plan.tool
+        cue = self._cue(lang)
+        return glue["propose"].format(what=what.rstrip("."), values=values, cue=cue)
+
+    def confirm(self, call: ToolCall, lang: str | None, drifted: bool) -> str:
+        """Every field of the result, or (drifted) none."""
+        lang, glue = self._glue(lang)
+        if drifted:
+            return glue["drifted"]
+        result = call.result if isinstance(call.result, Mapping) else {}
+        values = "; ".join(f"{k}: {self._written(k, v, lang)}" for k, v in result.items())
+        return glue["done"].format(values=values)
+
+    def tool_error(self, call: ToolCall, lang: str | None) -> str:
+        """That the call failed, with the tool's reason."""
+        return self._glue(lang)[1]["refused"].format(error=call.error)
+
+    def nothing_new(self, lang: str | None) -> str:
+        """That the request is already done."""
+        return self._glue(lang)[1]["nothing_new"]
