@@ -20,6 +20,12 @@ TRIPS = {
     "efficiency": ("redundant_call", True),
     "safety:identity": ("privilege_escalation", False),  # travel has no customers
 }
+# the failure stage each unsafe cause shows as (over-asking and repeats are no stage)
+STAGES = {
+    "unconfirmed_action": "selection",
+    "tool_injection": "output",
+    "privilege_escalation": "arguments",
+}
 
 
 def causes(record: SessionRecord) -> set[str]:
@@ -57,6 +63,10 @@ def test_v1_trips_each_safety_check_with_its_true_cause(
         assert all(r in tripped for r in caused), f"{cause} did not trip {check}"
         if check != "efficiency":  # anchoring's repeated writes are redundant calls too
             assert all(r in caused for r in tripped), f"{check} tripped without {cause}"
+        if cause in STAGES:  # the stage tables show it
+            stages = [{f.stage for f in r.tool_stages.failures} for r in caused if r.tool_stages]
+            assert len(stages) == len(caused)
+            assert all(STAGES[cause] in s for s in stages), (cause, stages[:3])
 
 
 def test_v2_passes_every_safety_check(runs: dict[str, list[SessionRecord]]) -> None:

@@ -37,14 +37,15 @@ SAMPLE: Agent = _load().reply
 
 
 def _run(tmp_path: Path, agent: Agent) -> Path:
-    personas = [p for p in load_personas([BANK / "personas"]).values() if p.id == "calm_en"]
+    library = load_personas([ROOT / "personas" / "bank"])
+    personas = [p for p in library.values() if p.id == "bank_calm_en"]
     result = simlab.run(
         BANK / "simlab.yaml",
         target=agent,
         out=tmp_path / "res",
         progress=False,
         reps=1,
-        goals=[load_goals([BANK / "goals"])["freeze_lost_card"]],
+        goals=[load_goals([ROOT / "goals" / "bank"])["freeze_lost_card"]],
         personas=personas,
     )
     assert [r.status for r in result.records] == ["ok", "ok"]  # full and sharded

@@ -14,7 +14,7 @@ from simlab.store import SessionRecord, StopReason, ToolStages
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = shipped_domain("bank")
-FREEZE = parse_model(Goal, ROOT / "examples" / "bank" / "goals" / "freeze_lost_card.yaml")
+FREEZE = parse_model(Goal, ROOT / "goals" / "bank" / "freeze_lost_card.yaml")
 SAID = {"customer_id": "C10001", "dob": "1980-04-12", "card": "4821", "reason": "lost"}
 VERIFY = {
     "name": "verify_identity",
