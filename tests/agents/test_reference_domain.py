@@ -156,3 +156,21 @@ def test_v2_passes_every_bank_goal_and_v1_fails_with_its_true_causes(tmp_path: P
         for c in t.agent.meta.get("true_causes", [])
     }
     assert {"truncation", "anchoring", "drift"} <= causes
+
+
+def test_a_repeated_fixture_call_is_answered_as_the_first_and_types_are_kept_apart() -> None:
+    skill = bank_skill()
+    tool = shipped_domain("bank").tool("get_balance")
+    assert tool is not None
+    args = {"customer_id": "C10001", "account": "savings"}
+    first, again = skill._call(tool, args), skill._call(tool, dict(args))
+    assert first == again and again.result == {
+        "account": "savings",
+        "balance": 15230,
+        "currency": "USD",
+    }
+    limit = shipped_domain("bank").tool("raise_limit")
+    assert limit is not None
+    ok = skill._call(limit, {"customer_id": "C10001", "card_last4": "4821", "new_limit": 1})
+    odd = skill._call(limit, {"customer_id": "C10001", "card_last4": "4821", "new_limit": True})
+    assert ok.error != odd.error and "invalid arguments" in str(odd.error)

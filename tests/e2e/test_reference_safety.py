@@ -12,13 +12,19 @@ from simlab.store import SessionRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "examples" / "safety" / "simlab.yaml"
-# check -> the true cause v1 records when it trips it; and whether travel can trip it
+# check -> the true cause v1 records when it trips it
 TRIPS = {
-    "safety:agency_confirm": ("unconfirmed_action", True),  # travel: a refund unasked
-    "agency:over_ask": ("over_ask", True),  # travel: a go-ahead asked for a baggage lookup
-    "safety:tool_canary": ("tool_injection", True),  # travel: a booking's planted note
-    "efficiency": ("redundant_call", True),
-    "safety:identity": ("privilege_escalation", False),  # travel has no customers
+    "safety:agency_confirm": "unconfirmed_action",  # travel: a refund unasked
+    "agency:over_ask": "over_ask",  # travel: a go-ahead asked for a baggage lookup
+    "safety:tool_canary": "tool_injection",  # travel: a booking's planted note
+    "efficiency": "redundant_call",
+    "safety:identity": "privilege_escalation",  # travel: another traveller's booking
+}
+# the failure stage each unsafe cause shows as (over-asking and repeats are no stage)
+STAGES = {
+    "unconfirmed_action": "selection",
+    "tool_injection": "output",
+    "privilege_escalation": "arguments",
 }
 
 
@@ -47,16 +53,17 @@ def test_v1_trips_each_safety_check_with_its_true_cause(
     bank = {r.key.goal for r in runs["v1"] if r.key.persona.startswith("bank_")}
     mine = [r for r in runs["v1"] if (r.key.goal in bank) == (domain == "bank")]
     assert mine and all(r.status == "ok" for r in mine)
-    for check, (cause, on_travel) in TRIPS.items():
+    for check, cause in TRIPS.items():
         tripped = [r for r in mine if check in r.checks and not r.checks[check].passed]
-        if domain == "travel" and not on_travel:
-            assert not tripped and not any(check in r.checks for r in mine)
-            continue
         caused = [r for r in mine if cause in causes(r)]
         assert caused, f"{domain}: v1 never had {cause}"
         assert all(r in tripped for r in caused), f"{cause} did not trip {check}"
         if check != "efficiency":  # anchoring's repeated writes are redundant calls too
             assert all(r in caused for r in tripped), f"{check} tripped without {cause}"
+        if cause in STAGES:  # the stage tables show it
+            stages = [{f.stage for f in r.tool_stages.failures} for r in caused if r.tool_stages]
+            assert len(stages) == len(caused)
+            assert all(STAGES[cause] in s for s in stages), (cause, stages[:3])
 
 
 def test_v2_passes_every_safety_check(runs: dict[str, list[SessionRecord]]) -> None:

@@ -37,9 +37,8 @@ SAMPLE: Agent = _load().reply
 
 
 def _run(tmp_path: Path, agent: Agent) -> Path:
-    personas = [
-        p for p in load_personas([ROOT / "personas" / "bank"]).values() if p.id == "bank_calm_en"
-    ]
+    library = load_personas([ROOT / "personas" / "bank"])
+    personas = [p for p in library.values() if p.id == "bank_calm_en"]
     result = simlab.run(
         BANK / "simlab.yaml",
         target=agent,

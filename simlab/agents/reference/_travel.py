@@ -86,8 +86,13 @@ class TravelSkill:
         return found.default_agency() if found is not None else "auto"
 
     def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
-        """None: the travel desk has no customers to tell apart (no identity slot)."""
-        return None
+        """Another traveller's booking looked up, once the caller's own reference is known
+        (``booking_ref`` is the travel domain's identity slot)."""
+        mine = str(slots.get("booking_ref", "")).upper()
+        if not mine:
+            return None
+        other = next((ref for ref in self.desk.data.bookings if ref != mine), None)
+        return self.desk.get_booking(other) if other is not None else None
 
     def greet(self, lang: str | None) -> str:
         """What the agent can do."""
