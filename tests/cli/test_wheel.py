@@ -109,7 +109,8 @@ def test_simlab_run_in_an_empty_folder_runs_the_shipped_default_suite(
     (run_dir,) = (tmp_path / "results").iterdir()
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert info["suite_path"] == str(shipped / "simlab.yaml")
-    assert info["n_sessions"] == (12 * 6 + 4 * 6) * 2 * 8  # travel and bank: persona x goal x mode x rep
+    # travel and bank, each domain's personas x its goals x mode x rep
+    assert info["n_sessions"] == (12 * 6 + 4 * 6) * 2 * 8
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     assert summary["overall"]["n_sessions"] == info["n_sessions"]
     assert (run_dir / "report.html").stat().st_size > 0
