@@ -6,15 +6,17 @@ from typing import Any
 
 import pytest
 
-from simlab.agents.reference import PRESETS, AgentConfig, ReferenceAgent, reference_agent
-from simlab.core import AgentReply, Knobs
-from simlab.domain.travel import (
+from simlab.agents.reference import (
     CITY_BY_CODE,
     FARES,
     MONTHS_EN,
+    PRESETS,
     ROUTES,
-    strip_diacritics,
+    AgentConfig,
+    ReferenceAgent,
+    reference_agent,
 )
+from simlab.core import AgentReply, Knobs, strip_diacritics
 from simlab.graders import violations
 from simlab.spec import FactValue, Goal
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from simlab.agents.reference import read_message
-from simlab.domain.travel import CITY_BY_CODE, FARES, ROUTES, strip_diacritics
+from simlab.agents.reference import CITY_BY_CODE, FARES, ROUTES, read_message
+from simlab.core import strip_diacritics
 
 from .talk import load_templates
 

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "simlab"
 
 LAYERS: list[set[str]] = [
     {"core", "stats", "llm", "_argtypes"},  # vocabulary, statistics, LLM clients
-    {"spec", "domain"},  # YAML models and their loader
+    {"spec"},  # YAML models and their loader
     {"contracts", "store", "guards"},  # plugin protocols, session setup; run files; guards
     {"simulators", "agents", "graders"},  # plugins
     {"engine"},  # expansion, session loop, orchestrator

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from simlab.agents.reference import CITIES, FARES, ROUTES
 from simlab.cli import main
-from simlab.domain.travel import CITIES, FARES, ROUTES
 from simlab.spec import (
     DomainSet,
     SpecError,
@@ -64,7 +64,7 @@ def test_the_travel_vocabulary_lives_in_the_yaml_and_the_agents_view_reads_it() 
     domain = load_domain(TRAVEL)
     origin = domain.slot("origin")
     assert origin is not None and origin.type == "enum"
-    # what simlab/domain/travel.py held as Python literals before, now read from the YAML
+    # what the travel desk held as Python literals before, now read from the YAML
     assert [c.code for c in CITIES] == ["HAN", "SGN", "DAD", "PQC", "CXR", "BKK", "SIN"]
     assert (CITIES[2].en, CITIES[2].vi, CITIES[1].aliases) == (
         "Da Nang",
@@ -79,7 +79,7 @@ def test_the_travel_vocabulary_lives_in_the_yaml_and_the_agents_view_reads_it() 
         "business": {"en": "business", "vi": "thương gia"},
     }
     assert ROUTES["international"] == {"en": "international", "vi": "quốc tế"}
-    # the cue words moved from Python (simlab.domain.travel.ASK_CUES) to the YAML
+    # the cue words moved from Python (the old simlab.domain.travel.ASK_CUES) to the YAML
     date = domain.slot("date")
     assert date is not None
     assert (date.say["en"].ask, date.say["vi"].ask) == (

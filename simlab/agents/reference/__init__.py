@@ -12,11 +12,26 @@ from simlab.agents.reference._domain_skill import DomainReader, DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 from simlab.agents.reference._tools import TravelDesk
 from simlab.agents.reference._travel import TravelSkill
+from simlab.agents.reference._travel_world import (
+    CITIES,
+    CITY_BY_CODE,
+    FARES,
+    MONTHS_EN,
+    ROUTES,
+    City,
+    year_for,
+)
 from simlab.agents.reference._understand import read_message
 
 __all__ = [
+    "CITIES",
+    "CITY_BY_CODE",
+    "FARES",
+    "MONTHS_EN",
     "PRESETS",
+    "ROUTES",
     "AgentConfig",
+    "City",
     "Decision",
     "DomainReader",
     "DomainSkill",
@@ -32,4 +47,5 @@ __all__ = [
     "reference_agent",
     "skill_for",
     "travel_data",
+    "year_for",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from simlab.domain.travel import CITY_BY_CODE, FARES, MONTHS_EN, ROUTES
+from simlab.agents.reference._travel_world import CITY_BY_CODE, FARES, MONTHS_EN, ROUTES
 
 _ASK: dict[str, dict[str, str]] = {
     "en": {

@@ -12,7 +12,8 @@ from datetime import date
 from functools import lru_cache
 
 from simlab.agents.reference._skill import Reading
-from simlab.domain.travel import CITIES, FARES, MONTHS_EN, ROUTES, strip_diacritics, year_for
+from simlab.agents.reference._travel_world import CITIES, FARES, MONTHS_EN, ROUTES, year_for
+from simlab.core import strip_diacritics
 from simlab.spec import FactValue
 
 # ``strip_diacritics`` as one translate table over the Latin letters Vietnamese

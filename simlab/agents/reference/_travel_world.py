@@ -1,16 +1,14 @@
-"""The travel world the reference agent knows: places and how values are written.
+"""The travel world the reference agent's travel desk knows: places and how values are written.
 
 Read from the shipped travel domain (``domains/travel/``), the one home of its
-vocabulary: the scripted user speaks from that domain directly; the reference
-agent's parser and replies, and the LLM user's fidelity audit, read it through
-these shapes (cities with their names, fares, routes, English month names).
+vocabulary: the travel desk's parser and replies read it through these shapes
+(cities with their names, fares, routes, English month names).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simlab.core import strip_diacritics as strip_diacritics
 from simlab.spec import DomainSlot, shipped_domain
 
 
