@@ -206,7 +206,8 @@ async def browse(page: Page, url: str) -> None:
     await page.evaluate(f"location.hash = {other!r}")
     await anyio.sleep(0.2)
     assert await page.evaluate(f"document.getElementById({other!r}).open") is True
-    assert await page.evaluate("document.querySelectorAll('svg.chart').length") == 6
+    # six figures, and the tool-use stage transitions (failed sessions are in the run)
+    assert await page.evaluate("document.querySelectorAll('svg.chart').length") == 7
 
     dialogs = page.named("Page.javascriptDialogOpening")
     errors = page.named("Runtime.exceptionThrown") + [
