@@ -1,8 +1,10 @@
-"""simlab's reference booking agent: a deterministic target with switchable defects.
+"""simlab's reference agent: a deterministic target with switchable defects, any domain.
 
-``reference_agent("v1", seed)`` has realistic defects (truncation, anchoring,
-drift, slow questions, misreads) and records their true causes in each reply's
-``meta["true_causes"]``; ``reference_agent("v2", seed)`` has them fixed.
+``reference_agent("v1", seed, domain)`` has realistic defects (truncation, anchoring,
+drift, slow questions, misreads, and per-session tool-use faults) and records their
+true causes in each reply's ``meta["true_causes"]``; ``reference_agent("v2", seed,
+domain)`` has them fixed. Any domain is served from its data (``DomainSkill``); the
+shipped travel domain by simlab's travel desk (``TravelSkill``).
 """
 
 from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for

@@ -1,4 +1,4 @@
-"""The reference booking agent: deterministic, with switchable realistic defects.
+"""simlab's reference agent: deterministic, with switchable realistic defects, any domain.
 
 Each user message is read once, when it arrives, and kept as that turn's slot
 values; the context window is then only a choice of which turns' values to
@@ -42,7 +42,7 @@ class _Turn:
 
 
 class ReferenceAgent:
-    """simlab's deterministic booking agent (implements ``TargetAgent`` and ``RestorableTarget``).
+    """simlab's deterministic reference agent (a ``TargetAgent`` and ``RestorableTarget``).
 
     One instance serves one session.
 

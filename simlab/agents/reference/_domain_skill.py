@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
@@ -75,7 +75,7 @@ class DomainReader:
             for o in phrasings
         )
         self._yes = self._yes_patterns()
-        self.read = cache(self._read)
+        self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None]] = {}
         """Each distinct fixture call's (result, error), shared by the domain's sessions."""
 
@@ -307,7 +307,7 @@ class DomainSkill:
 
     Args:
         domain: The domain it serves.
-        seed: Unused (fixture results are fixed); kept for the ``SkillFactory`` shape.
+        seed: The session's agent seed: it makes the canary planted at ``{canary}``.
     """
 
     asked_with: Mapping[str, tuple[str, ...]] = {}
