@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 from simlab.simulators._reading import fold
-from simlab.spec import Domain, DomainSlot, FactValue, Goal, Persona, Slot, shipped_domain
+from simlab.spec import (
+    Domain,
+    DomainSlot,
+    FactValue,
+    Goal,
+    PerDomain,
+    Persona,
+    Slot,
+    shipped_domain,
+)
 
 FaultKind = Literal[
     "leaked_fact",
@@ -157,15 +166,8 @@ class DomainReading:
         return next(i + 1 for i, m in enumerate(_EN_MONTHS) if m.startswith(text[:3]))
 
 
-_READINGS: dict[int, DomainReading] = {}
-
-
-def reading_of(domain: Domain) -> DomainReading:
-    """The one reading of ``domain`` in this process (its patterns compiled once)."""
-    reading = _READINGS.get(id(domain))
-    if reading is None or reading.domain is not domain:
-        reading = _READINGS[id(domain)] = DomainReading(domain)
-    return reading
+reading_of = PerDomain(DomainReading)
+"""The one reading of a domain in this process (its patterns compiled once)."""
 
 
 # Number words, used only to *accept* a planned count ("two adults"), never to

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.spec import Domain, Slot, shipped_domain
+from simlab.spec import Domain, PerDomain, Slot, shipped_domain
 
 
 def fold(text: str) -> str:
@@ -99,15 +99,8 @@ class ReplyReader:
         return ReplyReading(tuple(slots), confirm)
 
 
-_READERS: dict[int, ReplyReader] = {}
-
-
-def reader_of(domain: Domain) -> ReplyReader:
-    """The one reader of ``domain``'s cues in this process."""
-    reader = _READERS.get(id(domain))
-    if reader is None or reader.domain is not domain:  # the reader keeps its domain alive
-        reader = _READERS[id(domain)] = ReplyReader(domain)
-    return reader
+reader_of = PerDomain(ReplyReader)
+"""The one reader of a domain's cues in this process."""
 
 
 def read_reply(text: str, domain: Domain | None = None) -> ReplyReading:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from simlab.core import strip_diacritics
-from simlab.spec import Domain, DomainSlot, FactValue, Language
+from simlab.spec import Domain, DomainSlot, FactValue, Language, PerDomain
 
 _FALLBACK_STYLE = "neutral"
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
@@ -161,15 +161,8 @@ def _number(value: FactValue) -> str:
     return str(int(number)) if number.is_integer() else str(number)
 
 
-_VOICES: dict[int, DomainVoice] = {}
-
-
-def voice_of(domain: Domain) -> DomainVoice:
-    """The one voice of ``domain`` in this process (its phrasebooks and values made once)."""
-    voice = _VOICES.get(id(domain))
-    if voice is None or voice.domain is not domain:  # the voice keeps its domain alive
-        voice = _VOICES[id(domain)] = DomainVoice(domain)
-    return voice
+voice_of = PerDomain(DomainVoice)
+"""The one voice of a domain in this process (its phrasebooks and values made once)."""
 
 
 @cache

@@ -20,6 +20,7 @@ from simlab.spec._domain import (
     EnumValue,
     Intent,
     LanguageSpeech,
+    PerDomain,
     SlotSpeech,
     SlotType,
 )
@@ -169,6 +170,7 @@ __all__ = [
     "MindChange",
     "Mode",
     "OutputLimits",
+    "PerDomain",
     "Persona",
     "Perturbation",
     "PerturbationKind",

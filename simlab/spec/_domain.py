@@ -339,3 +339,26 @@ class Domain(_Spec):
     def tool(self, name: str) -> DomainTool | None:
         """The tool called ``name``, if declared."""
         return next((t for t in self.tools if t.name == name), None)
+
+
+_T = typing.TypeVar("_T")
+
+
+class PerDomain(typing.Generic[_T]):
+    """One ``make(domain)`` per domain object in this process, made on first use.
+
+    A domain's readers, voices and patterns are costly to build and pure in it;
+    sessions share them. Entries are keyed by the domain object (it is kept
+    alive with its entry, so its ``id`` is never reused for another).
+    """
+
+    def __init__(self, make: typing.Callable[[Domain], _T]) -> None:
+        self._make = make
+        self._made: dict[int, tuple[Domain, _T]] = {}
+
+    def __call__(self, domain: Domain) -> _T:
+        """``make(domain)``, the same object every time for the same domain."""
+        found = self._made.get(id(domain))
+        if found is None or found[0] is not domain:
+            found = self._made[id(domain)] = (domain, self._make(domain))
+        return found[1]

@@ -28,7 +28,7 @@ from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
-from simlab.spec import Domain, DomainSlot, DomainTool, FactValue
+from simlab.spec import Domain, DomainSlot, DomainTool, FactValue, PerDomain
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _MISREADABLE_TYPES = frozenset({"date", "time", "integer", "number", "money"})
@@ -226,15 +226,8 @@ class DomainReader:
         return tuple(slots.items()), intent, yes, language
 
 
-_READERS: dict[int, DomainReader] = {}
-
-
-def _reader(domain: Domain) -> DomainReader:
-    """The one reader of ``domain`` in this process (sessions share its cache)."""
-    reader = _READERS.get(id(domain))
-    if reader is None or reader.domain is not domain:  # the reader keeps its domain alive
-        reader = _READERS[id(domain)] = DomainReader(domain)
-    return reader
+_reader = PerDomain(DomainReader)
+"""The one reader of a domain in this process (sessions share its caches)."""
 
 
 def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
