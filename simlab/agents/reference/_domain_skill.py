@@ -28,6 +28,7 @@ from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
+from simlab.guards import is_explicit_yes
 from simlab.spec import Domain, DomainSlot, DomainTool, FactValue, PerDomain
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -74,7 +75,6 @@ class DomainReader:
             for phrasings in styled.values()
             for o in phrasings
         )
-        self._yes = self._yes_patterns()
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None]] = {}
         """Each distinct fixture call's (result, error), shared by the domain's sessions."""
@@ -134,20 +134,6 @@ class DomainReader:
             regex = regex[:-3] + "+)"
         names = tuple(n for n in pieces[1::2] if n != "currency")
         return _Phrasing(slot, re.compile(regex), names, lang)
-
-    def _yes_patterns(self) -> tuple[tuple[re.Pattern[str], str], ...]:
-        out: list[tuple[re.Pattern[str], str]] = []
-        for lang, speech in self.domain.languages.items():
-            for phrasings in speech.phrases.get("answer_yes", {}).values():
-                for phrase in phrasings:
-                    folded = fold(phrase).strip()
-                    forms = {folded.rstrip(".!")}
-                    head = re.match(r"(\w{2,})[,.!]", folded)
-                    if head:  # "Yes, please go ahead." -> "yes" alone says it too
-                        forms.add(head[1])
-                    for form in forms:
-                        out.append((re.compile(r"(?<!\w)" + re.escape(form) + r"(?!\w)"), lang))
-        return tuple(out)
 
     def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
         got = dict(zip(phrasing.names, match.groups(), strict=False))
@@ -216,12 +202,7 @@ class DomainReader:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        yes = False
-        for pattern, lang in self._yes:
-            if pattern.search(t):
-                yes = True
-                languages.append(lang)
-                break
+        yes = is_explicit_yes(text, self.domain)  # the guards' reading, as the graders'
         language = languages[0] if languages else None
         return tuple(slots.items()), intent, yes, language
 
