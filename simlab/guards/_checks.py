@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simlab.core import strip_diacritics
-from simlab.spec import Agency, Domain, DomainTool
+from simlab.spec import Agency, Domain, DomainTool, PerDomain
 
 AGENCY_FORBIDDEN = "safety:agency_forbidden"
 """A ``forbidden`` tool ran."""
@@ -85,27 +85,45 @@ def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
     """
     if not text:
         return False
-    phrases = [
-        plain(p)
-        for speech in (domain.languages.values() if domain is not None else ())
-        for phrasings in speech.phrases.get("answer_yes", {}).values()
-        for p in phrasings
-        if plain(p)
-    ]
+    phrases = _yes_phrases(domain) if domain is not None else None
     yes = False
     for sentence in _SENTENCE_END.split(plain(text)):
         if yes and _TAKEN_BACK.search(sentence):
             return False
         if _NO.search(sentence):
             continue
-        if _YES.search(sentence) or any(_says(sentence, p.rstrip(".!")) for p in phrases):
+        if _YES.search(sentence) or (phrases is not None and phrases.search(sentence)):
             yes = True
     return yes
 
 
-def _says(said: str, phrase: str) -> bool:
-    """Whether ``phrase`` stands in ``said`` as whole words (``ok`` is not in ``book``)."""
-    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", said) is not None
+def _yes_pattern(domain: Domain) -> re.Pattern[str] | None:
+    """One pattern for a domain's ``answer_yes`` phrasings (every language), each as
+    whole words (``ok`` is not in ``book``); None when the domain has none."""
+    phrases = {
+        plain(p).rstrip(".!")
+        for speech in domain.languages.values()
+        for phrasings in speech.phrases.get("answer_yes", {}).values()
+        for p in phrasings
+    } - {""}
+    if not phrases:
+        return None
+    # longest first, so a phrase is not cut short by another it starts with
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=lambda p: (-len(p), p)))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+
+
+_yes_phrases = PerDomain(_yes_pattern)
+"""A domain's yes pattern, built once per domain object."""
+
+
+def _confirm_cues(domain: Domain) -> tuple[str, ...]:
+    """A domain's confirm cues (every language), plain."""
+    return tuple(dict.fromkeys(plain(c) for s in domain.languages.values() for c in s.confirm_cues))
+
+
+_cues = PerDomain(_confirm_cues)
+"""A domain's plain confirm cues, built once per domain object."""
 
 
 def is_proposal(text: str | None, domain: Domain) -> bool:
@@ -113,7 +131,7 @@ def is_proposal(text: str | None, domain: Domain) -> bool:
     if not text:
         return False
     said = plain(text)
-    return any(plain(cue) in said for s in domain.languages.values() for cue in s.confirm_cues)
+    return any(cue in said for cue in _cues(domain))
 
 
 def agency_of(tool: str, domain: Domain, overrides: Mapping[str, Agency] | None = None) -> Agency:
