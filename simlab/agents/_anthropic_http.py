@@ -19,11 +19,10 @@ left in an error message.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
-from simlab.agents._http import HttpAgentError, HttpSession, check_key_env, post_json, redact
+from simlab.agents._http import EndpointAgent, HttpAgentError, HttpSession, check_key_env, redact
 from simlab.agents._tool_results import (
     HTTP_TARGETS_DOC,
     ReportedResult,
@@ -31,7 +30,7 @@ from simlab.agents._tool_results import (
     decode_result,
 )
 from simlab.contracts import SessionSetup
-from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
+from simlab.core import AgentReply, Message, SessionContext, ToolCall
 from simlab.spec import AnthropicHttpTargetSpec
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -39,7 +38,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 _EXCERPT_CHARS = 200
 
 
-class AnthropicHttpAgent:
+class AnthropicHttpAgent(EndpointAgent):
     """A target agent behind an Anthropic Messages-compatible endpoint.
 
     Args:
@@ -55,8 +54,6 @@ class AnthropicHttpAgent:
         HttpAgentConfigError: if ``api_key_env`` names an unset variable.
     """
 
-    capabilities = AgentCapabilities()
-
     def __init__(
         self,
         url: str,
@@ -67,23 +64,12 @@ class AnthropicHttpAgent:
         *,
         session: HttpSession | None = None,
     ) -> None:
-        check_key_env(api_key_env)
-        self._endpoint = url.rstrip("/") + "/v1/messages"
-        self._model = model
-        self._key_env = api_key_env
+        super().__init__(url.rstrip("/") + "/v1/messages", model, api_key_env, timeout_s, session)
         self._max_tokens = max_tokens
-        self._timeout_s = timeout_s
-        self._owns_session = session is None
-        self._session = session or HttpSession()
-
-    async def aclose(self) -> None:
-        """Close the agent's own session (a shared one is closed by its owner)."""
-        if self._owns_session:
-            await self._session.aclose()
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """POST the history and read the message's text, tool calls and their results."""
-        key = os.environ.get(self._key_env) if self._key_env else None
+        key = self._key()
         headers = {"X-Simlab-Session": ctx.session_id, "anthropic-version": ANTHROPIC_VERSION}
         if key:
             headers["x-api-key"] = key
@@ -92,9 +78,7 @@ class AnthropicHttpAgent:
             "max_tokens": self._max_tokens,
             "messages": messages_body(history),
         }
-        raw = await post_json(
-            self._session, self._endpoint, body, headers, self._timeout_s, secret=key
-        )
+        raw = await self._post(body, headers, key)
         return message_reply(raw, self._endpoint, secret=key)
 
 

@@ -96,11 +96,12 @@ class HttpSession:
             self._session = None
 
 
-class HttpAgent:
-    """A target agent behind an OpenAI chat-completions endpoint.
+class EndpointAgent:
+    """What every agent behind an HTTP endpoint shares: its endpoint, its key's
+    variable (read at each request, never kept), a timeout and an ``HttpSession``.
 
     Args:
-        url: Base URL; requests go to ``{url}/chat/completions``.
+        endpoint: The full URL each turn is posted to.
         model: Sent as ``model`` (some servers require one).
         api_key_env: The variable holding the endpoint's key; None sends no key.
         timeout_s: Per-request timeout.
@@ -115,15 +116,14 @@ class HttpAgent:
 
     def __init__(
         self,
-        url: str,
-        model: str = "",
-        api_key_env: str | None = None,
-        timeout_s: float = 60.0,
-        *,
-        session: HttpSession | None = None,
+        endpoint: str,
+        model: str,
+        api_key_env: str | None,
+        timeout_s: float,
+        session: HttpSession | None,
     ) -> None:
         check_key_env(api_key_env)
-        self._endpoint = url.rstrip("/") + "/chat/completions"
+        self._endpoint = endpoint
         self._model = model
         self._key_env = api_key_env
         self._timeout_s = timeout_s
@@ -135,9 +135,47 @@ class HttpAgent:
         if self._owns_session:
             await self._session.aclose()
 
+    def _key(self) -> str | None:
+        """The key, read from its variable now (None: no key is sent)."""
+        return os.environ.get(self._key_env) if self._key_env else None
+
+    async def _post(self, body: dict[str, Any], headers: dict[str, str], key: str | None) -> str:
+        """POST ``body`` to the endpoint; the 2xx response's text."""
+        return await post_json(
+            self._session, self._endpoint, body, headers, self._timeout_s, secret=key
+        )
+
+
+class HttpAgent(EndpointAgent):
+    """A target agent behind an OpenAI chat-completions endpoint.
+
+    Args:
+        url: Base URL; requests go to ``{url}/chat/completions``.
+        model: Sent as ``model`` (some servers require one).
+        api_key_env: The variable holding the endpoint's key; None sends no key.
+        timeout_s: Per-request timeout.
+        session: A shared ``HttpSession``; by default the agent opens its own,
+            which ``aclose`` closes.
+
+    Raises:
+        HttpAgentConfigError: if ``api_key_env`` names an unset variable.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        model: str = "",
+        api_key_env: str | None = None,
+        timeout_s: float = 60.0,
+        *,
+        session: HttpSession | None = None,
+    ) -> None:
+        super().__init__(url.rstrip("/") + "/chat/completions", model, api_key_env, timeout_s,
+                         session)  # fmt: skip
+
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """POST the history and read the completion's text, tool calls and their results."""
-        key = os.environ.get(self._key_env) if self._key_env else None
+        key = self._key()
         headers = {"X-Simlab-Session": ctx.session_id}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -146,9 +184,7 @@ class HttpAgent:
             "messages": [{"role": m.role, "content": m.text} for m in history],
             "seed": ctx.seed,
         }
-        raw = await post_json(
-            self._session, self._endpoint, body, headers, self._timeout_s, secret=key
-        )
+        raw = await self._post(body, headers, key)
         return completion_reply(raw, self._endpoint, secret=key)
 
 
