@@ -30,10 +30,7 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def _pct(share: Share) -> str:
-    if share.share is None:
-        return "-"
-    lo, hi = share.ci
-    return f"{share.share:.0%} [{lo:.0%}, {hi:.0%}]"
+    return share.shown(0)
 
 
 def causes_table(report: DiagnosisReport) -> Table:
@@ -51,18 +48,11 @@ def causes_table(report: DiagnosisReport) -> Table:
 
 
 def _pct1(share: Share) -> str:
-    if share.share is None:
-        return "-"
-    lo, hi = share.ci
-    return f"{share.share:.1%} [{lo:.1%}, {hi:.1%}]"
+    return share.shown(1)
 
 
 def _est(e: Estimate | None) -> str:
-    if e is None or e.value is None:
-        return "-"
-    if e.ci is None:
-        return f"{e.value:.2f}"
-    return f"{e.value:.2f} [{e.ci[0]:.2f}, {e.ci[1]:.2f}]"
+    return "-" if e is None else e.shown()
 
 
 def _caption(conf: Confusion) -> str:

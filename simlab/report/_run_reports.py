@@ -108,17 +108,11 @@ def analysis_charts(run_dir: Path) -> dict[str, Any]:
 
 
 def _share(share: Share | None) -> str:
-    if share is None or share.share is None:
-        return "-"
-    return f"{share.share:.1%} [{share.ci[0]:.1%}, {share.ci[1]:.1%}] (n={share.n})"
+    return "-" if share is None else share.shown(with_n=True)
 
 
 def _estimate(e: Estimate | None) -> str:
-    if e is None or e.value is None:
-        return "-"
-    if e.ci is None:
-        return f"{e.value:.2f} (n={e.n})"
-    return f"{e.value:.2f} [{e.ci[0]:.2f}, {e.ci[1]:.2f}] (n={e.n})"
+    return "-" if e is None else e.shown(with_n=True)
 
 
 def agreement_caption(diagnosis: DiagnosisReport) -> str:

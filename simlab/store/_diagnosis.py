@@ -29,6 +29,14 @@ class Share(_Model):
         """The share ``k / n`` (``None`` when ``n == 0``) with its interval."""
         return cls(k=k, n=n, share=k / n if n else None, ci=wilson_interval(k, n))
 
+    def shown(self, decimals: int = 1, *, with_n: bool = False) -> str:
+        """``62.5% [40.9%, 79.6%]`` (``(n=16)`` after it with ``with_n``); ``-`` when undefined."""
+        if self.share is None:
+            return "-"
+        lo, hi = self.ci
+        text = f"{self.share:.{decimals}%} [{lo:.{decimals}%}, {hi:.{decimals}%}]"
+        return f"{text} (n={self.n})" if with_n else text
+
 
 class FailureLocation(_Model):
     """Where a session first failed (see ``FirstFailure``)."""
@@ -47,6 +55,15 @@ class Estimate(_Model):
     value: float | None
     ci: tuple[float, float] | None
     n: int
+
+    def shown(self, *, with_n: bool = False) -> str:
+        """``0.62 [0.41, 0.80]`` (``(n=16)`` after it with ``with_n``); ``-`` when undefined."""
+        if self.value is None:
+            return "-"
+        text = f"{self.value:.2f}"
+        if self.ci is not None:
+            text += f" [{self.ci[0]:.2f}, {self.ci[1]:.2f}]"
+        return f"{text} (n={self.n})" if with_n else text
 
 
 class Verification(_Model):
