@@ -17,6 +17,7 @@ from rich.console import Console
 
 from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
+from simlab.core import simlab_version
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError, parse_executor
 from simlab.store import RunDirError
@@ -116,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab", description="Stress-test conversational agents with simulated users."
     )
+    parser.add_argument("--version", action="version", version=f"simlab {simlab_version()}")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     run = sub.add_parser("run", help="run a suite (default: simlab.yaml) and report")

@@ -186,6 +186,7 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
     problems: list[Problem] = []
     folders = list(dict.fromkeys(p.parent for p, spec, _ in read if isinstance(spec, DomainFile)))
     given: list[str] = []
+    in_suites: set[Path] = set()  # goals and personas checked with their suite's domains
     for folder in folders:
         try:
             load_domain(folder)
@@ -197,13 +198,19 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
             try:
                 domains = suite_domains(spec, path)
                 problems.extend(_library_fit(path, spec, domains))
+                dirs = [*spec.persona_dirs, *spec.goal_dirs]
+                in_suites.update(f.resolve() for f in _yaml_files(path.parent / d for d in dirs))
                 shelf = suite_perturbation_dir(spec, path.parent)
                 if shelf is not None:  # what brittleness stacks must be sayable by each persona
                     library = load_perturbations([shelf])
                     problems.extend(perturbation_fit(path, spec, library, shelf, domains))
             except SpecError as e:
                 problems.extend(e.problems)
-    loose = [(p, s, ln) for p, s, ln in read if isinstance(s, Goal | Persona)]
+    loose = [
+        (p, s, ln)
+        for p, s, ln in read
+        if isinstance(s, Goal | Persona) and p.resolve() not in in_suites
+    ]
     if not loose:
         return problems
     try:

@@ -125,3 +125,17 @@ def test_init_with_no_folder_writes_here_into_an_empty_folder(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "simlab.yaml").is_file()
     assert "next: simlab run" in proc.stderr
+
+
+def test_a_mistake_in_a_goal_of_the_project_is_reported_once(tmp_path: Path) -> None:
+    # `simlab validate` in a project reads its goals both as files and as the suite's
+    # library; the problem is one, said once (it was said twice, once per folder spelling)
+    assert simlab("init", "proj", cwd=tmp_path).returncode == 0
+    goal = tmp_path / "proj" / "goals" / "order_tea.yaml"
+    goal.write_text(goal.read_text().replace("final_tool: place_order", "final_tool: place_oder"))
+    checked = simlab("validate", cwd=tmp_path / "proj")
+    assert checked.returncode == 2
+    out = checked.stdout + checked.stderr
+    said = [line for line in out.splitlines() if "place_oder" in line]
+    assert len(said) == 1, out
+    assert said[0].strip().startswith("goals/order_tea.yaml:7: final_tool:")

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import simlab
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,3 +42,9 @@ def test_a_delegated_command_and_a_usage_error() -> None:
     proc = run("-m", "simlab", "no-such-command")
     assert proc.returncode == 2
     assert "invalid choice: 'no-such-command'" in proc.stderr
+
+
+def test_version_says_the_installed_version() -> None:
+    proc = run("-m", "simlab", "--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"simlab {simlab.__version__}"
