@@ -9,7 +9,7 @@ import pytest
 from simlab.simulators import FidelityAudit, Finding, parse_answer
 from simlab.simulators._audit import read_mentions
 
-from .sim_driver import make_goal, make_persona
+from .sim_driver import BOOKING_GOAL, make_goal, make_persona
 
 # HAN -> DAD on 2026-12-20 (may change to 12-21), 2 adults, budget 400, latest 10:00
 GOAL = make_goal()
@@ -50,6 +50,16 @@ def test_a_planned_date_is_found_in_its_vietnamese_forms(text: str) -> None:
 @pytest.mark.parametrize("text", ["Tôi bay từ Hà Nội.", "Toi bay tu Ha Noi.", "Tôi bay từ Hanoi."])
 def test_a_city_is_found_with_or_without_diacritics(text: str) -> None:
     assert check(VI, text, planned={"origin": "HAN"}) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Tôi bay từ TPHCM.", "Toi bay tu Ho Chi Minh.", "Tôi bay từ Sài Gòn.", "tu tp. hcm"]
+)
+def test_a_city_is_found_in_its_everyday_spellings(text: str) -> None:
+    # the domain's aliases: how people write Ho Chi Minh City, with or without diacritics
+    facts = [{**f, "value": "SGN"} if f["id"] == "origin" else f for f in BOOKING_GOAL["facts"]]
+    audit = FidelityAudit(make_goal(facts=facts), make_persona("vi"))
+    assert check(audit, text, planned={"origin": "SGN"}) == []
 
 
 def test_a_day_without_its_month_is_a_dropped_date() -> None:
