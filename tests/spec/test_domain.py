@@ -69,7 +69,7 @@ def test_the_travel_vocabulary_lives_in_the_yaml_and_the_agents_view_reads_it() 
     assert (CITIES[2].en, CITIES[2].vi, CITIES[1].aliases) == (
         "Da Nang",
         "Đà Nẵng",
-        ("saigon", "sài gòn", "hcmc", "tp hcm"),
+        ("saigon", "sài gòn", "ho chi minh", "hồ chí minh", "hcmc", "tp hcm", "tp. hcm", "tphcm"),
     )
     assert [(v.value, v.say["en"], v.say["vi"], tuple(v.aliases)) for v in origin.values] == [
         (c.code, c.en, c.vi, c.aliases) for c in CITIES
