@@ -1,5 +1,9 @@
 """Issue 10's bank figures: the shared reference agent's v1 defects show on the bank domain,
-diagnosis finds their hidden causes, and v2 survives perturbations longer (log-rank)."""
+diagnosis finds their hidden causes, and v2 survives perturbations longer (log-rank).
+
+The mode figures print with ``simlab run examples/bank/reference.yaml`` (the "Full vs
+sharded" table); those of the personas who do not change their minds with the same suite
+narrowed to them (``personas: [bank_calm_en, bank_terse_vi]``)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import pytest
 
 import simlab
 from simlab.cli import main
+from simlab.report import summarize
+from simlab.spec import load_goals, load_suite
 from simlab.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +28,13 @@ def rate(records: list[simlab.SessionRecord]) -> float:
     return sum(r.passed for r in records) / len(records)
 
 
+def sharded_minus_full(records: list[simlab.SessionRecord]) -> dict[str, float]:
+    """The paired sharded - full means over cells (as the run's summary computes them)."""
+    suite = load_suite(SUITE)
+    row = summarize(records, suite.buckets, suite.seed)["full_vs_sharded"]["sharded_minus_full"]
+    return {k: row[k] for k in ("mean_score", "aptitude", "n_pairs")}
+
+
 def test_v1_defects_show_and_are_diagnosed_and_v2_survives_longer(tmp_path: Path) -> None:
     result = simlab.run(SUITE, out=tmp_path / "runs", progress=False)
     records = [r for r in result.records if r.status == "ok"]
@@ -32,13 +45,36 @@ def test_v1_defects_show_and_are_diagnosed_and_v2_survives_longer(tmp_path: Path
     hi = wilson_interval(sum(r.passed for r in fickle), len(fickle))[1]
     lo = wilson_interval(sum(r.passed for r in steady), len(steady))[0]
     assert hi < lo, (rate(fickle), rate(steady))
+    # sharded loses as on travel: the details a customer volunteers late (no tool requires
+    # them, so the agent never asks) come after its anchored first proposal in some sessions,
+    # so the mean drops while the best sessions still pass (aptitude holds). Asserted on the
+    # customers who keep their minds: a certain mind-changer is better off sharded (a
+    # correction can land before the first proposal; told all at once it never can).
+    delta = sharded_minus_full(steady)
+    assert delta["n_pairs"] == 12
+    assert delta["mean_score"] < -4, delta
+    assert delta["aptitude"] > delta["mean_score"] + 4 and delta["aptitude"] > -3, delta
     # diagnosis, black box, agrees with the hidden truth on at least 90% of failures
     assert main(["diagnose", str(result.run_dir)]) == 0
     diagnosis = json.loads((result.run_dir / "diagnosis.json").read_text(encoding="utf-8"))
     accuracy = diagnosis["black_box"]["accuracy"]
     assert accuracy["n"] >= 40 and accuracy["share"] >= 0.9, accuracy
-    # its replays rebuild the bank agent (they once replayed bank sessions on travel's)
-    assert diagnosis["verified"]["share"] >= 0.8, diagnosis["verified"]
+    # its replays rebuild the bank agent (they once replayed bank sessions on travel's, and
+    # verified none): anchoring on a fact the user changed is verified. (On a detail said
+    # late with no mind change, the settled one turn and the one turn as told are the same
+    # conversation, so no replay can tell anchoring apart there, on travel as on bank.)
+    changed = {
+        (g.id, c.fact)
+        for g in load_goals([ROOT / "goals" / "bank"]).values()
+        for c in g.mind_changes
+    }
+    on_changed = [
+        s
+        for s in diagnosis["sessions"]
+        if s["cause"] == "anchoring" and (s["goal"], s["first_failure"]["fact"]) in changed
+    ]
+    verified = sum(bool(s["verification"]["verified"]) for s in on_changed)
+    assert len(on_changed) >= 40 and verified >= 0.9 * len(on_changed), (verified, len(on_changed))
     # v2's survival curve lies above v1's
     code = main(
         [
