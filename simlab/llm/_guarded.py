@@ -3,7 +3,7 @@
 Every attempt waits for a concurrency slot and the role's rate allowances; a
 failed attempt is classified by the backend's ``should_retry`` and retried with
 the policy's waits. The retry loop is a plain one: tenacity's per-call machinery
-was about 5% of the client's CPU with 256 sessions in flight
+was about 5% of the client's CPU with 256 sessions running
 (``bench/llm_sessions.py``). Every attempt that reported usage is priced,
 charged to the budget and counted, so retries are never free in the books.
 """
