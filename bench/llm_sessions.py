@@ -14,6 +14,7 @@ user's input tokens read from the prompt cache on sessions of 10+ user turns.
     python bench/llm_sessions.py [--latency-ms 300] [--concurrency 64 256] [--reps 2]
                                  [--paths lean sdk]  # the anthropic request path(s)
                                  [--profile]   # where the time goes at the largest C
+                                 [--against REF [--rounds N]]
 
 On a shared machine the wall-time ratio says as much about the other load as
 about simlab, so the client's CPU is printed too: CPU-ms per LLM call, and the
@@ -22,7 +23,10 @@ pace (client CPU / ideal wall time; under 100% the client is not the bound).
 ``--paths lean sdk`` runs each concurrency with simlab's lean request path (the
 default: the body posted by simlab's transport) and with the SDK's typed
 ``messages.create`` (``AnthropicLLM.lean_post = False``, the path before), in
-one run, and prints their ratios.
+one run, and prints their ratios. ``--against REF`` runs the bench with git ref
+REF's code and the working tree's in alternating subprocesses, ``--rounds`` times
+each, and prints the medians of both (ratio and CPU-ms per call): on a shared
+machine figures taken minutes apart are not comparable, interleaved ones are.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import cProfile
 import json
 import os
 import pstats
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -173,6 +178,33 @@ def show(
     return {"ratio": ideal / wall, "cpu_ms": cpu_ms}
 
 
+def against(ref: str, args: argparse.Namespace) -> None:
+    """Interleaved runs of ``ref``'s code and the working tree's; per-C medians."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from same_sessions import export
+
+    seen: dict[str, list[dict[str, dict[str, float]]]] = {"ref": [], "tree": []}
+    command = [sys.executable, __file__, "--json", "--latency-ms", str(args.latency_ms)]
+    command += ["--reps", str(args.reps), "--concurrency", *map(str, args.concurrency)]
+    with tempfile.TemporaryDirectory() as tmp:
+        code = {"ref": export(ref, Path(tmp) / "ref"), "tree": ROOT}
+        for r in range(args.rounds):
+            for side in ("ref", "tree") if r % 2 == 0 else ("tree", "ref"):
+                env = {**os.environ, "PYTHONPATH": str(code[side])}
+                out = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+                seen[side].append(json.loads(out.stdout.splitlines()[-1]))
+    print(f"== {ref[:12]} vs working tree, {args.rounds} interleaved rounds each")
+    for c in map(str, args.concurrency):
+        for key, label in (("ratio", "achieved/ideal"), ("cpu_ms", "client CPU-ms per call")):
+            values = {side: [run[c][key] for run in runs] for side, runs in seen.items()}
+            old, new = (statistics.median(values[side]) for side in ("ref", "tree"))
+            shown = {side: " ".join(f"{v:.2f}" for v in vs) for side, vs in values.items()}
+            print(
+                f"  C={c} {label}: {ref[:12]} {shown['ref']} | tree {shown['tree']}; "
+                f"medians {old:.2f} -> {new:.2f}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency-ms", type=float, default=300.0)
@@ -180,7 +212,13 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--paths", nargs="+", choices=["lean", "sdk"], default=["lean"])
+    parser.add_argument("--against", metavar="REF", help="git ref to compare with")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args)
+        return
 
     server, url = start_server(args.latency_ms)
     os.environ["ANTHROPIC_BASE_URL"] = url
@@ -197,6 +235,8 @@ def main() -> None:
                     records, wall, cpu, profiler = measure(suite, out, profile, server.pid)
                     seen[(c, path)] = show(records, wall, cpu, profiler, c, path, args)
             AnthropicLLM.lean_post = True
+            if args.json:  # --against reads the last line
+                print(json.dumps({str(c): seen[(c, args.paths[0])] for c in args.concurrency}))
             if len(args.paths) == 2:
                 print("== lean vs sdk request path (same run)")
                 for c in args.concurrency:
