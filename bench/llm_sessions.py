@@ -46,12 +46,18 @@ shared with other work; ``--concurrency 64 256 --reps 4``, 576 sessions and
   1.42 -> 1.12 (ref 1.31 1.52, tree 1.22 1.02); achieved/ideal C=64
   0.81 -> 0.91, C=256 0.53 -> 0.57 (at that load the cores, not simlab, bound
   C=256).
-* Why 0.90 at C=256 is out of reach here: at the ideal pace C=256 makes about
-  850 calls a second, and the fake provider's process spends about as much CPU
-  per request as the client (1.1 ms against 1.5 ms in the first run above), so
-  the two need about 1.9 of the 2 shared cores. What the client spends, by
-  the sampling profile at C=256 after this work: the simulated user's fidelity
-  audit (``simulators/_audit.py`` ``read_mentions``) 16%, aiohttp's request and
+* The same work (53f3e23), one run at load average 2.0-2.3: C=64 0.96 of
+  ideal, 1.15 CPU-ms per call; C=256 0.83, 0.92 ms (client 34% of a core,
+  server 35%).
+* Why 0.90 at C=256 is hard to reach here: at the ideal pace C=256 makes about
+  850 calls a second, and the fake provider's process now spends as much CPU
+  per request as the client (about 1.0 ms each, in a run with the server
+  sampled too), so the two need most of the 2 shared cores. The server's
+  profile: ``parse_anthropic`` 26% (of it ``body_digest``'s canonical JSON
+  re-encoding 14%), ``json.loads`` 10%, the roleplay responder 14%, the prompt
+  cache's ``account`` 7%. What the client spends, by its sampling profile at
+  C=256 after this work: the simulated user's fidelity audit
+  (``simulators/_audit.py`` ``read_mentions``) 16%, aiohttp's request and
   response handling about 25%, the LLM agent's tool calls (jsonschema
   validation) 6%, body encoding 6%, pydantic model construction 5%.
 """
