@@ -67,9 +67,11 @@ async def calls(llm: AnthropicLLM, req: LLMRequest, n: int, concurrency: int) ->
 async def compare(n: int, concurrency: int, rounds: int) -> None:
     llm = AnthropicLLM(LLMSpec(backend="anthropic", concurrency=concurrency))
     req = request()
-    await calls(llm, req, 200, concurrency)  # connections open, imports done
     per_call: dict[str, list[float]] = {"sdk": [], "lean": [], "direct": []}
     order = list(per_call)
+    for path in order:  # connections open, the SDK imported and its client made
+        llm._lean, llm._direct = path != "sdk", path == "direct"
+        await calls(llm, req, 200, concurrency)
     for r in range(rounds):
         for path in order if r % 2 == 0 else order[::-1]:
             llm._lean, llm._direct = path != "sdk", path == "direct"

@@ -29,6 +29,7 @@ from simlab.llm._errors import (
     redact,
     status_message,
 )
+from simlab.llm._escaped import EscapedStrings
 from simlab.llm._spec import LLMSpec
 from simlab.llm._transport import Transport, default_transport
 from simlab.llm._types import LLMRequest, LLMResponse, Usage
@@ -98,6 +99,16 @@ def _has_aiohttp() -> bool:
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_DUMPS = json.JSONEncoder().encode  # json.dumps with its defaults, for the body's scalars
+# The fixed text around the escaped strings of ``request_json``: ``json.dumps`` of
+# ``request_body`` is these pieces joined with the strings' literals.
+_MESSAGE_HEAD = {
+    role: f'{{"role": "{role}", "content": [{{"type": "text", "text": '
+    for role in ("user", "assistant")
+}
+_BLOCK_END = "}]}"
+_MARKED_BLOCK_END = ', "cache_control": {"type": "ephemeral"}}]}'
+_JSON_RULE_TAIL = _DUMPS(f"\n\n{_JSON_RULE}")[1:]  # the rule's literal, without its open quote
 
 
 class AnthropicLLM(LLM):
@@ -120,8 +131,6 @@ class AnthropicLLM(LLM):
     the SDK's typed ``messages.create`` (``bench/llm_sessions.py --paths`` compares them)."""
 
     def __init__(self, spec: LLMSpec, *, http_client: Any = None) -> None:
-        import anthropic  # a core dependency, imported late to keep start-up fast
-
         self._spec = spec
         self._model = spec.model or DEFAULT_ANTHROPIC_MODEL
         self._env = spec.key_env or "ANTHROPIC_API_KEY"
@@ -136,9 +145,10 @@ class AnthropicLLM(LLM):
                     "to http://127.0.0.1:8765"
                 )
             key = _OFFLINE_KEY
+        self._key = key
         self._secrets = (key,)
         # No client given: simlab's own aiohttp transport posts the body straight to
-        # the Messages endpoint (see ``complete``); the SDK client stays for errors.
+        # the Messages endpoint (see ``complete``), and the SDK is never imported.
         self._transport: Transport | None = None
         self._direct = http_client is None and self.lean_post and _has_aiohttp()
         base = self._url or "https://api.anthropic.com"
@@ -149,19 +159,33 @@ class AnthropicLLM(LLM):
             "anthropic-version": _API_VERSION,
             "content-type": "application/json",
         }
+        self._escaped = EscapedStrings(max_entries=max(4096, 32 * spec.concurrency))
+        self._anthropic: Any = None
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._lean = self.lean_post
+        if not self._direct:
+            self._sdk(http_client)
+            self._lean = self.lean_post and self._takes_content
+        self._post_options: Any = {"headers": {"Content-Type": "application/json"}}
+
+    def _sdk(self, http_client: Any = None) -> anthropic.AsyncAnthropic:
+        """The SDK client, made on first use (with ``http_client``, else the SDK's default)."""
+        if self._client is not None:
+            return self._client
+        import anthropic  # a core dependency, imported late to keep start-up fast
+
         if http_client is None:
             http_client = _default_http_client(anthropic)
-        self._client: anthropic.AsyncAnthropic = anthropic.AsyncAnthropic(
-            api_key=key,
-            base_url=spec.base_url,  # None: the SDK reads ANTHROPIC_BASE_URL itself
+        self._client = anthropic.AsyncAnthropic(
+            api_key=self._key,
+            base_url=self._spec.base_url,  # None: the SDK reads ANTHROPIC_BASE_URL itself
             max_retries=0,
-            timeout=spec.timeout_s,
+            timeout=self._spec.timeout_s,
             http_client=http_client,
         )
         self._anthropic = anthropic
-        self._response_class, takes_content = _raw_post(anthropic, self._client)
-        self._lean = self.lean_post and takes_content
-        self._post_options: Any = {"headers": {"Content-Type": "application/json"}}
+        self._response_class, self._takes_content = _raw_post(anthropic, self._client)
+        return self._client
 
     @property
     def name(self) -> str:
@@ -179,7 +203,8 @@ class AnthropicLLM(LLM):
         if self._transport is not None:
             await self._transport.aclose()
             self._transport = None
-        await self._client.close()
+        if self._client is not None:
+            await self._client.close()
 
     async def complete(self, req: LLMRequest) -> LLMResponse:
         """One Messages API call; failures become simlab ``ProviderError``s.
@@ -190,28 +215,29 @@ class AnthropicLLM(LLM):
         again, which bounded a client with hundreds of sessions running
         (``bench/llm_client_cpu.py``: about 5x the CPU per call). By default the
         body goes straight to ``/v1/messages`` over simlab's aiohttp transport (as
-        the ``openai`` backend's does); with an ``http_client`` given (tests), or
+        the ``openai`` backend's does), encoded by ``request_json`` (each long text
+        escaped once per client); with an ``http_client`` given (tests), or
         without aiohttp, it goes through the SDK client's ``post`` as bytes. No
         retries either way: simlab's retry layer owns them.
         """
-        body = self.request_body(req)
-        model = body["model"]
+        model = req.model or self._model
         start = time.perf_counter()
         try:
             if self._direct:
-                data = await self._post_direct(body, model)
+                data = await self._post_direct(self.request_json(req), model)
             elif self._lean:
-                raw = await self._client.post(
+                raw = await self._sdk().post(
                     "/v1/messages",
                     cast_to=self._response_class,
-                    content=_JSON.encode(body).encode(),
+                    content=_JSON.encode(self.request_body(req)).encode(),
                     options=self._post_options,
                 )
                 data = json.loads(raw.content)
             else:  # an SDK whose post takes no ready body: its typed call
+                body = self.request_body(req)
                 temperature = body.pop("temperature", None)
                 extra = {} if temperature is None else {"extra_body": {"temperature": temperature}}
-                create: Any = self._client.messages.create
+                create: Any = self._sdk().messages.create
                 msg = await create(**body, **extra)
                 data = msg.model_dump()
         except Exception as exc:
@@ -241,14 +267,15 @@ class AnthropicLLM(LLM):
                 f"anthropic returned an unreadable message: {type(exc).__name__}"
             ) from None
 
-    async def _post_direct(self, body: dict[str, Any], model: str) -> Any:
-        """POST ``body`` with simlab's transport; the reply's JSON, or a ``ProviderError``."""
+    async def _post_direct(self, content: bytes, model: str) -> Any:
+        """POST the encoded body with simlab's transport; the reply's JSON, or a
+        ``ProviderError``."""
         if self._transport is None:  # created on first use, inside the running loop
             self._transport = default_transport(
                 max_connections=self._spec.concurrency, timeout_s=self._spec.timeout_s
             )
-        status, headers, content = await self._transport.post_json(
-            self._endpoint, body, self._headers
+        status, headers, content = await self._transport.post_bytes(
+            self._endpoint, content, self._headers
         )
         if status >= 400:
             try:
@@ -290,11 +317,50 @@ class AnthropicLLM(LLM):
         # The Messages API takes no seed; it is still part of the replay key.
         return body
 
+    def request_json(self, req: LLMRequest) -> bytes:
+        """``json.dumps(self.request_body(req)).encode()``, byte for byte, built around
+        the escaped literals of the texts, each long one escaped once per client
+        (``EscapedStrings``) rather than on every call that re-sends it."""
+        literal = self._escaped
+        parts = ['{"max_tokens": ', _DUMPS(req.max_tokens or self._spec.max_tokens)]
+        parts.append(', "messages": [')
+        last = len(req.messages) - 1
+        for i, m in enumerate(req.messages):
+            if i:
+                parts.append(", ")
+            parts.append(_MESSAGE_HEAD[m.role])
+            parts.append(literal(m.content))
+            parts.append(_MARKED_BLOCK_END if i == last else _BLOCK_END)
+        parts.append('], "model": ')
+        parts.append(literal(req.model or self._model))
+        if req.stop:
+            parts.append(', "stop_sequences": ')
+            parts.append(_DUMPS(list(req.stop)))
+        if req.system or req.json_output:  # build_system's text is not empty
+            system = literal(req.system)
+            if req.json_output:  # escaping is per character: the literals join
+                system = system[:-1] + _JSON_RULE_TAIL
+            parts.append(', "system": [{"type": "text", "text": ')
+            parts.append(system)
+            parts.append(', "cache_control": {"type": "ephemeral"}}]')
+        temperature = req.temperature if req.temperature is not None else self._spec.temperature
+        if temperature is not None:
+            parts.append(', "temperature": ')
+            parts.append(_DUMPS(temperature))
+        parts.append("}")
+        return "".join(parts).encode("ascii")
+
     def _translate(self, exc: Exception, model: str) -> Exception:
         if isinstance(exc, ProviderError):
             return exc  # the direct path's own errors, already simlab's
         sdk = self._anthropic
         url = self._url or "https://api.anthropic.com"
+        if sdk is None:  # the direct path: the SDK was never imported
+            if isinstance(exc, ValueError):
+                return MalformedResponseError(
+                    redact(f"anthropic returned a malformed body: {exc}", self._secrets)[:500]
+                )
+            return exc
         if isinstance(exc, sdk.APITimeoutError):
             return ProviderTimeoutError(f"anthropic timed out after {self._spec.timeout_s}s")
         if isinstance(exc, sdk.APIConnectionError):

@@ -86,7 +86,9 @@ class RoleLimits:
         tpm: float | None = None,
         period_s: float = 60.0,
     ) -> None:
-        self.slots = anyio.CapacityLimiter(concurrency)
+        # fast_acquire: a free slot is taken without yielding to the event loop first
+        # (an extra loop round per LLM call otherwise; the calls wait on the network anyway)
+        self.slots = anyio.Semaphore(concurrency, fast_acquire=True)
         self.requests = TokenBucket(rpm, period_s) if rpm else None
         self.tokens = TokenBucket(tpm, period_s) if tpm else None
 

@@ -29,6 +29,10 @@ class Transport(ABC):
         """Send one request."""
 
     @abstractmethod
+    async def post_bytes(self, url: str, content: bytes, headers: dict[str, str]) -> Reply:
+        """Send one request whose body is already encoded (``headers`` name its type)."""
+
+    @abstractmethod
     async def aclose(self) -> None:
         """Close pooled connections."""
 
@@ -48,12 +52,18 @@ class AiohttpTransport(Transport):
         self._session: aiohttp.ClientSession | None = None
 
     async def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        return await self._post(url, headers, {"json": body})
+
+    async def post_bytes(self, url: str, content: bytes, headers: dict[str, str]) -> Reply:
+        return await self._post(url, headers, {"data": content})
+
+    async def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
         aiohttp = self._aiohttp
         if self._session is None:
             connector = aiohttp.TCPConnector(limit=self._limit)
             self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout)
         try:
-            async with self._session.post(url, json=body, headers=headers) as resp:
+            async with self._session.post(url, headers=headers, **body) as resp:
                 content = await resp.read()
                 return resp.status, {k.lower(): v for k, v in resp.headers.items()}, content
         except TimeoutError:
@@ -87,9 +97,15 @@ class HttpxTransport(Transport):
         return cls(http.AsyncClient(timeout=timeout_s, limits=limits), http)
 
     async def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        return await self._post(url, headers, {"json": body})
+
+    async def post_bytes(self, url: str, content: bytes, headers: dict[str, str]) -> Reply:
+        return await self._post(url, headers, {"content": content})
+
+    async def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
         http = self._http
         try:
-            resp = await self._client.post(url, json=body, headers=headers)
+            resp = await self._client.post(url, headers=headers, **body)
             content = await resp.aread()
         except http.TimeoutException:
             raise ProviderTimeoutError(f"no answer from {url} in time") from None

@@ -62,6 +62,8 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
+        # validated on purpose: pydantic's model_construct is Python code, and slower
+        # (3.6 us against 2.3 us here) than the core's validation of four ints
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,

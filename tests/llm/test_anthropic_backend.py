@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import httpx2
 import pytest
+from aiohttp import web
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simlab.llm import (
     LLMConfigError,
@@ -179,3 +184,68 @@ async def test_the_lean_post_and_the_sdk_call_send_the_same_body_and_read_the_sa
     typed = await llm.complete(req)
     assert seen[0] == seen[1] and seen[0][1] == "application/json"
     assert lean.model_dump(exclude={"latency_s"}) == typed.model_dump(exclude={"latency_s"})
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=200)  # lone surrogates aside
+_REQUESTS = st.builds(
+    LLMRequest,
+    messages=st.lists(
+        st.builds(LLMMessage, role=st.sampled_from(["user", "assistant"]), content=_TEXT),
+        max_size=6,
+    ).map(tuple),
+    system=_TEXT,
+    max_tokens=st.none() | st.integers(1, 10**6),
+    temperature=st.none() | st.floats(0.0, 2.0),
+    stop=st.lists(_TEXT, max_size=2).map(tuple),
+    json_output=st.booleans(),
+    model=st.none() | _TEXT,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(req=_REQUESTS, temperature=st.none() | st.floats(0.0, 1.0))
+def test_request_json_is_json_dumps_of_the_body_byte_for_byte(
+    req: LLMRequest, temperature: float | None
+) -> None:
+    llm = AnthropicLLM(
+        LLMSpec(backend="anthropic", base_url="http://127.0.0.1:1", temperature=temperature)
+    )
+    expected = json.dumps(llm.request_body(req)).encode()
+    assert llm.request_json(req) == expected
+    assert llm.request_json(req) == expected  # again, from the cache of escaped texts
+
+
+async def test_the_direct_path_posts_request_json_with_its_content_type() -> None:
+    seen: list[tuple[bytes, str]] = []
+
+    async def messages(request: web.Request) -> web.Response:
+        seen.append((await request.read(), request.headers["content-type"]))
+        return web.json_response(_message_body("direct"))
+
+    app = web.Application()
+    app.router.add_post("/v1/messages", messages)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        llm = AnthropicLLM(LLMSpec(backend="anthropic", base_url=f"http://127.0.0.1:{port}"))
+        req = LLMRequest(messages=_transcript(3), system=SYSTEM + "é ✓", json_output=True)
+        resp = await llm.complete(req)
+        await llm.aclose()
+    finally:
+        await runner.cleanup()
+    assert seen == [(json.dumps(llm.request_body(req)).encode(), "application/json")]
+    assert resp.text == "direct" and resp.usage.cache_read_tokens == 400
+
+
+def test_the_direct_path_never_imports_the_sdk() -> None:
+    # Importing the SDK costs about a CPU-second; the direct path has no use for it.
+    code = (
+        "import sys; from simlab.llm import LLMSpec, create_llm; "
+        "create_llm(LLMSpec(backend='anthropic', base_url='http://127.0.0.1:1')); "
+        "print('anthropic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -142,3 +143,18 @@ async def test_concurrency_limit_holds() -> None:
             tg.start_soon(guard.complete, REQ)
     assert inner.peak == 3
     assert guard.stats.role("user").calls == 12
+
+
+async def test_jitter_sequence_runs_on_across_calls_including_a_given_up_one(
+    scripted: Callable[..., Any], retry_waits: list[float]
+) -> None:
+    # One seeded RNG per client; the wait after the last allowed attempt is drawn
+    # too (the sequence tenacity 9 gave), so later calls' waits stay as they were.
+    inner = scripted([ProviderTimeoutError("t")] * 3 + [_ok()])
+    guard = _guard(inner, LLMStats(), max_attempts=2)  # base 1 s: waits in [0.5, 1.0]
+    with pytest.raises(ProviderTimeoutError):
+        await guard.complete(REQ)
+    await guard.complete(REQ)
+    draws = random.Random(0)
+    first, _given_up, second = (0.5 + draws.random() * 0.5 for _ in range(3))
+    assert retry_waits == [first, second]
