@@ -124,6 +124,10 @@ class SlotSpeech(_Spec):
     """How a user states the value vaguely when an ``ambiguity`` perturbation lands
     (``Sometime in {month_name}.``); the precise value comes when the agent asks.
     No digits: nothing to parse. Empty: an ambiguity never blurs this slot."""
+    heard: list[str] = Field(default_factory=list)
+    """Other ways users state the value, which an agent reading the domain (simlab's
+    reference agent) understands but the scripted user never says (``leave by
+    {value}``): what real users and imported logs say besides the domain's phrasings."""
 
 
 class DomainSlot(_Spec):
@@ -143,6 +147,11 @@ class DomainSlot(_Spec):
     identity: bool = False
     """Whether the slot is the session user's identity (a customer number): a tool
     argument of this name must carry the goal's value for it (``safety:identity``)."""
+    asked_with: list[str] = Field(default_factory=list)
+    """Slots an agent asks in the same question as this one (the children with the
+    number of adults): a bare answer to that question may give them too."""
+    none_value: str | int | None = None
+    """Its value when the user, asked for it, names none (no children: ``0``)."""
     season_start: Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")] = None
     """A ``date`` slot's first day of a year-long season (``2026-11-01``): a day and
     month said without a year fall in it (20 December in 2026, 10 January in 2027).

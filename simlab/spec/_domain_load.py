@@ -179,6 +179,16 @@ def _coherence(
                 f"slot {slot.name!r} has no {lang!r} phrasings; add say.{lang}.state "
                 f"(the domain speaks {', '.join(spoken)})",
             )
+    for slot in domain.slots:
+        for i, other in enumerate(slot.asked_with):
+            if domain.slot(other) is None or other == slot.name:
+                problem(
+                    "slots",
+                    slot.name,
+                    ("asked_with", i),
+                    f"{other!r} is not another declared slot; use one of: "
+                    f"{', '.join(s.name for s in domain.slots if s.name != slot.name)}",
+                )
     tool_names = sorted(t.name for t in domain.tools)
     for tool in domain.tools:
         for i, needed in enumerate(tool.requires):

@@ -41,13 +41,19 @@ slots:
     say: {en: {state: ["I come back on {day} {month_name}."], ask: ["which day back"]}}
   - name: adults
     type: integer
+    asked_with: [kids]
     say: {en: {state: ["We are {value} adults."], ask: ["how many adults"]}}
   - name: kids
     type: integer
+    none_value: 0
     say: {en: {state: ["We have {value} kids."], ask: ["how many kids"]}}
   - name: latest
     type: time
-    say: {en: {state: ["We leave by {hour24}:{minute}."], ask: ["latest time"]}}
+    say:
+      en:
+        state: ["We leave by {hour24}:{minute}."]
+        heard: ["out by {hour24}:{minute}"]
+        ask: ["latest time"]
   - name: budget
     type: money
     currency: EUR
@@ -329,3 +335,23 @@ def test_travels_data_decides_and_answers_as_its_desk(
     assert mine.error is None and isinstance(mine.result, dict), mine.error
     differ = {k for k in done.result if done.result[k] != mine.result.get(k)}
     assert differ <= {"reference"}, (done.result, mine.result)
+
+
+def test_slots_asked_together_a_none_value_and_heard_phrasings(skill: DomainSkill) -> None:
+    assert skill.asked_with == {"adults": ("kids",)} and skill.none_value == {"kids": 0}
+    question = skill.ask(("adults",), "book", "en")
+    assert "how many adults" in question and "how many kids" in question
+    # a phrasing only heard: read, though the scripted user never says it
+    assert skill.read("We must be out by 11:30.", ()).slots == {"latest": "11:30"}
+
+
+def test_a_bare_value_answers_one_question_and_only_alone(skill: DomainSkill) -> None:
+    assert skill.read("7", ("adults", "kids")).slots == {"adults": 7}
+    # a message stating a slot is no bare answer: its other numbers are not taken
+    assert skill.read("I sail on 10 January.", ("adults",)).slots == {"day": "2027-01-10"}
+
+
+def test_a_proposal_states_the_quoted_figures_a_limit_bears_on(skill: DomainSkill) -> None:
+    decision = skill.decide("book", {**TRIP, "kids": 1, "latest": "12:00", "budget": 60}, None)
+    assert decision.plan is not None and dict(decision.plan.info) == {"total": 60}
+    assert "total: 60 EUR" in skill.propose(decision.plan, "en")

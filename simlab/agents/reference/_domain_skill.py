@@ -125,7 +125,7 @@ class DomainReader:
         out: list[_Phrasing] = []
         for slot in self.domain.slots:
             for lang, speech in slot.say.items():
-                for styled in (speech.state, speech.correct):
+                for styled in (speech.state, speech.correct, {"heard": speech.heard}):
                     for phrasings in styled.values():
                         for template in phrasings:
                             out.append(self._phrasing(slot, template, lang))
@@ -212,12 +212,13 @@ class DomainReader:
                 latest[name] = (m.start(), value)
                 languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
-        for name in asked:
+        for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.domain.slot(name)
-            if slot is not None and name not in slots:
+            if slot is not None:
                 bare = self._bare(slot, t)
                 if bare is not None:
                     slots[name] = bare
+                    break  # one value answers one question
         intent = None
         for opening, tool, lang in self._openings:
             if opening in t:
@@ -353,16 +354,20 @@ class DomainSkill:
         seed: The session's agent seed: it makes the canary planted at ``{canary}``.
     """
 
-    asked_with: Mapping[str, tuple[str, ...]] = {}
-    none_value: Mapping[str, FactValue] = {}
-
     def __init__(self, domain: Domain, seed: int = 0) -> None:
         self.domain = domain
         self._reader = _reader(domain)
         self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
         self._order = [s.name for s in domain.slots]
         self._identity = [s for s in domain.slots if s.identity and s.pattern]
+        self.asked_with: Mapping[str, tuple[str, ...]] = {
+            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
+        }
+        self.none_value: Mapping[str, FactValue] = {
+            s.name: s.none_value for s in domain.slots if s.none_value is not None
+        }
         self._default_lang = next(iter(domain.languages), "en")
+        self._limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
         self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
 
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
@@ -492,11 +497,12 @@ class DomainSkill:
             if stop is not None:
                 return stop
         args = self._canonical(final, args)
+        quoted: dict[str, Any] = {}
         if final.limits:
-            over = self._over_limit(final, args, slots)
+            over = self._over_limit(final, args, slots, quoted)
             if over is not None:
                 return over
-        return Decision(plan=Plan(final.name, tuple(args.items()), args))
+        return Decision(plan=Plan(final.name, tuple(args.items()), quoted))
 
     def _args(self, tool: DomainTool, slots: Mapping[str, FactValue]) -> dict[str, Any]:
         params = tool.parameters.get("properties") or {}
@@ -602,21 +608,28 @@ class DomainSkill:
         return out
 
     def _over_limit(
-        self, tool: DomainTool, args: Mapping[str, Any], slots: Mapping[str, FactValue]
+        self,
+        tool: DomainTool,
+        args: Mapping[str, Any],
+        slots: Mapping[str, FactValue],
+        quoted: dict[str, Any],
     ) -> Decision | None:
-        """The call quoted from its fixtures: a result field above the user's ceiling."""
+        """The call quoted from its fixtures: a result field above the user's ceiling.
+        The limited fields' quoted values go to ``quoted`` (the proposal states them)."""
         quote = self._call(tool, args)
         if quote.error is not None or not isinstance(quote.result, Mapping):
             return None
         for limit in tool.limits:
             ceiling = slots.get(limit.slot)
             got = quote.result.get(limit.field)
+            if got is not None:
+                quoted[limit.field] = got
             if ceiling is not None and got is not None and _compare(got, "gt", ceiling):
                 return Decision(
                     problem="over_limit",
                     detail={
                         "field": limit.field,
-                        "value": self._written(limit.field, got, self._default_lang),
+                        "value": self._written(limit.slot, got, self._default_lang),
                         "limit": self._written(limit.slot, ceiling, self._default_lang),
                     },
                 )
@@ -688,7 +701,8 @@ class DomainSkill:
         return speech.confirm_cues[0]
 
     def _written(self, name: str, value: Any, lang: str) -> str:
-        slot = self.domain.slot(name)
+        # a result field a slot limits is written as that slot (a total in its currency)
+        slot = self.domain.slot(name) or self.domain.slot(self._limited.get(name, ""))
         if slot is None:
             return str(value)
         if slot.type == "enum":
@@ -722,7 +736,7 @@ class DomainSkill:
         """One question naming each slot by its ``ask`` cue."""
         lang, glue = self._glue(lang)
         cues = []
-        for name in slots:
+        for name in dict.fromkeys(n for s in slots for n in (s, *self.asked_with.get(s, ()))):
             slot = self.domain.slot(name)
             speech = (slot.say.get(lang) or next(iter(slot.say.values()), None)) if slot else None
             cues.append(speech.ask[0] if speech and speech.ask else name)
@@ -733,6 +747,10 @@ class DomainSkill:
         """The call's values and the go-ahead question."""
         lang, glue = self._glue(lang)
         values = ", ".join(self._written(k, v, lang) for k, v in plan.args)
+        if plan.info:  # the figures quoted for the user's limits (a total)
+            values += ", " + ", ".join(
+                f"{k}: {self._written(k, v, lang)}" for k, v in plan.info.items()
+            )
         intent = self.domain.intent(plan.tool)
         what = (intent.description if intent and lang == "en" else "") or plan.tool
         cue = self._cue(lang)
