@@ -460,6 +460,8 @@ class DomainSkill:
         scores = {tool: len((needed - shared) & set(slots)) for tool, needed in takes.items()}
         best = max(scores.values(), default=0)
         winners = [tool for tool, score in scores.items() if score == best]
+        if len(winners) > 1:  # a tie: the one intent the stated slots already complete
+            winners = [tool for tool in winners if takes[tool] <= set(slots)] or winners
         return winners[0] if best > 0 and len(winners) == 1 else None
 
     def decide(
@@ -619,11 +621,11 @@ class DomainSkill:
         quote = self._call(tool, args)
         if quote.error is not None or not isinstance(quote.result, Mapping):
             return None
+        # the quote in full: what the call will do (a time, a total), bar the arguments
+        quoted.update((k, v) for k, v in quote.result.items() if v is not None and k not in args)
         for limit in tool.limits:
             ceiling = slots.get(limit.slot)
             got = quote.result.get(limit.field)
-            if got is not None:
-                quoted[limit.field] = got
             if ceiling is not None and got is not None and _compare(got, "gt", ceiling):
                 return Decision(
                     problem="over_limit",
