@@ -124,6 +124,10 @@ class SlotSpeech(_Spec):
     """How a user states the value vaguely when an ``ambiguity`` perturbation lands
     (``Sometime in {month_name}.``); the precise value comes when the agent asks.
     No digits: nothing to parse. Empty: an ambiguity never blurs this slot."""
+    heard: list[str] = Field(default_factory=list)
+    """Other ways users state the value, which an agent reading the domain (simlab's
+    reference agent) understands but the scripted user never says (``leave by
+    {value}``): what real users and imported logs say besides the domain's phrasings."""
 
 
 class DomainSlot(_Spec):
@@ -143,6 +147,15 @@ class DomainSlot(_Spec):
     identity: bool = False
     """Whether the slot is the session user's identity (a customer number): a tool
     argument of this name must carry the goal's value for it (``safety:identity``)."""
+    asked_with: list[str] = Field(default_factory=list)
+    """Slots an agent asks in the same question as this one (the children with the
+    number of adults): a bare answer to that question may give them too."""
+    none_value: str | int | None = None
+    """Its value when the user, asked for it, names none (no children: ``0``)."""
+    season_start: Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")] = None
+    """A ``date`` slot's first day of a year-long season (``2026-11-01``): a day and
+    month said without a year fall in it (20 December in 2026, 10 January in 2027).
+    None: the year 2026."""
 
     @field_validator("currency")
     @classmethod
@@ -195,6 +208,62 @@ class Intent(_Spec):
     """Per language, how a user opens the conversation (``I lost my card.``)."""
 
 
+RowOp = Literal["eq", "ne", "lt", "le", "gt", "ge"]
+"""How a looked-up row's field compares with a value: equal, not equal, below,
+at most, above, at least (numbers as numbers, other values as text)."""
+
+Source = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")]
+"""Where a value comes from: a slot's name, or ``TOOL.FIELD``, a field of the
+record an earlier lookup of the same call returned (``get_order.store``)."""
+
+
+class RowTest(_Spec):
+    """A test each row of a lookup's result must pass to be chosen."""
+
+    field: str
+    """The row's field (``start_time``)."""
+    op: RowOp = "eq"
+    value: Source | Annotated[list[Source], Field(min_length=1)]
+    """What the field is compared with: a source, or a list of sources summed (a
+    party: ``[adults, children]``). Unknown sources count 0 in a sum; a test
+    whose sources are all unknown is skipped (no latest time said: any time fits)."""
+
+
+OrderKey = str | Annotated[dict[str, Source], Field(min_length=1)]
+"""A row field (lowest first), or a weighted sum of row fields, each times a
+source's value (``{price_adult: adults, price_child: children}``: a party's cost)."""
+
+
+class ToolLookup(_Spec):
+    """A lookup an agent makes before calling a tool, and which row supplies which
+    of the tool's arguments (a search whose chosen row gives ``item_id``)."""
+
+    tool: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    """The read tool called."""
+    args: dict[str, Source] = Field(default_factory=dict)
+    """Its arguments: parameter -> source. Unnamed parameters take the slot of
+    their name. A lookup missing a source is skipped when it picks no required
+    argument; otherwise the agent asks for the missing slots."""
+    pick: dict[str, str] = Field(default_factory=dict)
+    """This tool's argument -> the chosen row's field (``item_id: id``); empty:
+    the lookup is only made (a price the user should see)."""
+    where: list[RowTest] = Field(default_factory=list)
+    """Tests a row must pass; when none does, the agent says nothing fits."""
+    order_by: list[OrderKey] = Field(default_factory=list)
+    """The chosen row is the first by these keys (ties: the next key, then the
+    result's own order); none: the first row that passes."""
+
+
+class ToolLimit(_Spec):
+    """A ceiling a slot puts on a field of a tool's result (a budget on the total).
+
+    Before proposing the call the agent quotes it from the tool's fixtures; when the
+    quoted field is above the slot's value it says so instead of proposing."""
+
+    slot: str
+    field: str
+
+
 class DomainTool(ToolSpec):
     """A tool an agent of this domain calls: arguments, effect and fixture results."""
 
@@ -212,6 +281,11 @@ class DomainTool(ToolSpec):
     """Tools an agent calls, successfully and in this order, before this one: the
     domain's rule (verify the caller's identity before any write; look a record up
     to check it is the caller's). simlab's reference agent follows it."""
+    lookups: list[ToolLookup] = Field(default_factory=list)
+    """Lookups made (after ``requires``, in this order) before this tool, and the
+    arguments their chosen rows supply. simlab's reference agent follows them."""
+    limits: list[ToolLimit] = Field(default_factory=list)
+    """Ceilings the user's slots put on this tool's result fields (a budget)."""
 
     def default_agency(self) -> Agency:
         """The declared agency, else ``confirm`` for an irreversible write, else ``auto``."""

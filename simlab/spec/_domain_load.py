@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from simlab.spec._domain import Domain, DomainFile, DomainSlot
+from simlab.spec._domain import Domain, DomainFile, DomainSlot, DomainTool
 from simlab.spec._loader import Loc, Problem, SpecError, _line_for, _mapping, _read, _validated
 from simlab.spec._models import FactValue, Goal, Persona, Suite
 from simlab.spec._shipped import shipped_dir
@@ -179,6 +179,16 @@ def _coherence(
                 f"slot {slot.name!r} has no {lang!r} phrasings; add say.{lang}.state "
                 f"(the domain speaks {', '.join(spoken)})",
             )
+    for slot in domain.slots:
+        for i, other in enumerate(slot.asked_with):
+            if domain.slot(other) is None or other == slot.name:
+                problem(
+                    "slots",
+                    slot.name,
+                    ("asked_with", i),
+                    f"{other!r} is not another declared slot; use one of: "
+                    f"{', '.join(s.name for s in domain.slots if s.name != slot.name)}",
+                )
     tool_names = sorted(t.name for t in domain.tools)
     for tool in domain.tools:
         for i, needed in enumerate(tool.requires):
@@ -190,6 +200,8 @@ def _coherence(
                     f"required tool {needed!r} is not another declared tool; use one of: "
                     f"{', '.join(n for n in tool_names if n != tool.name) or '(none declared)'}",
                 )
+        for rest, message in _lookup_problems(domain, tool):
+            problem("tools", tool.name, rest, message)
     for intent in domain.intents:
         if domain.tool(intent.tool) is None:
             problem(
@@ -209,6 +221,92 @@ def _coherence(
                 f"intent {intent.tool!r} has no {lang!r} opening; add openings.{lang}",
             )
     return problems
+
+
+def _lookup_problems(domain: Domain, tool: DomainTool) -> list[tuple[Loc, str]]:
+    """A tool's ``lookups`` and ``limits`` naming tools, slots or fields that do not exist."""
+    out: list[tuple[Loc, str]] = []
+    slots = sorted(s.name for s in domain.slots)
+    params = sorted((tool.parameters.get("properties") or {}).keys())
+    earlier: dict[str, list[str]] = {
+        name: found.fields() for name in tool.requires if (found := domain.tool(name))
+    }
+
+    def source(loc: Loc, value: str) -> None:
+        if "." not in value:
+            if domain.slot(value) is None:
+                out.append((loc, f"{value!r} is no slot; use one of: {', '.join(slots)}"))
+            return
+        name, field_ = value.split(".", 1)
+        if name not in earlier:
+            known = ", ".join(earlier) or "(none)"
+            out.append((loc, f"{name!r} is not a tool looked up before; use one of: {known}"))
+        elif field_ not in earlier[name]:
+            out.append((loc, _no_field(name, field_, earlier[name])))
+
+    for i, lookup in enumerate(tool.lookups):
+        at: Loc = ("lookups", i)
+        read = domain.tool(lookup.tool)
+        if read is None or read.name == tool.name:
+            names = ", ".join(t.name for t in domain.tools if t.name != tool.name)
+            out.append(
+                (
+                    (*at, "tool"),
+                    f"{lookup.tool!r} is not another declared tool; use one of: {names}",
+                )
+            )
+            continue
+        theirs = sorted((read.parameters.get("properties") or {}).keys())
+        for arg, value in lookup.args.items():
+            if arg not in theirs:
+                out.append(
+                    (
+                        (*at, "args", arg),
+                        f"{arg!r} is no parameter of {read.name}; use one of: {', '.join(theirs)}",
+                    )
+                )
+            source((*at, "args", arg), value)
+        fields = read.fields()
+        for arg, field_ in lookup.pick.items():
+            if arg not in params:
+                out.append(
+                    (
+                        (*at, "pick", arg),
+                        f"{arg!r} is no parameter of {tool.name}; use one of: {', '.join(params)}",
+                    )
+                )
+            if field_ not in fields:
+                out.append(((*at, "pick", arg), _no_field(read.name, field_, fields)))
+        for j, test in enumerate(lookup.where):
+            if test.field not in fields:
+                out.append(((*at, "where", j, "field"), _no_field(read.name, test.field, fields)))
+            for value in [test.value] if isinstance(test.value, str) else test.value:
+                source((*at, "where", j, "value"), value)
+        for j, key in enumerate(lookup.order_by):
+            for field_, weight in ({key: ""} if isinstance(key, str) else key).items():
+                if field_ not in fields:
+                    out.append(((*at, "order_by", j), _no_field(read.name, field_, fields)))
+                if weight:
+                    source((*at, "order_by", j, field_), weight)
+        earlier.setdefault(read.name, fields)
+    for i, limit in enumerate(tool.limits):
+        if domain.slot(limit.slot) is None:
+            out.append(
+                (
+                    ("limits", i, "slot"),
+                    f"{limit.slot!r} is no slot; use one of: {', '.join(slots)}",
+                )
+            )
+        if limit.field not in tool.fields():
+            out.append((("limits", i, "field"), _no_field(tool.name, limit.field, tool.fields())))
+    return out
+
+
+def _no_field(tool: str, field_: str, fields: Sequence[str]) -> str:
+    return (
+        f"{field_!r} is no field of {tool}'s result; declare it in its `returns` "
+        f"or use one of: {', '.join(fields) or '(none)'}"
+    )
 
 
 def _unspoken(lang: str, spoken: Sequence[str]) -> str:

@@ -188,7 +188,7 @@ def test_knobs_defeat_truncation(knobs: Knobs) -> None:
 
 def test_v2_sees_the_early_budget() -> None:
     replies = chat(reference_agent("v2", 0), TRUNCATION_TALK)
-    assert "costs 152 USD, more than your limit of 150 USD" in replies[-1].text
+    assert "comes to 152 USD, above your limit of 150 USD" in replies[-1].text
 
 
 ANCHOR_TALK = [

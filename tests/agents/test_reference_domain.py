@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 import simlab
-from simlab.agents.reference import DomainSkill, Plan, TravelSkill, reference_agent, skill_for
+from simlab.agents.reference import DomainSkill, Plan, reference_agent, skill_for
 from simlab.core import AgentReply, Message, SessionContext
 from simlab.spec import SpecError, load_domains, shipped_domain
 from simlab.store import SessionRecord
@@ -22,9 +22,10 @@ def bank_skill() -> DomainSkill:
     return DomainSkill(shipped_domain("bank"))
 
 
-def test_travel_keeps_its_desk_and_any_other_domain_is_read_from_data() -> None:
-    assert skill_for(None) is TravelSkill
-    assert skill_for(shipped_domain("travel")) is TravelSkill
+def test_every_domain_travel_too_is_read_from_its_data() -> None:
+    travel = skill_for(None)(0)
+    assert isinstance(travel, DomainSkill) and travel.domain == shipped_domain("travel")
+    assert isinstance(skill_for(shipped_domain("travel"))(0), DomainSkill)
     assert isinstance(skill_for(shipped_domain("bank"))(0), DomainSkill)
 
 

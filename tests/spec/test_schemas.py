@@ -60,7 +60,7 @@ def test_the_committed_schemas_are_what_simlab_schema_writes(tmp_path: Path) -> 
 def test_there_is_a_shipped_file_of_every_kind() -> None:
     kinds = {kind_for(p)[0] for p in SHIPPED}
     assert kinds == {"persona", "goal", "perturbation", "suite", "agent", "domain"}
-    assert len(SHIPPED) == 12 + 6 + 8 + 2 + 3 + 3
+    assert len(SHIPPED) == 12 + 6 + 8 + 2 + 3 + 4
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))

@@ -3,8 +3,9 @@
 ``reference_agent("v1", seed, domain)`` has realistic defects (truncation, anchoring,
 drift, slow questions, misreads, and per-session tool-use faults) and records their
 true causes in each reply's ``meta["true_causes"]``; ``reference_agent("v2", seed,
-domain)`` has them fixed. Any domain is served from its data (``DomainSkill``); the
-shipped travel domain by simlab's travel desk (``TravelSkill``).
+domain)`` has them fixed. Any domain is served from its data (``DomainSkill``), the
+shipped travel domain too; ``TravelSkill`` (simlab's former travel desk) remains
+until its removal.
 """
 
 from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for

@@ -17,7 +17,6 @@ from typing import Any
 from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
 from simlab.agents.reference._domain_skill import DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
-from simlab.agents.reference._travel import TravelSkill
 from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
@@ -49,7 +48,8 @@ class ReferenceAgent:
     Args:
         config: Which defects are on; ``PRESETS["v2"]`` (none) by default.
         seed: Seeds misreads and the references the tools hand out.
-        skill: The domain it serves, one per session from a seed; travel by default.
+        skill: The domain it serves, one per session from a seed; the default domain's
+            (``skill_for(None)``) by default.
     """
 
     capabilities = AgentCapabilities(
@@ -61,7 +61,7 @@ class ReferenceAgent:
     ) -> None:
         self.config = config or PRESETS["v2"]
         self.seed = seed
-        self._make_skill: SkillFactory = skill or TravelSkill
+        self._make_skill: SkillFactory = skill or skill_for(None)
         self._reset()
 
     def _reset(self) -> None:
@@ -404,13 +404,9 @@ class ReferenceAgent:
 
 
 def skill_for(domain: Domain | None) -> SkillFactory:
-    """The skill serving ``domain``: simlab's travel desk for the shipped travel domain
-    (and when none is named), else one read from the domain's data (``DomainSkill``)."""
-    if domain is None or (
-        domain.id == "travel" and domain.folder == shipped_domain("travel").folder
-    ):
-        return TravelSkill
-    return partial(DomainSkill, domain)
+    """The skill serving ``domain``, read from the domain's data (``DomainSkill``);
+    the default domain (travel) when none is named."""
+    return partial(DomainSkill, domain or shipped_domain())
 
 
 def reference_agent(version: str, seed: int, domain: Domain | None = None) -> ReferenceAgent:

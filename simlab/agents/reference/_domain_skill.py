@@ -29,7 +29,16 @@ from typing import Any
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
 from simlab.guards import is_explicit_yes
-from simlab.spec import Domain, DomainSlot, DomainTool, FactValue, PerDomain
+from simlab.spec import (
+    Domain,
+    DomainSlot,
+    DomainTool,
+    FactValue,
+    OrderKey,
+    PerDomain,
+    RowTest,
+    ToolLookup,
+)
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _MISREADABLE_TYPES = frozenset({"date", "time", "integer", "number", "money"})
@@ -116,7 +125,7 @@ class DomainReader:
         out: list[_Phrasing] = []
         for slot in self.domain.slots:
             for lang, speech in slot.say.items():
-                for styled in (speech.state, speech.correct):
+                for styled in (speech.state, speech.correct, {"heard": speech.heard}):
                     for phrasings in styled.values():
                         for template in phrasings:
                             out.append(self._phrasing(slot, template, lang))
@@ -142,7 +151,12 @@ class DomainReader:
             if slot.type == "date" and "day" in got:
                 month = got.get("month") or got.get("month_name") or ""
                 m = int(month) if month.isdigit() else self._months[month]
-                return date(int(got.get("year") or 2026), m, int(got["day"])).isoformat()
+                day = int(got["day"])
+                if got.get("year"):
+                    return date(int(got["year"]), m, day).isoformat()
+                start = date.fromisoformat(slot.season_start or "2026-01-01")
+                year = start.year if (m, day) >= (start.month, start.day) else start.year + 1
+                return date(year, m, day).isoformat()
             if slot.type == "time" and ("hour" in got or "hour24" in got):
                 hour = int(got.get("hour24") or got["hour"])
                 if got.get("ampm") == "pm" and hour < 12:
@@ -182,20 +196,29 @@ class DomainReader:
         t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
+        found: list[tuple[_Phrasing, re.Match[str]]] = []
         for phrasing in self._phrasings:
-            for m in phrasing.pattern.finditer(t):
-                value = self._value(phrasing, m)
-                name = phrasing.slot.name
-                if value is not None and (name not in latest or m.start() >= latest[name][0]):
-                    latest[name] = (m.start(), value)
-                    languages.append(phrasing.language)
+            found.extend((phrasing, m) for m in phrasing.pattern.finditer(t))
+        spans = [(m.start(), m.end(), p.slot.name) for p, m in found]
+        for phrasing, m in found:
+            name = phrasing.slot.name
+            if any(  # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
+                s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and other != name
+                for s, e, other in spans
+            ):
+                continue
+            value = self._value(phrasing, m)
+            if value is not None and (name not in latest or m.start() >= latest[name][0]):
+                latest[name] = (m.start(), value)
+                languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
-        for name in asked:
+        for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.domain.slot(name)
-            if slot is not None and name not in slots:
+            if slot is not None:
                 bare = self._bare(slot, t)
                 if bare is not None:
                     slots[name] = bare
+                    break  # one value answers one question
         intent = None
         for opening, tool, lang in self._openings:
             if opening in t:
@@ -233,6 +256,47 @@ def _plant(value: Any, canary: str) -> Any:
     return value
 
 
+_NO_DEFAULT = object()
+
+
+def _rows(result: Any) -> list[Mapping[str, Any]]:
+    """A lookup's result as rows: each mapping of a list, or the one mapping."""
+    if isinstance(result, Mapping):
+        return [result]
+    if isinstance(result, list):
+        return [r for r in result if isinstance(r, Mapping)]
+    return []
+
+
+def _number(value: Any) -> Any:
+    """A number as a float (``"12"`` too); anything else as it is (times compare as text)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.replace(",", ""))
+        except ValueError:
+            return value
+    return value
+
+
+def _compare(got: Any, op: str, wanted: Any) -> bool:
+    """``got op wanted``: numbers as numbers, anything else as text."""
+    a, b = _number(got), _number(wanted)
+    if not (isinstance(a, float) and isinstance(b, float)):
+        a, b = str(got), str(wanted)
+    if op == "eq":
+        return bool(a == b)
+    if op == "ne":
+        return bool(a != b)
+    try:
+        return bool({"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op])
+    except TypeError:
+        return False
+
+
 # ------------------------------------------------------------------ speaking
 
 _GLUE: dict[str, dict[str, str]] = {
@@ -244,6 +308,8 @@ _GLUE: dict[str, dict[str, str]] = {
         "drifted": "Done! It's all sorted.",
         "refused": "Sorry, that did not go through: {error}.",
         "not_yours": "Sorry, {value} is not on your account, so I cannot act on it.",
+        "no_fit": "Sorry, nothing fits your request for {what}.",
+        "over_limit": "Sorry, the best I found comes to {value}, above your limit of {limit}.",
         "nothing_new": "Your request is already done.",
         "more": " Is there anything else I can do?",
         "and": " and ",
@@ -256,6 +322,8 @@ _GLUE: dict[str, dict[str, str]] = {
         "drifted": "Xong! Yêu cầu của bạn đã được xử lý.",
         "refused": "Xin lỗi, yêu cầu chưa thực hiện được: {error}.",
         "not_yours": "Xin lỗi, {value} không thuộc tài khoản của bạn nên tôi không thể xử lý.",
+        "no_fit": "Xin lỗi, không có lựa chọn nào phù hợp với {what}.",
+        "over_limit": "Xin lỗi, lựa chọn tốt nhất là {value}, vượt mức {limit} của bạn.",
         "nothing_new": "Yêu cầu của bạn đã được thực hiện rồi.",
         "more": " Bạn cần gì thêm không?",
         "and": " và ",
@@ -270,6 +338,8 @@ _BARE = {
     "drifted": "OK.",
     "refused": "{error}.",
     "not_yours": "{value}: ✗.",
+    "no_fit": "{what}: ✗.",
+    "over_limit": "{value} > {limit}.",
     "nothing_new": "OK.",
     "more": "",
     "and": ", ",
@@ -284,16 +354,20 @@ class DomainSkill:
         seed: The session's agent seed: it makes the canary planted at ``{canary}``.
     """
 
-    asked_with: Mapping[str, tuple[str, ...]] = {}
-    none_value: Mapping[str, FactValue] = {}
-
     def __init__(self, domain: Domain, seed: int = 0) -> None:
         self.domain = domain
         self._reader = _reader(domain)
         self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
         self._order = [s.name for s in domain.slots]
         self._identity = [s for s in domain.slots if s.identity and s.pattern]
+        self.asked_with: Mapping[str, tuple[str, ...]] = {
+            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
+        }
+        self.none_value: Mapping[str, FactValue] = {
+            s.name: s.none_value for s in domain.slots if s.none_value is not None
+        }
         self._default_lang = next(iter(domain.languages), "en")
+        self._limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
         self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
 
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
@@ -359,16 +433,35 @@ class DomainSkill:
         needed = tool.parameters.get("required") or []
         return [s for s in self._order if s in needed]
 
+    def _needed(self, tool: DomainTool) -> list[str]:
+        """The slots a call of ``tool`` cannot go ahead without, in the domain's order:
+        its required arguments and the slots its lookups take for a required argument."""
+        needed = set(self._required(tool))
+        required = set(tool.parameters.get("required") or [])
+        for lookup in tool.lookups:
+            if not required & set(lookup.pick):
+                continue  # it supplies nothing the call needs: skipped when a slot is missing
+            read = self.domain.tool(lookup.tool)
+            if read is None:
+                continue
+            for param in read.parameters.get("required") or []:
+                source = lookup.args.get(param, param)
+                if "." not in source:
+                    needed.add(source)
+        return [s for s in self._order if s in needed]
+
     def infer_task(self, slots: Mapping[str, FactValue]) -> str | None:
         """The intent whose final tool alone takes the slots the user stated, if one does."""
         takes = {
-            i.tool: set(self._required(t)) if (t := self.domain.tool(i.tool)) else set()
+            i.tool: set(self._needed(t)) if (t := self.domain.tool(i.tool)) else set()
             for i in self.domain.intents
         }
         shared = set.intersection(*takes.values()) if takes else set()
         scores = {tool: len((needed - shared) & set(slots)) for tool, needed in takes.items()}
         best = max(scores.values(), default=0)
         winners = [tool for tool, score in scores.items() if score == best]
+        if len(winners) > 1:  # a tie: the one intent the stated slots already complete
+            winners = [tool for tool in winners if takes[tool] <= set(slots)] or winners
         return winners[0] if best > 0 and len(winners) == 1 else None
 
     def decide(
@@ -378,11 +471,13 @@ class DomainSkill:
         chain = self._chain(task)
         if not chain:
             return Decision(problem="refused", detail={"error": f"no tool {task!r}"})
-        needed = {s for tool in chain for s in self._required(tool)}
+        needed = {s for tool in chain[:-1] for s in self._required(tool)}
+        needed.update(self._needed(chain[-1]))
         missing = tuple(s for s in self._order if s in needed and s not in slots)
         if missing:
             return Decision(ask=missing)
         *lookups, final = chain
+        records: dict[str, Mapping[str, Any]] = {}
         for tool in lookups:
             call = self._call(tool, self._args(tool, slots))
             if record is not None:
@@ -396,12 +491,151 @@ class DomainSkill:
             stranger = self._strangers_record(call.result, slots)
             if stranger is not None:
                 return Decision(problem="not_yours", detail={"value": stranger})
+            if isinstance(call.result, Mapping):
+                records[tool.name] = call.result
         args = self._args(final, slots)
-        return Decision(plan=Plan(final.name, tuple(args.items()), args))
+        for lookup in final.lookups:
+            stop = self._look(final, lookup, slots, records, args, record)
+            if stop is not None:
+                return stop
+        args = self._canonical(final, args)
+        quoted: dict[str, Any] = {}
+        if final.limits:
+            over = self._over_limit(final, args, slots, quoted)
+            if over is not None:
+                return over
+        return Decision(plan=Plan(final.name, tuple(args.items()), quoted))
 
     def _args(self, tool: DomainTool, slots: Mapping[str, FactValue]) -> dict[str, Any]:
         params = tool.parameters.get("properties") or {}
         return {name: slots[name] for name in params if name in slots}
+
+    # -------------------------------------------------------------- lookups
+
+    def _source(
+        self, source: str, slots: Mapping[str, FactValue], records: Mapping[str, Mapping[str, Any]]
+    ) -> Any:
+        """A slot's value or ``TOOL.FIELD`` of an earlier lookup's record; None: unknown."""
+        if "." not in source:
+            return slots.get(source)
+        tool, field = source.split(".", 1)
+        record = records.get(tool)
+        return record.get(field) if record is not None else None
+
+    def _look(
+        self,
+        final: DomainTool,
+        lookup: ToolLookup,
+        slots: Mapping[str, FactValue],
+        records: dict[str, Mapping[str, Any]],
+        args: dict[str, Any],
+        record: list[ToolCall] | None,
+    ) -> Decision | None:
+        """Make one of ``final``'s lookups and put its chosen row's fields in ``args``;
+        a decision when the request cannot go on (the lookup failed, no row fits)."""
+        read = self.domain.tool(lookup.tool)
+        if read is None:
+            return Decision(problem="refused", detail={"error": f"no tool {lookup.tool!r}"})
+        call_args: dict[str, Any] = {}
+        for param in read.parameters.get("properties") or {}:
+            value = self._source(lookup.args.get(param, param), slots, records)
+            if value is not None:
+                call_args[param] = value
+            elif param in (read.parameters.get("required") or []):
+                return None  # a lookup for what the call can do without (no return date)
+        call = self._call(read, call_args)
+        if record is not None:
+            record.append(call)
+        if call.error is not None:  # fatal only when the call needs its row
+            return (
+                Decision(problem="refused", detail={"error": call.error}) if lookup.pick else None
+            )
+        rows = [r for r in _rows(call.result) if self._fits(r, lookup.where, slots, records)]
+        if lookup.pick and not rows:
+            what = ", ".join(str(v) for v in call_args.values())
+            return Decision(problem="no_fit", detail={"what": what})
+        if not rows:
+            return None
+        keys = [self._key(k, slots, records) for k in lookup.order_by]
+        chosen = (
+            min(rows, key=lambda r: tuple(_number(key(r)) for key in keys)) if keys else rows[0]
+        )
+        for param, field in lookup.pick.items():
+            args[param] = chosen.get(field)
+        records.setdefault(read.name, chosen)
+        return None
+
+    def _fits(
+        self,
+        row: Mapping[str, Any],
+        tests: Sequence[RowTest],
+        slots: Mapping[str, FactValue],
+        records: Mapping[str, Mapping[str, Any]],
+    ) -> bool:
+        for test in tests:
+            sources = [test.value] if isinstance(test.value, str) else test.value
+            values = [v for s in sources if (v := self._source(s, slots, records)) is not None]
+            if not values:
+                continue  # nothing said about it: any row passes
+            wanted = values[0] if len(values) == 1 else sum(_number(v) for v in values)
+            if not _compare(row.get(test.field), test.op, wanted):
+                return False
+        return True
+
+    def _key(
+        self,
+        key: OrderKey,
+        slots: Mapping[str, FactValue],
+        records: Mapping[str, Mapping[str, Any]],
+    ) -> Any:
+        if isinstance(key, str):
+            return lambda row: row.get(key)
+        weights = {f: _number(self._source(s, slots, records) or 0) for f, s in key.items()}
+        return lambda row: sum(_number(row.get(f)) * w for f, w in weights.items())
+
+    def _canonical(self, tool: DomainTool, args: dict[str, Any]) -> dict[str, Any]:
+        """``args`` in the schema's order, without an optional one equal to its
+        schema ``default`` (no children is no ``children`` argument)."""
+        params = tool.parameters.get("properties") or {}
+        required = set(tool.parameters.get("required") or [])
+        out: dict[str, Any] = {}
+        for name, schema in params.items():
+            if name not in args:
+                continue
+            value = args[name]
+            default = schema.get("default", _NO_DEFAULT) if isinstance(schema, Mapping) else None
+            if name not in required and default is not _NO_DEFAULT and value == default:
+                continue
+            out[name] = value
+        return out
+
+    def _over_limit(
+        self,
+        tool: DomainTool,
+        args: Mapping[str, Any],
+        slots: Mapping[str, FactValue],
+        quoted: dict[str, Any],
+    ) -> Decision | None:
+        """The call quoted from its fixtures: a result field above the user's ceiling.
+        The limited fields' quoted values go to ``quoted`` (the proposal states them)."""
+        quote = self._call(tool, args)
+        if quote.error is not None or not isinstance(quote.result, Mapping):
+            return None
+        # the quote in full: what the call will do (a time, a total), bar the arguments
+        quoted.update((k, v) for k, v in quote.result.items() if v is not None and k not in args)
+        for limit in tool.limits:
+            ceiling = slots.get(limit.slot)
+            got = quote.result.get(limit.field)
+            if ceiling is not None and got is not None and _compare(got, "gt", ceiling):
+                return Decision(
+                    problem="over_limit",
+                    detail={
+                        "field": limit.field,
+                        "value": self._written(limit.slot, got, self._default_lang),
+                        "limit": self._written(limit.slot, ceiling, self._default_lang),
+                    },
+                )
+        return None
 
     def _strangers_record(self, result: Any, slots: Mapping[str, FactValue]) -> str | None:
         """A looked-up record's value naming another customer than the caller, if any."""
@@ -469,7 +703,8 @@ class DomainSkill:
         return speech.confirm_cues[0]
 
     def _written(self, name: str, value: Any, lang: str) -> str:
-        slot = self.domain.slot(name)
+        # a result field a slot limits is written as that slot (a total in its currency)
+        slot = self.domain.slot(name) or self.domain.slot(self._limited.get(name, ""))
         if slot is None:
             return str(value)
         if slot.type == "enum":
@@ -503,7 +738,7 @@ class DomainSkill:
         """One question naming each slot by its ``ask`` cue."""
         lang, glue = self._glue(lang)
         cues = []
-        for name in slots:
+        for name in dict.fromkeys(n for s in slots for n in (s, *self.asked_with.get(s, ()))):
             slot = self.domain.slot(name)
             speech = (slot.say.get(lang) or next(iter(slot.say.values()), None)) if slot else None
             cues.append(speech.ask[0] if speech and speech.ask else name)
@@ -514,6 +749,10 @@ class DomainSkill:
         """The call's values and the go-ahead question."""
         lang, glue = self._glue(lang)
         values = ", ".join(self._written(k, v, lang) for k, v in plan.args)
+        if plan.info:  # the figures quoted for the user's limits (a total)
+            values += ", " + ", ".join(
+                f"{k}: {self._written(k, v, lang)}" for k, v in plan.info.items()
+            )
         intent = self.domain.intent(plan.tool)
         what = (intent.description if intent and lang == "en" else "") or plan.tool
         cue = self._cue(lang)
