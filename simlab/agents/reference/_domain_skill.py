@@ -60,6 +60,7 @@ class _Phrasing:
     pattern: re.Pattern[str]
     names: tuple[str, ...]  # the placeholders it captures, in order
     language: str
+    anchor: str  # its longest literal word: a text without it cannot match ("": none)
 
 
 class DomainReader:
@@ -85,8 +86,16 @@ class DomainReader:
             for o in phrasings
         )
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
-        self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None]] = {}
-        """Each distinct fixture call's (result, error), shared by the domain's sessions."""
+        self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None, bool]] = {}
+        """Each distinct fixture call's (result, error, whether the result holds a
+        ``{canary}`` to plant), shared by the domain's sessions."""
+        self.chains: dict[str, list[DomainTool]] = {}
+        """Each task's tools, lookups first (``DomainSkill._chain``)."""
+        self.needed: dict[str, list[str]] = {}
+        """Each tool's slots it cannot go without (``DomainSkill._needed``)."""
+        self.choices: dict[tuple[Any, ...], int] = {}
+        """A lookup's chosen row (its index; -1: none fits), by the shared call, the
+        lookup and the values its tests and keys read."""
 
     def _month_names(self) -> dict[str, int]:
         names: dict[str, int] = {}
@@ -142,7 +151,9 @@ class DomainReader:
         if regex.endswith("+?)"):  # a free text value at the very end takes the clause
             regex = regex[:-3] + "+)"
         names = tuple(n for n in pieces[1::2] if n != "currency")
-        return _Phrasing(slot, re.compile(regex), names, lang)
+        words = [w for piece in pieces[0::2] for w in piece.split()]
+        anchor = max(words, key=len, default="")
+        return _Phrasing(slot, re.compile(regex), names, lang, anchor)
 
     def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
         got = dict(zip(phrasing.names, match.groups(), strict=False))
@@ -198,7 +209,8 @@ class DomainReader:
         languages: list[str] = []
         found: list[tuple[_Phrasing, re.Match[str]]] = []
         for phrasing in self._phrasings:
-            found.extend((phrasing, m) for m in phrasing.pattern.finditer(t))
+            if phrasing.anchor in t:  # a cheap test first: most phrasings are not in it
+                found.extend((phrasing, m) for m in phrasing.pattern.finditer(t))
         spans = [(m.start(), m.end(), p.slot.name) for p, m in found]
         for phrasing, m in found:
             name = phrasing.slot.name
@@ -241,6 +253,31 @@ def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
             return None
     # the type too: True == 1 and 1 == 1.0, but a schema tells them apart
     return (tool, *sorted((k, type(v).__name__, v) for k, v in args.items()))
+
+
+_MAX_CHOICES = 8192
+
+
+def _read_by(lookup: ToolLookup) -> tuple[str, ...]:
+    """The sources a lookup's row tests and order keys read, in a fixed order."""
+    found: list[str] = []
+    for test in lookup.where:
+        found.extend([test.value] if isinstance(test.value, str) else test.value)
+    for key in lookup.order_by:
+        if not isinstance(key, str):
+            found.extend(key.values())
+    return tuple(found)
+
+
+def _holds_canary(value: Any) -> bool:
+    """Whether a string in ``value`` holds ``{canary}`` (where ``_plant`` writes one)."""
+    if isinstance(value, str):
+        return "{canary}" in value
+    if isinstance(value, Mapping):
+        return any(_holds_canary(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_canary(v) for v in value)
+    return False
 
 
 def _plant(value: Any, canary: str) -> Any:
@@ -377,18 +414,31 @@ class DomainSkill:
         validated and answered once per domain (the JSON Schema check was a fifth
         of a bank session's time), later ones rebuilt from that answer.
         """
+        return self._outcome(tool, args)[0]
+
+    def _outcome(
+        self, tool: DomainTool, args: Mapping[str, Any]
+    ) -> tuple[ToolCall, tuple[Any, ...] | None]:
+        """``_call``'s call and the key its unplanted outcome is shared under (None: the
+        call is not shared, or a canary was planted in its result)."""
         key = _call_key(tool.name, args)
         known = self._reader.outcomes.get(key) if key is not None else None
         if known is None:
             call = tool.call(dict(args))
+            holds = _holds_canary(call.result)
             if key is not None:
-                self._reader.outcomes[key] = (call.result, call.error)
+                self._reader.outcomes[key] = (call.result, call.error, holds)
         else:
+            result, error, holds = known
             call = ToolCall.model_construct(
-                name=tool.name, args=dict(args), result=known[0], error=known[1]
+                name=tool.name, args=dict(args), result=result, error=error
             )
+        if not holds:  # most results: nothing to plant, no walk through them
+            return call, key
         planted = _plant(call.result, self.canary)
-        return call if planted is call.result else call.model_copy(update={"result": planted})
+        if planted is not call.result:
+            call = call.model_copy(update={"result": planted})
+        return call, None
 
     # -------------------------------------------------------------- reading
 
@@ -418,7 +468,13 @@ class DomainSkill:
     # -------------------------------------------------------------- deciding
 
     def _chain(self, task: str) -> list[DomainTool]:
-        """The tools a task calls, lookups first, the final tool last."""
+        """The tools a task calls, lookups first, the final tool last (once per domain)."""
+        chain = self._reader.chains.get(task)
+        if chain is None:
+            chain = self._reader.chains[task] = self._make_chain(task)
+        return chain
+
+    def _make_chain(self, task: str) -> list[DomainTool]:
         final = self.domain.tool(task)
         if final is None:
             return []
@@ -435,7 +491,14 @@ class DomainSkill:
 
     def _needed(self, tool: DomainTool) -> list[str]:
         """The slots a call of ``tool`` cannot go ahead without, in the domain's order:
-        its required arguments and the slots its lookups take for a required argument."""
+        its required arguments and the slots its lookups take for a required argument
+        (once per domain)."""
+        needed = self._reader.needed.get(tool.name)
+        if needed is None:
+            needed = self._reader.needed[tool.name] = self._make_needed(tool)
+        return needed
+
+    def _make_needed(self, tool: DomainTool) -> list[str]:
         needed = set(self._required(tool))
         required = set(tool.parameters.get("required") or [])
         for lookup in tool.lookups:
@@ -543,27 +606,63 @@ class DomainSkill:
                 call_args[param] = value
             elif param in (read.parameters.get("required") or []):
                 return None  # a lookup for what the call can do without (no return date)
-        call = self._call(read, call_args)
+        call, shared = self._outcome(read, call_args)
         if record is not None:
             record.append(call)
         if call.error is not None:  # fatal only when the call needs its row
             return (
                 Decision(problem="refused", detail={"error": call.error}) if lookup.pick else None
             )
-        rows = [r for r in _rows(call.result) if self._fits(r, lookup.where, slots, records)]
-        if lookup.pick and not rows:
+        chosen = self._choose(lookup, _rows(call.result), shared, slots, records)
+        if lookup.pick and chosen is None:
             what = ", ".join(str(v) for v in call_args.values())
             return Decision(problem="no_fit", detail={"what": what})
-        if not rows:
+        if chosen is None:
             return None
-        keys = [self._key(k, slots, records) for k in lookup.order_by]
-        chosen = (
-            min(rows, key=lambda r: tuple(_number(key(r)) for key in keys)) if keys else rows[0]
-        )
         for param, field in lookup.pick.items():
             args[param] = chosen.get(field)
         records.setdefault(read.name, chosen)
         return None
+
+    def _choose(
+        self,
+        lookup: ToolLookup,
+        rows: list[Mapping[str, Any]],
+        shared: tuple[Any, ...] | None,
+        slots: Mapping[str, FactValue],
+        records: Mapping[str, Mapping[str, Any]],
+    ) -> Mapping[str, Any] | None:
+        """The row ``lookup`` chooses among ``rows`` (None: none passes its tests).
+
+        A pure function of the rows and the values its tests and keys read, so a
+        shared call's choice is remembered per domain by those values (sessions
+        search the same fixtures with the same few constraints over and over).
+        """
+        memo = self._reader.choices
+        memo_key: tuple[Any, ...] | None = None
+        if shared is not None:
+            read = tuple(self._source(s, slots, records) for s in _read_by(lookup))
+            memo_key = (shared, id(lookup), *read)
+            try:
+                known = memo.get(memo_key)
+            except TypeError:  # a value read is a list or a mapping: not remembered
+                known = memo_key = None
+            if known is not None:
+                return rows[known] if known >= 0 else None
+        fitting = [i for i, r in enumerate(rows) if self._fits(r, lookup.where, slots, records)]
+        chosen = -1
+        if fitting:
+            keys = [self._key(k, slots, records) for k in lookup.order_by]
+            chosen = (
+                min(fitting, key=lambda i: tuple(_number(key(rows[i])) for key in keys))
+                if keys
+                else fitting[0]
+            )
+        if memo_key is not None:
+            if len(memo) >= _MAX_CHOICES:
+                memo.clear()
+            memo[memo_key] = chosen
+        return rows[chosen] if chosen >= 0 else None
 
     def _fits(
         self,
