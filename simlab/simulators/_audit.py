@@ -118,6 +118,32 @@ _TIME_RES: tuple[re.Pattern[str], ...] = (
 )
 _NOON_RE = re.compile(r"\b(?:noon|midday)\b")
 _NUMBER_RE = re.compile(r"(?<![a-z0-9.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d])")
+_DIGIT_RE = re.compile(r"\d")
+# What each date and time pattern cannot match without (any one of these substrings;
+# () when a digit, which every one of them needs, is all it takes): a pattern whose
+# substrings are all absent is not run, as it would find nothing.
+_DATE_NEEDS: tuple[tuple[str, ...], ...] = (("-",), ("/",), (), (), ("thang",))
+_TIME_NEEDS: tuple[tuple[str, ...], ...] = ((":", "h"), ("m",), ("h", "gio", "clock"))
+
+
+def _cut(
+    pattern: re.Pattern[str], text: str, needs: tuple[str, ...]
+) -> tuple[list[re.Match[str]], str]:
+    """The matches of ``pattern`` in ``text``, and ``text`` with each replaced by a space
+    (what ``pattern.sub(" ", text)`` gives: no pattern here matches the empty string),
+    in one scan; none when no substring of ``needs`` is in ``text``."""
+    if needs and not any(n in text for n in needs):
+        return [], text
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return matches, text
+    pieces = []
+    end = 0
+    for match in matches:
+        pieces.append(text[end : match.start()])
+        end = match.end()
+    pieces.append(text[end:])
+    return matches, " ".join(pieces)
 
 
 class DomainReading:
@@ -155,6 +181,19 @@ class DomainReading:
         names = sorted(self.month_of, key=len, reverse=True)
         words = "|".join(re.escape(n) for n in names)
         self.dates = _date_patterns(f"{words}|{_MONTH_ABBREVIATIONS}")
+        self._read: dict[str, Mentions] = {}
+
+    def mentions(self, text: str) -> Mentions:
+        """``read_mentions(text, self)``, remembered: sessions audit the same texts again
+        (a retry's context, the agent's and the plan's stock sentences). The result is
+        shared between callers: read it, do not change it. Bounded: emptied when full.
+        """
+        found = self._read.get(text)
+        if found is None:
+            if len(self._read) >= _MAX_READ:
+                self._read.clear()
+            found = self._read[text] = read_mentions(text, self)
+        return found
 
     def month(self, text: str) -> int:
         """The month a matched month word names (a full name, or an English abbreviation)."""
@@ -165,6 +204,9 @@ class DomainReading:
             return found
         return next(i + 1 for i, m in enumerate(_EN_MONTHS) if m.startswith(text[:3]))
 
+
+_MAX_READ = 4096
+"""Most texts one domain's reading remembers."""
 
 reading_of = PerDomain(DomainReading)
 """The one reading of a domain in this process (its patterns compiled once)."""
@@ -226,24 +268,25 @@ def read_mentions(text: str, reading: DomainReading | None = None) -> Mentions:
     out = Mentions(low)
     rest = low
     if reading.enum_re is not None:  # an enum's words are no date or number ("... de 400")
-        out.enums.update(reading.forms[m] for m in reading.enum_re.findall(low))
-        rest = reading.enum_re.sub(" ", low)
-    for pattern, (d, m, y) in reading.dates:
-        for match in pattern.finditer(rest):
-            month = reading.month(match.group(m))
-            day = int(match.group(d))
-            if 1 <= day <= 31 and 1 <= month <= 12:
-                out.dates.add((day, month))
-                if match.group(y):
-                    out.numbers.add(int(match.group(y)))
-        rest = pattern.sub(" ", rest)
-    for pattern in _TIME_RES:
-        for match in pattern.finditer(rest):
-            hour, minute = int(match.group(1)), int(match.group(2) or 0)
-            if hour <= 24 and minute < 60:
-                out.times.add((_hour(hour, match.group(3), match.group(4)), minute))
-        rest = pattern.sub(" ", rest)
-    if _NOON_RE.search(rest):
+        found, rest = _cut(reading.enum_re, low, ())
+        out.enums.update(reading.forms[m.group(1)] for m in found)
+    if _DIGIT_RE.search(rest):  # every date, time and number pattern needs a digit
+        for (pattern, (d, m, y)), needs in zip(reading.dates, _DATE_NEEDS, strict=True):
+            found, rest = _cut(pattern, rest, needs)
+            for match in found:
+                month = reading.month(match.group(m))
+                day = int(match.group(d))
+                if 1 <= day <= 31 and 1 <= month <= 12:
+                    out.dates.add((day, month))
+                    if match.group(y):
+                        out.numbers.add(int(match.group(y)))
+        for pattern, needs in zip(_TIME_RES, _TIME_NEEDS, strict=True):
+            found, rest = _cut(pattern, rest, needs)
+            for match in found:
+                hour, minute = int(match.group(1)), int(match.group(2) or 0)
+                if hour <= 24 and minute < 60:
+                    out.times.add((_hour(hour, match.group(3), match.group(4)), minute))
+    if ("noon" in rest or "midday" in rest) and _NOON_RE.search(rest):
         out.times.add((12, 0))
     for raw in _NUMBER_RE.findall(rest):
         value = float(raw.replace(",", ""))
@@ -448,9 +491,9 @@ class FidelityAudit:
         """
         if not text.strip():
             return [finding(turn, "empty_reply", "the message is empty")]
-        m = read_mentions(text, self._reading)
+        m = self._reading.mentions(text)
         joined = "\n".join(context)
-        ctx = read_mentions(joined, self._reading)
+        ctx = self._reading.mentions(joined)
         out: list[Finding] = []
         allowed = {(fid, v) for fid, vs in stated.items() for v in vs} | set(planned.items())
         for fid, value in planned.items():

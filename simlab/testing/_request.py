@@ -62,9 +62,10 @@ class FakeRequest:
         json_mode: OpenAI ``response_format`` asked for JSON.
         json_schema: The schema of a ``json_schema`` response format, if any.
         metadata: Anthropic ``metadata`` as sent.
-        digest: sha256 hex of the canonical JSON body.
         index: Arrival index at the server (0-based).
         segments: The prompt as the cache simulation sees it.
+        body: The request body as parsed from JSON (``digest`` is computed from it
+            when asked: only responders that draw from ``rng`` need it).
     """
 
     api: Api
@@ -78,9 +79,14 @@ class FakeRequest:
     json_mode: bool
     json_schema: Mapping[str, Any] | None
     metadata: Mapping[str, Any]
-    digest: str
     index: int
     segments: tuple[PromptSegment, ...] = field(repr=False)
+    body: Mapping[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def digest(self) -> str:
+        """sha256 hex of the canonical JSON body (``body_digest``; computed on each use)."""
+        return body_digest(self.body)
 
     @property
     def last_user_text(self) -> str:
@@ -105,6 +111,10 @@ class FakeRequest:
         return random.Random(self.rng_seed)
 
 
+# dict first: what json.loads gives, and much faster than the Mapping ABC's check
+_MAPPING = (dict, Mapping)
+
+
 def _canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -118,7 +128,7 @@ def _block_text(block: Any) -> str:
     """Text of one content block; non-text blocks (tool use, images) as canonical JSON."""
     if isinstance(block, str):
         return block
-    if not isinstance(block, Mapping):
+    if not isinstance(block, _MAPPING):
         raise RequestError(f"content block must be an object, got {type(block).__name__}")
     if block.get("type") == "text":
         text = block.get("text")
@@ -132,8 +142,29 @@ def _block_text(block: Any) -> str:
 
 def _segment(role: str, block: Any) -> tuple[str, PromptSegment]:
     text = _block_text(block)
-    marked = isinstance(block, Mapping) and block.get("cache_control") is not None
-    return text, PromptSegment(f"{role}\x1f{text}", count_tokens(text), marked)
+    marked = (
+        not isinstance(block, str)
+        and isinstance(block, _MAPPING)
+        and block.get("cache_control") is not None
+    )
+    return text, _prompt_segment(role, text, marked)
+
+
+# A conversation resends its earlier messages with every request: their segments
+# (immutable) are made once. Bounded: emptied when full (the next requests refill it).
+_SEGMENTS: dict[tuple[str, str, bool], PromptSegment] = {}
+_MAX_SEGMENTS = 1 << 16
+
+
+def _prompt_segment(role: str, text: str, marked: bool) -> PromptSegment:
+    """The segment of ``text`` said by ``role`` (``marked``: a cache breakpoint)."""
+    key = (role, text, marked)
+    seg = _SEGMENTS.get(key)
+    if seg is None:
+        if len(_SEGMENTS) >= _MAX_SEGMENTS:
+            _SEGMENTS.clear()
+        seg = _SEGMENTS[key] = PromptSegment(f"{role}\x1f{text}", count_tokens(text), marked)
+    return seg
 
 
 def _require(body: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
@@ -193,7 +224,7 @@ def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
         segments.append(seg)
     messages: list[FakeMessage] = []
     for i, raw in enumerate(raw_messages):
-        if not isinstance(raw, Mapping) or raw.get("role") not in ("user", "assistant"):
+        if not isinstance(raw, _MAPPING) or raw.get("role") not in ("user", "assistant"):
             raise RequestError(f"messages.{i}: needs role 'user' or 'assistant'")
         content = raw.get("content")
         blocks = [content] if isinstance(content, str) else content
@@ -213,14 +244,14 @@ def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
         messages=tuple(messages),
         max_tokens=max_tokens,
         temperature=_optional_number(body, "temperature"),
-        seed=_int_seed(metadata.get("seed")) if isinstance(metadata, Mapping) else None,
+        seed=_int_seed(metadata.get("seed")) if isinstance(metadata, _MAPPING) else None,
         stop=_stop_list(body.get("stop_sequences"), "stop_sequences"),
         json_mode=False,
         json_schema=None,
-        metadata=metadata if isinstance(metadata, Mapping) else {},
-        digest=body_digest(body),
+        metadata=metadata if isinstance(metadata, _MAPPING) else {},
         index=index,
         segments=tuple(segments),
+        body=body,
     )
 
 
@@ -248,7 +279,7 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
     messages: list[FakeMessage] = []
     segments: list[PromptSegment] = []
     for i, raw in enumerate(raw_messages):
-        if not isinstance(raw, Mapping) or not isinstance(raw.get("role"), str):
+        if not isinstance(raw, _MAPPING) or not isinstance(raw.get("role"), str):
             raise RequestError(f"messages[{i}]: needs a string 'role'")
         role = str(raw["role"])
         text = _openai_text(raw.get("content"), i)
@@ -258,7 +289,7 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
             system_parts.append(text)
         else:
             messages.append(FakeMessage(role, text))
-        segments.append(PromptSegment(f"{role}\x1f{text}", count_tokens(text), True))
+        segments.append(_prompt_segment(role, text, True))
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)):
         raise RequestError("max_tokens: must be an integer")
@@ -279,7 +310,7 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
         json_mode=fmt_type in ("json_object", "json_schema"),
         json_schema=schema if isinstance(schema, Mapping) else None,
         metadata=body.get("metadata") or {},
-        digest=body_digest(body),
         index=index,
         segments=tuple(segments),
+        body=body,
     )

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simlab.simulators import FidelityAudit, Finding, parse_answer
-from simlab.simulators._audit import read_mentions
+from simlab.simulators._audit import (
+    _MAX_READ,
+    _NUMBER_RE,
+    _TIME_RES,
+    DomainReading,
+    Mentions,
+    _hour,
+    read_mentions,
+    reading_of,
+)
+from simlab.simulators._reading import fold
+from simlab.spec import shipped_domain
 
 from .sim_driver import BOOKING_GOAL, make_goal, make_persona
 
@@ -183,3 +197,74 @@ def test_a_persona_in_a_third_language_is_not_held_to_vietnamese() -> None:
     text = "Quiero volar desde Hanoi, please, with the family and the kids."
     assert "broken_character" not in kinds(check(es, text, planned={"origin": "HAN"}))
     assert kinds(check(VI, text, planned={"origin": "HAN"})) == ["broken_character"]
+
+
+# ------------------------------------------------------- read_mentions' fast path
+
+
+def _reference_mentions(text: str, reading: DomainReading) -> tuple[object, ...]:
+    """read_mentions as first written: every pattern found, then cut, one after another."""
+    low = fold(text)
+    enums, dates, times, numbers = set(), set(), set(), set()
+    rest = low
+    if reading.enum_re is not None:
+        enums.update(reading.forms[m] for m in reading.enum_re.findall(low))
+        rest = reading.enum_re.sub(" ", low)
+    for pattern, (d, m, y) in reading.dates:
+        for match in pattern.finditer(rest):
+            month, day = reading.month(match.group(m)), int(match.group(d))
+            if 1 <= day <= 31 and 1 <= month <= 12:
+                dates.add((day, month))
+                if match.group(y):
+                    numbers.add(int(match.group(y)))
+        rest = pattern.sub(" ", rest)
+    for pattern in _TIME_RES:
+        for match in pattern.finditer(rest):
+            hour, minute = int(match.group(1)), int(match.group(2) or 0)
+            if hour <= 24 and minute < 60:
+                times.add((_hour(hour, match.group(3), match.group(4)), minute))
+        rest = pattern.sub(" ", rest)
+    if re.search(r"\b(?:noon|midday)\b", rest):
+        times.add((12, 0))
+    for raw in _NUMBER_RE.findall(rest):
+        value = float(raw.replace(",", ""))
+        numbers.add(int(value) if value.is_integer() else value)
+    return low, enums, dates, times, numbers, set(re.findall(r"[a-z']+", low))
+
+
+def _fields(m: Mentions) -> tuple[object, ...]:
+    return m.folded, m.enums, m.dates, m.times, m.numbers, m.words
+
+
+_PIECES = [
+    *"0123456789/-:.,h ",
+    *("20", "12", "2026", "10", "am", "p.m.", "noon", "midday", "o'clock", "oclock", "gio"),
+    *("december", "dec", "Tháng", "thang", "ngày", "nam", "chiều", "sang", "de", "of", "the"),
+    *("th", "Hà Nội", "ha noi", "Đà Nẵng", "saigon", "lost", "fraud", "C10001", "1,200", "\n"),
+]
+READINGS = [reading_of(shipped_domain()), reading_of(shipped_domain("bank"))]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from(READINGS))
+def test_read_mentions_finds_what_the_pattern_by_pattern_reading_finds(
+    pieces: list[str], reading: DomainReading
+) -> None:
+    text = "".join(pieces)
+    assert _fields(read_mentions(text, reading)) == _reference_mentions(text, reading)
+
+
+def test_a_domain_reading_remembers_texts_per_domain() -> None:
+    text = "From Ha Noi on 20/12 at 10am, my card was lost: 1,200 dollars."
+    travel, bank = READINGS
+    first = travel.mentions(text)
+    assert travel.mentions(text) is first  # read once
+    assert _fields(first) == _fields(read_mentions(text, travel))
+    assert first.enums == {"HAN"} and first.dates == {(20, 12)} and first.numbers == {1200}
+    assert _fields(bank.mentions(text)) == _fields(read_mentions(text, bank))
+    assert bank.mentions(text).enums == {"lost"}  # the bank's enums, not travel's
+    # a full memory is emptied, and reads the same again
+    for i in range(_MAX_READ):
+        travel.mentions(f"text {i}")
+    assert travel.mentions(text) is not first
+    assert _fields(travel.mentions(text)) == _fields(first)

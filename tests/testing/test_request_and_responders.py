@@ -1,5 +1,6 @@
 """Parsing into FakeRequest and the responders, without a server."""
 
+import hashlib
 import json
 import re
 
@@ -50,6 +51,38 @@ def test_anthropic_parse_flattens_system_blocks_and_marks_breakpoints() -> None:
     # 5 + 10 + 2 + 5 + 7 characters -> 2 + 3 + 1 + 2 + 2 tokens
     assert req.input_tokens == 10
     assert req.stop == ("END",) and req.max_tokens == 9 and req.index == 3
+
+
+def test_digest_is_the_sha256_of_the_canonical_body_and_seeds_the_rng() -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hé"}]}
+    canonical = '{"max_tokens":5,"messages":[{"content":"hé","role":"user"}],"model":"m"}'
+    expected = hashlib.sha256(canonical.encode()).hexdigest()
+    req = parse_anthropic(body, 0)
+    assert req.digest == expected and req.rng_seed == int(expected[:16], 16)
+    assert parse_openai(body, 0).digest == expected
+
+
+def test_segments_of_a_resent_conversation_are_the_same() -> None:
+    def body(*turns: str) -> dict[str, object]:
+        messages = [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": t}
+            for i, t in enumerate(turns)
+        ]
+        return {"model": "m", "max_tokens": 5, "system": "s", "messages": messages}
+
+    first = parse_anthropic(body("hi", "hello"), 0)
+    again = parse_anthropic(body("hi", "hello", "book it"), 1)
+    assert again.segments[: len(first.segments)] == first.segments
+    assert [s.canonical for s in again.segments] == [
+        "system\x1fs",
+        "user\x1fhi",
+        "assistant\x1fhello",
+        "user\x1fbook it",
+    ]
+    assert [s.tokens for s in again.segments] == [1, 1, 2, 2]
+    # the same text as a breakpoint is another segment
+    marked = {"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}
+    assert parse_anthropic(body("hi") | {"system": [marked]}, 2).segments[0].breakpoint
 
 
 @pytest.mark.parametrize(
