@@ -89,6 +89,14 @@ class DomainReader:
         self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None, bool]] = {}
         """Each distinct fixture call's (result, error, whether the result holds a
         ``{canary}`` to plant), shared by the domain's sessions."""
+        self.slot_named: dict[str, DomainSlot] = {}
+        """The domain's slots by name (``Domain.slot`` without its scan)."""
+        self.tool_named: dict[str, DomainTool] = {}
+        """The domain's tools by name (``Domain.tool`` without its scan)."""
+        for slot in domain.slots:  # the first of a name, as Domain.slot finds it
+            self.slot_named.setdefault(slot.name, slot)
+        for tool in domain.tools:
+            self.tool_named.setdefault(tool.name, tool)
         self.chains: dict[str, list[DomainTool]] = {}
         """Each task's tools, lookups first (``DomainSkill._chain``)."""
         self.needed: dict[str, list[str]] = {}
@@ -225,7 +233,7 @@ class DomainReader:
                 languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
         for name in asked if not slots else ():  # a bare answer states nothing else
-            slot = self.domain.slot(name)
+            slot = self.slot_named.get(name)
             if slot is not None:
                 bare = self._bare(slot, t)
                 if bare is not None:
@@ -462,7 +470,7 @@ class DomainSkill:
         return value
 
     def _type(self, name: str) -> str:
-        slot = self.domain.slot(name)
+        slot = self._reader.slot_named.get(name)
         return slot.type if slot is not None else "text"
 
     # -------------------------------------------------------------- deciding
@@ -475,12 +483,12 @@ class DomainSkill:
         return chain
 
     def _make_chain(self, task: str) -> list[DomainTool]:
-        final = self.domain.tool(task)
+        final = self._reader.tool_named.get(task)
         if final is None:
             return []
         chain: list[DomainTool] = []
         for name in final.requires:
-            tool = self.domain.tool(name)
+            tool = self._reader.tool_named.get(name)
             if tool is not None and tool not in chain:
                 chain.append(tool)
         return [*chain, final]
@@ -504,7 +512,7 @@ class DomainSkill:
         for lookup in tool.lookups:
             if not required & set(lookup.pick):
                 continue  # it supplies nothing the call needs: skipped when a slot is missing
-            read = self.domain.tool(lookup.tool)
+            read = self._reader.tool_named.get(lookup.tool)
             if read is None:
                 continue
             for param in read.parameters.get("required") or []:
@@ -516,7 +524,7 @@ class DomainSkill:
     def infer_task(self, slots: Mapping[str, FactValue]) -> str | None:
         """The intent whose final tool alone takes the slots the user stated, if one does."""
         takes = {
-            i.tool: set(self._needed(t)) if (t := self.domain.tool(i.tool)) else set()
+            i.tool: set(self._needed(t)) if (t := self._reader.tool_named.get(i.tool)) else set()
             for i in self.domain.intents
         }
         shared = set.intersection(*takes.values()) if takes else set()
@@ -596,7 +604,7 @@ class DomainSkill:
     ) -> Decision | None:
         """Make one of ``final``'s lookups and put its chosen row's fields in ``args``;
         a decision when the request cannot go on (the lookup failed, no row fits)."""
-        read = self.domain.tool(lookup.tool)
+        read = self._reader.tool_named.get(lookup.tool)
         if read is None:
             return Decision(problem="refused", detail={"error": f"no tool {lookup.tool!r}"})
         call_args: dict[str, Any] = {}
@@ -755,19 +763,19 @@ class DomainSkill:
 
     def needs_go_ahead(self, tool: str) -> bool:
         """A write waits for the user's yes; a lookup answers at once."""
-        found = self.domain.tool(tool)
+        found = self._reader.tool_named.get(tool)
         return found is None or found.effect == "write"
 
     def execute(self, plan: Plan) -> ToolCall:
         """Call the plan's tool on the domain's fixtures."""
-        tool = self.domain.tool(plan.tool)
+        tool = self._reader.tool_named.get(plan.tool)
         if tool is None:
             return ToolCall(name=plan.tool, args=plan.kwargs, error=f"no tool {plan.tool!r}")
         return self._call(tool, plan.kwargs)
 
     def agency(self, tool: str) -> str:
         """The tool's agency as the domain declares it (or its default)."""
-        found = self.domain.tool(tool)
+        found = self._reader.tool_named.get(tool)
         return found.default_agency() if found is not None else "auto"
 
     def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
@@ -803,7 +811,8 @@ class DomainSkill:
 
     def _written(self, name: str, value: Any, lang: str) -> str:
         # a result field a slot limits is written as that slot (a total in its currency)
-        slot = self.domain.slot(name) or self.domain.slot(self._limited.get(name, ""))
+        named = self._reader.slot_named
+        slot = named.get(name) or named.get(self._limited.get(name, ""))
         if slot is None:
             return str(value)
         if slot.type == "enum":
@@ -838,7 +847,7 @@ class DomainSkill:
         lang, glue = self._glue(lang)
         cues = []
         for name in dict.fromkeys(n for s in slots for n in (s, *self.asked_with.get(s, ()))):
-            slot = self.domain.slot(name)
+            slot = self._reader.slot_named.get(name)
             speech = (slot.say.get(lang) or next(iter(slot.say.values()), None)) if slot else None
             cues.append(speech.ask[0] if speech and speech.ask else name)
         joined = cues[0] if len(cues) == 1 else ", ".join(cues[:-1]) + glue["and"] + cues[-1]
