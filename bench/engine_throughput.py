@@ -35,6 +35,21 @@ absolute rates are low; the ratio and the instruction counts are the point:
   data loading). 10,000 turns per CPU-second needs about a third fewer per
   turn than before.
 
+* 2026-12-01, sixth session: the default suite now has bank beside travel and the
+  safety, stage and judge work, and travel runs on the data-driven ``DomainSkill``
+  (lookups over generated fixtures) instead of the travel desk. On one core at load
+  average 1.0-1.2, the old default suite on fb6efc7's code (the session's start, travel
+  on the desk) against the working tree, alternating, 3 rounds of 20 reps: medians
+  4,468 -> 3,805 agent turns per CPU-second (ratio 0.85). The move to ``DomainSkill``
+  alone had cost about 25% (2,946-3,036 after it, same load); planting canaries only
+  in results that hold one, remembering a lookup's chosen row per domain, indexing
+  slots and tools by name, pre-testing phrasings by a literal word and a table-driven
+  ``strip_diacritics`` won most of it back (same ``sessions.jsonl``).
+  ``--against`` cannot compare across that change (the old code cannot read the new
+  domain fields); the rounds were run by hand: ``git archive fb6efc7`` into a folder,
+  then this script with ``--json --reps 20 --suite FOLDER/simlab.yaml`` and
+  ``PYTHONPATH=FOLDER``, alternating with the working tree.
+
 What remains (``--profile``, cumulative share of CPU samples, 20 reps):
 
 ======  =====================================================================
