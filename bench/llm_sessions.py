@@ -80,6 +80,12 @@ shared with other work; ``--concurrency 64 256 --reps 4``, 576 sessions and
   second, with other engineers' work on the same 2 cores; what is left in the
   server is mostly aiohttp's HTTP handling (its handler is ~0.45 of its ~0.85 ms)
   and ``json.loads`` of the growing conversations.
+* CI on a clean clone of e92f8b6 (``.ci/run``, 2026-12-01; the machine free of
+  other work but for CI itself, ``--concurrency 64 256 --reps 4``, 9,487 LLM calls
+  each): C=64 0.97 of the ideal, client 0.85 and server 0.89 CPU-ms per call;
+  C=256 0.92, client 0.68 and server 0.77 ms (client 28% of a core, server 32%).
+  The goal is met in that run; earlier CI runs of older code gave 0.88 and 0.91,
+  so one run at 0.92 is not a margin: under load (above) it is 0.79-0.83.
 """
 
 from __future__ import annotations
