@@ -33,17 +33,20 @@ from simlab.replay import (
     reproduction_rate,
     run_prefix_case,
 )
-from simlab.spec import load_goals
+from simlab.spec import load_goals, load_suite, suite_domains
 from simlab.store import read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "simlab.yaml"
+DOMAINS = suite_domains(load_suite(SUITE), SUITE)
+"""The default suite's domains: each case is replayed to the agent of its own."""
 
 
 class Forgetful:
     """``reference:v1`` without its restore: the prefix is its history only."""
 
-    def __init__(self, seed: int) -> None:
-        self._agent = reference_agent("v1", seed)
+    def __init__(self, setup: SessionSetup) -> None:
+        self._agent = reference_agent("v1", setup.agent_seed, DOMAINS.of(setup.goal.domain))
         self.capabilities: AgentCapabilities = self._agent.capabilities
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
@@ -53,21 +56,24 @@ class Forgetful:
 
 def restoring(setup: SessionSetup) -> TargetAgent:
     """``reference:v1`` as shipped: a ``RestorableTarget``."""
-    return reference_agent("v1", setup.agent_seed)
+    return reference_agent("v1", setup.agent_seed, DOMAINS.of(setup.goal.domain))
 
 
 def forgetful(setup: SessionSetup) -> TargetAgent:
     """``reference:v1`` with its restore hidden."""
-    return Forgetful(setup.agent_seed)
+    return Forgetful(setup)
 
 
 def cases_of(run_dir: Path) -> list[PrefixCase]:
     """One prefix case per failed session with a failing turn."""
-    goals = load_goals([ROOT / "goals"])
+    suite = load_suite(SUITE)
+    goals = load_goals([SUITE.parent / d for d in suite.goal_dirs])
     cases = []
     for r in read_sessions(run_dir).records:
         if r.status == "ok" and r.passed is False:
-            case = case_from_record(r, f"{run_dir}#{r.key.id}", goals[r.key.goal])
+            goal = goals[r.key.goal]
+            domain = DOMAINS.of(goal.domain)
+            case = case_from_record(r, f"{run_dir}#{r.key.id}", goal, domain=domain)
             if case is not None:
                 cases.append(case)
     return cases
@@ -103,7 +109,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="keep the run here")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="simlab-prefix-"))
-    cmd = [sys.executable, "-m", "simlab.cli", "run", str(ROOT / "simlab.yaml"), "--out", str(out)]
+    cmd = [sys.executable, "-m", "simlab.cli", "run", str(SUITE), "--out", str(out)]
     if args.seed is not None:
         cmd += ["--seed", str(args.seed)]
     subprocess.run([*cmd, "--quiet"], check=True, capture_output=True)
@@ -112,7 +118,10 @@ def main() -> None:
     print(f"{run_dir}: {len(cases)} failed sessions cut before their failing turn, k={args.k}")
 
     async def replay_all(make: Callable[[SessionSetup], TargetAgent]) -> list[PrefixResult]:
-        return [await run_prefix_case(c, make, args.k, seed=0) for c in cases]
+        return [
+            await run_prefix_case(c, make, args.k, seed=0, domain=DOMAINS.of(c.domain))
+            for c in cases
+        ]
 
     report("reference:v1, restoring its state", anyio.run(replay_all, restoring))
     report("reference:v1, prefix as history only", anyio.run(replay_all, forgetful))

@@ -37,6 +37,8 @@ class PrefixCase(BaseModel):
         final_tool: The tool that completes the task, when known.
         agent_seed: The seed the logged session's target had, when known (a
             simlab run): a target that restores its state re-lives the prefix with it.
+        domain: The domain the conversation is in (its goal's, or the one an
+            imported log was read with); None: the default domain.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +53,7 @@ class PrefixCase(BaseModel):
     logged_reply: AgentReply | None = None
     final_tool: str = "unknown"
     agent_seed: int | None = None
+    domain: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")] | None = None
 
     @property
     def n_user_turns(self) -> int:
@@ -77,6 +80,7 @@ class PrefixCase(BaseModel):
         return Goal(
             id=self.id,
             title=f"prefix of {self.source}",
+            domain=self.domain,
             final_tool=self.final_tool,
             facts=list(unique.values()),
             constraints=rules,

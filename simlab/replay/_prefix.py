@@ -45,7 +45,7 @@ from simlab.replay._constraints import (
     constraints_from_messages,
     constraints_from_transcript,
 )
-from simlab.spec import FactValue, Goal, Mode, Persona
+from simlab.spec import Domain, FactValue, Goal, Mode, Persona
 from simlab.stats import wilson_interval
 from simlab.store import SessionRecord
 
@@ -57,19 +57,22 @@ Outcome = Literal["kept", "broken", "no_action", "error"]
 
 
 def reply_outcome(
-    reply: AgentReply, case: PrefixCase
+    reply: AgentReply, case: PrefixCase, domain: Domain | None = None
 ) -> tuple[Literal["kept", "broken", "no_action"], list[str]]:
     """Grade one reply (a continuation or the logged one) against ``case``'s constraints.
+
+    Its text is read with ``domain``'s phrasings (the case's domain; None: the
+    default domain).
 
     Returns:
         ``broken`` with one line per broken constraint; else ``kept`` when the
         reply made a successful action call (the case's final tool, or for an
         unknown final tool any call that is not a lookup); else ``no_action``.
     """
-    broken = broken_constraints(reply, case.constraints, case.final_tool)
+    broken = broken_constraints(reply, case.constraints, case.final_tool, domain)
     if broken:
         return "broken", broken
-    if any(c.error is None and acts(c.name, case.final_tool) for c in reply.tool_calls):
+    if any(c.error is None and acts(c.name, case.final_tool, domain) for c in reply.tool_calls):
         return "kept", []
     return "no_action", []
 
@@ -281,14 +284,19 @@ def cut_prefix(transcript: Transcript, failing_turn: int) -> list[Message]:
 
 
 def case_from_record(
-    record: SessionRecord, source: str, goal: Goal | None = None, k: int = 20
+    record: SessionRecord,
+    source: str,
+    goal: Goal | None = None,
+    k: int = 20,
+    domain: Domain | None = None,
 ) -> PrefixCase | None:
     """A prefix case from a failed session, or None when no failing turn is known.
 
     Constraints come from the disclosed facts for simlab sessions and from the
-    user's stated values for imported ones. A simlab session's case keeps the
-    seed its target had (``agent_seed``), so a target that restores its state
-    can re-live the prefix exactly.
+    user's stated values for imported ones, read with ``domain``'s phrasings
+    (the session's domain; None: the goal's, else the default domain). A simlab
+    session's case keeps the seed its target had (``agent_seed``), so a target
+    that restores its state can re-live the prefix exactly.
     """
     turn = failing_turn_of(record, goal)
     if turn is None or not 1 <= turn <= len(record.transcript.turns):
@@ -296,9 +304,9 @@ def case_from_record(
     prefix = cut_prefix(record.transcript, turn)
     imported = bool(record.meta.get("imported"))
     if imported:
-        constraints = constraints_from_messages(prefix)
+        constraints = constraints_from_messages(prefix, domain)
     else:
-        constraints = constraints_from_transcript(record.transcript, turn, goal)
+        constraints = constraints_from_transcript(record.transcript, turn, goal, domain)
     return PrefixCase(
         id=case_id(f"{record.key.id}/turn{turn}"),
         source=source,
@@ -310,6 +318,7 @@ def case_from_record(
         final_tool=goal.final_tool if goal is not None else "unknown",
         # as the engine seeds a session's target (engine.session_setup)
         agent_seed=None if imported else derive_seed(record.seed, "agent"),
+        domain=domain.id if domain is not None else (goal.domain if goal is not None else None),
     )
 
 
@@ -326,7 +335,10 @@ def _setup(case: PrefixCase, goal: Goal, seed: int, index: int) -> SessionSetup:
 
 
 async def _replay_one(
-    case: PrefixCase, make_target: Callable[[SessionSetup], TargetAgent], setup: SessionSetup
+    case: PrefixCase,
+    make_target: Callable[[SessionSetup], TargetAgent],
+    setup: SessionSetup,
+    domain: Domain | None,
 ) -> Continuation:
     index, seed = setup.key.rep, setup.agent_seed
     session_id = f"prefix/{case.id}/{index}"
@@ -342,7 +354,7 @@ async def _replay_one(
         reply: AgentReply = await target.reply(list(case.prefix), ctx)
     except Exception as e:  # a target failure is data, never a broken constraint
         return Continuation(index, seed, "error", error=f"{type(e).__name__}: {e}")
-    outcome, broken = reply_outcome(reply, case)
+    outcome, broken = reply_outcome(reply, case, domain)
     return Continuation(
         index, seed, outcome, broken, reply.text, list(reply.tool_calls), restored=restored
     )
@@ -354,6 +366,7 @@ async def run_prefix_case(
     k: int | None = None,
     seed: int = 0,
     concurrency: int = 8,
+    domain: Domain | None = None,
 ) -> PrefixResult:
     """Replay ``case`` to fresh targets ``k`` times and grade each continuation.
 
@@ -367,6 +380,8 @@ async def run_prefix_case(
         k: Replays; the case's own ``k`` when None.
         seed: The run seed; replay ``i`` gets ``derive_seed(seed, "prefix-agent", id, i)``.
         concurrency: Replays running at once.
+        domain: The case's domain, whose phrasings read each reply's text; None:
+            the default domain.
 
     Returns:
         The outcomes, the keep-rate over continuations that acted with its
@@ -381,7 +396,8 @@ async def run_prefix_case(
 
     async def one(i: int) -> None:
         async with limiter:
-            results[i] = await _replay_one(case, make_target, _setup(case, goal, seed, i))
+            setup = _setup(case, goal, seed, i)
+            results[i] = await _replay_one(case, make_target, setup, domain)
 
     async with anyio.create_task_group() as tg:
         for i in range(k):
@@ -398,7 +414,9 @@ async def run_prefix_case(
         errors=sum(1 for r in done if r.outcome == "error"),
         ci=wilson_interval(count["kept"], count["kept"] + count["broken"]),
         continuations=done,
-        logged=None if case.logged_reply is None else reply_outcome(case.logged_reply, case)[0],
+        logged=None
+        if case.logged_reply is None
+        else reply_outcome(case.logged_reply, case, domain)[0],
         restored=len(restored),
         diverged=sum(1 for r in restored if r.diverged_at is not None),
     )

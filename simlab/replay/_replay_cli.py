@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -29,7 +30,16 @@ from simlab.replay._prefix import (
     reproduction_rate,
     run_prefix_case,
 )
-from simlab.spec import Goal, SpecError, Suite, load_goals
+from simlab.spec import (
+    DEFAULT_DOMAIN,
+    DomainSet,
+    Goal,
+    SpecError,
+    Suite,
+    load_domains,
+    load_goals,
+    shipped_domains,
+)
 from simlab.store import RUN_FILE, RunDirError, SessionRecord, read_run_info, read_sessions
 
 EXIT_OK = 0
@@ -57,6 +67,13 @@ def replay_parser() -> argparse.ArgumentParser:
         "--limit", type=at_least_one, default=None, help="replay at most this many cases"
     )
     p.add_argument("--format", dest="fmt", choices=FORMATS, default="openai", help="log format")
+    p.add_argument(
+        "--domain",
+        default=None,
+        help="the domain the conversations are in, whose phrasings read their values: a "
+        "shipped domain's name or a domain folder (default: a run's own domains; for logs "
+        f"and saved cases the default domain, {DEFAULT_DOMAIN})",
+    )
     add_field_options(p)
     return p
 
@@ -75,8 +92,10 @@ def replay_cli(argv: Sequence[str]) -> int:
         )
         return EXIT_USAGE
     try:
-        cases = _cases(args)
-        make_target = _target(args.target)
+        world = _world(args)
+        cases = _cases(args, world)
+        world = world.with_cases(cases)
+        make_target = _target(args.target, world)
     except (RunDirError, SpecError, ValueError, TargetLoadError, LLMError) as e:
         print(f"simlab replay: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -99,16 +118,57 @@ def replay_cli(argv: Sequence[str]) -> int:
         print(f"saved {len(cases)} cases to {args.save_cases}", file=sys.stderr)
 
     async def run_all() -> list[PrefixResult]:
-        return [await run_prefix_case(c, make_target, args.k, args.seed) for c in cases]
+        return [
+            await run_prefix_case(
+                c, make_target, args.k, args.seed, domain=world.domains.of(c.domain)
+            )
+            for c in cases
+        ]
 
     results = anyio.run(run_all)
     _print(cases, results, args.target)
     return EXIT_OK
 
 
-def _target(spec: str) -> TargetFactory:
+@dataclass(frozen=True, slots=True)
+class _World:
+    """The domains a replay reads and serves: a suite's ``domains`` entries, their base."""
+
+    entries: list[str]
+    base: Path
+    domains: DomainSet
+
+    @classmethod
+    def of(cls, entries: list[str], base: Path) -> _World:
+        return cls(entries, base, load_domains(entries, base))
+
+    def with_cases(self, cases: Sequence[PrefixCase]) -> _World:
+        """This world with each shipped domain a saved case names and it lacks."""
+        named = dict.fromkeys(c.domain for c in cases)
+        missing = [n for n in named if n and not self.domains.of(n)]
+        unknown = [n for n in missing if n not in shipped_domains()]
+        if unknown:
+            raise ValueError(
+                f"the cases are in domain {unknown[0]!r}, which simlab does not ship: give its "
+                "folder with --domain"
+            )
+        return _World.of([*self.entries, *missing], self.base) if missing else self
+
+
+def _world(args: argparse.Namespace) -> _World:
+    if args.domain is not None:
+        return _World.of([args.domain], Path.cwd())
+    src: Path = args.source
+    if (src / RUN_FILE).exists():
+        info = read_run_info(src)
+        if info.suite_path and info.imported is None and Path(info.suite_path).is_file():
+            return _World.of(list(info.suite.domains), Path(info.suite_path).parent)
+    return _World.of([DEFAULT_DOMAIN], Path.cwd())
+
+
+def _target(spec: str, world: _World) -> TargetFactory:
     try:
-        suite = Suite.model_validate({"target": spec})
+        suite = Suite.model_validate({"target": spec, "domains": world.entries})
     except ValidationError as e:
         # pydantic's own text names union branches and a docs URL: say it plainly
         err = e.errors()[0]
@@ -116,16 +176,16 @@ def _target(spec: str) -> TargetFactory:
         raise ValueError(
             f"--target {spec}: {field}: {err['msg']}; valid targets: {_TARGET_CHOICES}"
         ) from None
-    return target_factory(suite)
+    return target_factory(suite, world.base)
 
 
 _TARGET_CHOICES = "reference:v1, reference:v2, or module:attr (a Python callable or agent factory)"
 
 
-def _cases(args: argparse.Namespace) -> list[PrefixCase]:
+def _cases(args: argparse.Namespace, world: _World) -> list[PrefixCase]:
     src: Path = args.source
     if (src / RUN_FILE).exists():
-        return _cases_from_run(src)
+        return _cases_from_run(src, world.domains)
     if src.is_dir() and not any(src.glob("*.yaml")):
         raise ValueError(
             f"{src} holds no run.json and no prefix case (*.yaml); give a run directory, "
@@ -141,10 +201,10 @@ def _cases(args: argparse.Namespace) -> list[PrefixCase]:
     logs = import_logs(src, args.fmt, options)
     for problem in logs.problems:
         print(f"skipped {problem}", file=sys.stderr)
-    return _from_records(logs.records, lambda r: str(r.meta.get("source", src)), {})
+    return _from_records(logs.records, lambda r: str(r.meta.get("source", src)), {}, world.domains)
 
 
-def _cases_from_run(run_dir: Path) -> list[PrefixCase]:
+def _cases_from_run(run_dir: Path, domains: DomainSet) -> list[PrefixCase]:
     info = read_run_info(run_dir)
     records = read_sessions(run_dir).records
     goals: dict[str, Goal] = {}
@@ -155,17 +215,22 @@ def _cases_from_run(run_dir: Path) -> list[PrefixCase]:
         dirs = [base / d for d in suite.goal_dirs if (base / d).is_dir()]
         if dirs:
             goals = load_goals(dirs)
-    return _from_records(records, lambda r: f"{run_dir}#{r.key.id}", goals)
+    return _from_records(records, lambda r: f"{run_dir}#{r.key.id}", goals, domains)
 
 
 def _from_records(
-    records: list[SessionRecord], source: Callable[[SessionRecord], str], goals: dict[str, Goal]
+    records: list[SessionRecord],
+    source: Callable[[SessionRecord], str],
+    goals: dict[str, Goal],
+    domains: DomainSet,
 ) -> list[PrefixCase]:
     cases = []
     for r in records:
         if r.status != "ok" or r.passed is not False:
             continue
-        case = case_from_record(r, source(r), goals.get(r.key.goal))
+        goal = goals.get(r.key.goal)
+        domain = domains.of(goal.domain if goal is not None else None)
+        case = case_from_record(r, source(r), goal, domain=domain)
         if case is not None:
             cases.append(case)
     return cases

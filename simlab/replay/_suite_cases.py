@@ -32,7 +32,10 @@ async def run_suite_prefix_cases(
     results = []
     try:
         for case in cases:
-            results.append(await run_prefix_case(case, roles.target, seed=suite.seed))
+            domain = roles.domains.of(case.domain) if roles.domains is not None else None
+            results.append(
+                await run_prefix_case(case, roles.target, seed=suite.seed, domain=domain)
+            )
     finally:
         await roles.aclose()
     rows = [

@@ -68,9 +68,9 @@ def test_cut_before_the_failing_turn_and_constraints_from_the_users_words() -> N
 def test_a_later_statement_overrides_an_earlier_one() -> None:
     found = constraints_from_messages(
         [
-            Message(role="user", text="Budget 200 USD."),
+            Message(role="user", text="My budget is 200 USD."),
             Message(role="assistant", text="Noted."),
-            Message(role="user", text="Actually make it 150 USD."),
+            Message(role="user", text="Actually, max 150 USD."),
         ]
     )
     assert [(c.fact, c.value, c.turn) for c in found] == [("budget", 150, 2)]
@@ -121,7 +121,7 @@ def test_v1_breaks_what_v2_does_not_and_not_acting_is_not_keeping() -> None:
     assert v1.logged == "broken"  # the logged reply offered a 20:30 flight
     # v1 keeps 4 user turns in context: turn 1's "leave by 12:00" is gone, it offers 20:30
     assert (v1.broken, v1.kept, v1.no_action, v1.errors) == (20, 0, 0, 0)
-    assert "latest_departure '20:30'" in v1.continuations[0].broken[0]
+    assert "dep_time '20:30'" in v1.continuations[0].broken[0]
     assert v1.reproduced is True
     # v2 proposes the 10:15 flight and waits for a go-ahead: it took no action,
     # so it is "no action", neither kept nor counted in the keep-rate
