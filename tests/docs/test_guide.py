@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
@@ -103,7 +105,7 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
 
     project = work / "shop-tests"
     runs = _runs(project)
-    assert sorted(runs) == ["careless.yaml", "http.yaml", "simlab.yaml"]
+    assert sorted(runs) == ["careless.yaml", "http.yaml", "nightly.yaml", "simlab.yaml"]
     first, last = runs["simlab.yaml"]
     # the project as `simlab init` wrote it: 24 sessions, every one graded and passed
     assert len(first) == 24 and all(r["status"] == "ok" and r["passed"] for r in first)
@@ -123,3 +125,23 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     assert {r["key"]["persona"] for r in last} == {"calm", "fickle", "terse"}
     assert {r["key"]["goal"] for r in last} == {"order_tea", "return_mug", "order_black_tea"}
     assert sum(r["passed"] for r in last) >= 0.75 * len(last)
+    # the production failure, read in the shop domain: the corrected quantity is kept,
+    # the logged reply broke it, and the nightly suite replays the saved case
+    (case_file,) = (project / "regressions").glob("*.yaml")
+    case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
+    assert case["domain"] == "shop" and case["failing_turn"] == 3
+    kept = {c["fact"]: (c["value"], c["op"]) for c in case["constraints"]}
+    assert kept == {
+        "item": ("GREEN_TEA", "eq"),
+        "quantity": (2, "eq"),
+        "delivery_date": ("2027-02-01", "eq"),
+    }
+    (nightly,) = runs["nightly.yaml"]
+    assert len(nightly) == 54
+    (nightly_dir,) = [
+        d for d in (project / "results").iterdir() if (d / "prefix_cases.json").is_file()
+    ]
+    outcomes = json.loads((nightly_dir / "prefix_cases.json").read_text(encoding="utf-8"))
+    (outcome,) = outcomes["cases"]
+    assert outcome["logged"] == "broken"
+    assert (outcome["kept"], outcome["broken"], outcome["n"]) == (20, 0, 20)
