@@ -1,11 +1,10 @@
 """Talking to the reference agent in tests: play user turns, load goals and the travel
-domain's user phrasings."""
+domain's ask and confirm cues."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import anyio
 import yaml
@@ -39,45 +38,6 @@ def chat(
         return replies
 
     return anyio.run(run)
-
-
-# The reference agent's tests name a phrasing's value by its kind ({city}, {n}...);
-# the domain writes {value} for all of them.
-_VALUE_NAMES = {
-    "origin": "city",
-    "destination": "city",
-    "passengers": "n",
-    "children": "n",
-    "child_age": "n",
-    "hotel_nights": "n",
-    "bags": "n",
-    "booking_ref": "ref",
-    "fare": "fare",
-    "route": "route",
-    "latest_departure": "time",
-    "budget": "amount",
-}
-
-
-def load_templates() -> dict[str, dict[str, Any]]:
-    """The travel domain's user phrasings by language: ``slots``, ``intent`` and each
-    connective (``answer_yes``...), each by style, values named by their kind."""
-    domain = load_domain(ROOT / "domains" / "travel")
-    books: dict[str, dict[str, Any]] = {}
-    for lang, speech in domain.languages.items():
-        book: dict[str, Any] = {key: dict(v) for key, v in speech.phrases.items()}
-        book["intent"] = {i.tool: dict(i.openings[lang]) for i in domain.intents}
-        book["slots"] = {
-            s.name: {
-                style: [
-                    t.replace("{value}", "{" + _VALUE_NAMES.get(s.name, "value") + "}") for t in ts
-                ]
-                for style, ts in s.say[lang].state.items()
-            }
-            for s in domain.slots
-        }
-        books[lang] = book
-    return books
 
 
 def travel_cues() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:

@@ -7,20 +7,19 @@ from typing import Any
 import pytest
 
 from simlab.agents.reference import (
-    CITY_BY_CODE,
-    FARES,
-    MONTHS_EN,
     PRESETS,
-    ROUTES,
     AgentConfig,
+    DomainSkill,
+    Plan,
     ReferenceAgent,
     reference_agent,
 )
-from simlab.core import AgentReply, Knobs, strip_diacritics
+from simlab.core import AgentReply, Knobs, ToolCall, strip_diacritics
 from simlab.graders import violations
-from simlab.spec import FactValue, Goal
+from simlab.simulators._voice import render_value
+from simlab.spec import FactValue, Goal, shipped_domain
 
-from .talk import chat, load_goal, load_templates, travel_cues
+from .talk import chat, load_goal, travel_cues
 
 ASK_CUES, CONFIRM_CUES = travel_cues()
 
@@ -34,29 +33,23 @@ GOALS = [
 ]
 BOOK = "I'd like to book a flight. I'm flying from Hanoi. I want to go to Da Nang. "
 YES = "Yes, please go ahead."
-_TEMPLATES = load_templates()
+TRAVEL = shipped_domain("travel")
 
 
 def say(slot: str, value: FactValue, lang: str = "en") -> str:
-    """A goal value in the first neutral phrasing of its slot."""
-    template = _TEMPLATES[lang]["slots"][slot]["neutral"][0]
-    v: dict[str, Any] = {"n": value, "amount": value, "time": value, "ref": value}
-    if slot in ("origin", "destination"):
-        v["city"] = CITY_BY_CODE[str(value)].name(lang)
-    if slot in ("date", "return_date"):
-        _, m, d = str(value).split("-")
-        v |= {"day": int(d), "month": int(m), "month_name": MONTHS_EN[int(m) - 1]}
-    if slot == "fare":
-        v["fare"] = FARES[str(value)][lang]
-    if slot == "route":
-        v["route"] = ROUTES[str(value)][lang]
-    return str(template.format(**v))
+    """A goal value in the travel domain's first neutral phrasing of its slot."""
+    spec = TRAVEL.slot(slot)
+    assert spec is not None, slot
+    template = spec.say[lang].state["neutral"][0]
+    return template.format_map(render_value(spec, value, lang, TRAVEL.languages[lang].month_names))
 
 
 def full_message(goal: Goal, wants: dict[str, FactValue], lang: str) -> str:
-    intent = _TEMPLATES[lang]["intent"][goal.final_tool]["neutral"][0]
+    intent = TRAVEL.intent(goal.final_tool)
+    assert intent is not None, goal.final_tool
+    opening = intent.openings[lang]["neutral"][0]
     slot_of = {f.id: f.slot for f in goal.facts}
-    return " ".join([intent] + [say(slot_of[fid], v, lang) for fid, v in wants.items()])
+    return " ".join([opening] + [say(slot_of[fid], v, lang) for fid, v in wants.items()])
 
 
 def final_call(replies: list[AgentReply], tool: str) -> Any:
@@ -122,9 +115,17 @@ def test_budget_bites_on_the_earliest_flight() -> None:
     replies = chat(
         ReferenceAgent(), [BOOK + "I want to leave on 20 December. We are 2 adults.", YES]
     )
-    from simlab.agents.reference import TravelDesk
-
-    earliest = TravelDesk(0).hold_booking("VJ1077", 2)
+    day = Plan(
+        "search_flights", (("origin", "HAN"), ("destination", "DAD"), ("date", "2026-12-20"))
+    )
+    first = DomainSkill(TRAVEL).execute(day).result[0]
+    assert (first["dep_time"], first["price_adult"]) == ("06:00", 88)
+    # the hold of the earliest flight for two, as the domain's rules price it
+    earliest = ToolCall(
+        name="hold_booking",
+        args={"flight_id": first["id"], "passengers": 2},
+        result={"dep_time": first["dep_time"], "total_price": 2 * first["price_adult"]},
+    )
     assert [c.fact for c in violations(goal, earliest, {"budget": 160})] == ["budget"]
     assert final_call(replies, "hold_booking").result["total_price"] == 106
 

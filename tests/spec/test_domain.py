@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from simlab.agents.reference import CITIES, FARES, ROUTES
 from simlab.cli import main
 from simlab.spec import (
     DomainSet,
@@ -60,25 +59,28 @@ def test_the_travel_domain_is_split_over_files_and_merges_whole() -> None:
     assert load_domain(TRAVEL / "domain.yaml") == domain  # its main file names the folder
 
 
-def test_the_travel_vocabulary_lives_in_the_yaml_and_the_agents_view_reads_it() -> None:
+def test_the_travel_vocabulary_lives_in_the_yaml() -> None:
     domain = load_domain(TRAVEL)
-    origin = domain.slot("origin")
-    assert origin is not None and origin.type == "enum"
-    # what the travel desk held as Python literals before, now read from the YAML
-    assert [c.code for c in CITIES] == ["HAN", "SGN", "DAD", "PQC", "CXR", "BKK", "SIN"]
-    assert (CITIES[2].en, CITIES[2].vi, CITIES[1].aliases) == (
-        "Da Nang",
-        "Đà Nẵng",
-        ("saigon", "sài gòn", "ho chi minh", "hồ chí minh", "hcmc", "tp hcm", "tp. hcm", "tphcm"),
+    origin, destination = domain.slot("origin"), domain.slot("destination")
+    assert origin is not None and origin.type == "enum" and destination is not None
+    # what simlab's former travel desk held as Python literals, now the slots' data
+    cities = [(v.value, v.say["en"], v.say["vi"], tuple(v.aliases)) for v in origin.values]
+    assert [c[0] for c in cities] == ["HAN", "SGN", "DAD", "PQC", "CXR", "BKK", "SIN"]
+    assert cities[2][1:3] == ("Da Nang", "Đà Nẵng")
+    assert cities[1][3] == (
+        ("saigon", "sài gòn", "ho chi minh", "hồ chí minh", "hcmc", "tp hcm", "tp. hcm", "tphcm")
     )
-    assert [(v.value, v.say["en"], v.say["vi"], tuple(v.aliases)) for v in origin.values] == [
-        (c.code, c.en, c.vi, c.aliases) for c in CITIES
-    ]
-    assert FARES == {
+    assert destination.values == origin.values
+    fare, route = domain.slot("fare"), domain.slot("route")
+    assert fare is not None and route is not None
+    assert {v.value: v.say for v in fare.values} == {
         "economy": {"en": "economy", "vi": "phổ thông"},
         "business": {"en": "business", "vi": "thương gia"},
     }
-    assert ROUTES["international"] == {"en": "international", "vi": "quốc tế"}
+    assert {v.value: v.say for v in route.values}["international"] == {
+        "en": "international",
+        "vi": "quốc tế",
+    }
     # the cue words moved from Python (the old simlab.domain.travel.ASK_CUES) to the YAML
     date = domain.slot("date")
     assert date is not None
