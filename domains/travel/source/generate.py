@@ -27,7 +27,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 DOMAIN = HERE.parent
-DATA = DOMAIN.parents[1] / "simlab" / "agents" / "reference" / "data"  # flights.json, world.yaml
+DATA = HERE  # flights.json (made by generate_world.py) and world.yaml
 OUT = DOMAIN / "flights.yaml"
 
 _REF_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: they read as 1 and 0

@@ -237,7 +237,7 @@ class ReferenceAgent:
     ) -> str:
         lang = self._lang
         go = self._turns[-1].reading.yes and self._pending == plan
-        # A correction after the booking was made redoes it at once: the user
+        # A correction after the action was taken redoes it at once: the user
         # already said go ahead. A read-only answer needs no go-ahead at all.
         redo = self._done is not None and self._done.tool == plan.tool
         if plan == self._done and not anchored:
@@ -351,7 +351,7 @@ class ReferenceAgent:
         The agent replays its own policy on each user message of the prefix
         but the last, with the logged session's seed (``ctx.seed``): a run of
         simlab's gives back the same readings, misreads, questions, proposals,
-        anchor and bookings, and so the same replies, which are compared with
+        anchor and actions, and so the same replies, which are compared with
         the logged ones. Afterwards misreads draw from this instance's own seed,
         so replays of one prefix differ only in what happens next.
         """
@@ -405,7 +405,7 @@ class ReferenceAgent:
 
 def skill_for(domain: Domain | None) -> SkillFactory:
     """The skill serving ``domain``, read from the domain's data (``DomainSkill``);
-    the default domain (travel) when none is named."""
+    the shipped default domain when none is named."""
     return partial(DomainSkill, domain or shipped_domain())
 
 
@@ -415,7 +415,7 @@ def reference_agent(version: str, seed: int, domain: Domain | None = None) -> Re
     Args:
         version: ``v1`` (defects on) or ``v2`` (fixed).
         seed: The session's agent seed.
-        domain: The domain it serves (the session goal's); None: travel.
+        domain: The domain it serves (the session goal's); None: the shipped default.
     """
     try:
         config = PRESETS[version]

@@ -62,7 +62,7 @@ class AgentConfig:
 
 
 def _load_presets() -> dict[str, AgentConfig]:
-    text = (resources.files(__package__) / "data" / "presets.yaml").read_text(encoding="utf-8")
+    text = (resources.files(__package__) / "presets.yaml").read_text(encoding="utf-8")
     raw: dict[str, dict[str, Any]] = yaml.safe_load(text)
     known = {f.name for f in fields(AgentConfig)}
     for name, values in raw.items():

@@ -1,9 +1,11 @@
-"""Regenerates ``flights.json``: ``python -m simlab.agents.reference.data._generate``.
+"""Regenerates ``flights.json``: ``python domains/travel/source/generate_world.py``.
 
-The data set is committed; this script documents how it was made and makes it
-reproducible. Its shape is deliberate so goal constraints bite: on every route
-and day the evening flight is the cheapest and the early-morning one the
-dearest, and a few flights are nearly or wholly sold out.
+Every flight of the travel world (Dec 2026 - Jan 2027), from which ``generate.py``
+computes the travel domain's fixtures (``../flights.yaml``). The data set is
+committed; this script documents how it was made and makes it reproducible. Its
+shape is deliberate so goal constraints bite: on every route and day the evening
+flight is the cheapest and the early-morning one the dearest, and a few flights
+are nearly or wholly sold out.
 """
 
 from __future__ import annotations

@@ -1,1 +1,0 @@
-"""Package data of the reference agent: flights, world tables and defect presets."""
