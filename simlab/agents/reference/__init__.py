@@ -5,15 +5,14 @@ drift, slow questions, misreads, and per-session tool-use faults) and records th
 true causes in each reply's ``meta["true_causes"]``; ``reference_agent("v2", seed,
 domain)`` has them fixed. Every domain, the shipped ones too, is served from its data
 (``DomainSkill``): the agent asks for missing required slots, calls the domain's tools
-on their fixtures, proposes, waits for the go-ahead and acts. ``read_message`` (the
-former shipped domain's reader) remains only until simlab.replay reads by the domain.
+on their fixtures, proposes, waits for the go-ahead and acts; ``DomainReader`` is
+how it reads a user's message in a domain.
 """
 
 from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for
 from simlab.agents.reference._config import PRESETS, AgentConfig
 from simlab.agents.reference._domain_skill import DomainReader, DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
-from simlab.agents.reference._understand import read_message
 
 __all__ = [
     "PRESETS",
@@ -26,7 +25,6 @@ __all__ = [
     "ReferenceAgent",
     "Skill",
     "SkillFactory",
-    "read_message",
     "reference_agent",
     "skill_for",
 ]
