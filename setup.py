@@ -46,9 +46,16 @@ class BuildPyWithLibrary(build_py):
 
 
 def _not_spec_files(folder: str, names: list[str]) -> list[str]:
-    # folders are kept: a domain is a folder of YAML (domains/travel/)
+    # folders are kept: a domain is a folder of YAML (domains/travel/); not a domain's
+    # source/, the inputs and scripts its data files were generated from
     spec = (".yaml", ".yml", ".json")
-    return [n for n in names if not n.endswith(spec) and not (Path(folder) / n).is_dir()]
+    here = Path(folder)
+    return [
+        n
+        for n in names
+        if (n == "source" and here.parent.name == "domains")
+        or not (n.endswith(spec) or (here / n).is_dir())
+    ]
 
 
 setup(cmdclass={"build_py": BuildPyWithLibrary})
