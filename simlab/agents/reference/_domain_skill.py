@@ -101,6 +101,9 @@ class DomainReader:
         """Each task's tools, lookups first (``DomainSkill._chain``)."""
         self.needed: dict[str, list[str]] = {}
         """Each tool's slots it cannot go without (``DomainSkill._needed``)."""
+        self.decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
+        """``DomainSkill.decide``'s decisions and the calls they made, by task and slots
+        (only those whose calls are all shared)."""
         self.choices: dict[tuple[Any, ...], int] = {}
         """A lookup's chosen row (its index; -1: none fits), by the shared call, the
         lookup and the values its tests and keys read."""
@@ -414,6 +417,7 @@ class DomainSkill:
         self._default_lang = next(iter(domain.languages), "en")
         self._limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
         self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
+        self._unshared = 0  # calls made whose outcome is this session's own (not shared)
 
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
         """Call ``tool`` on its fixtures, the session's canary planted in the result.
@@ -442,7 +446,10 @@ class DomainSkill:
                 name=tool.name, args=dict(args), result=result, error=error
             )
         if not holds:  # most results: nothing to plant, no walk through them
+            if key is None:
+                self._unshared += 1
             return call, key
+        self._unshared += 1
         planted = _plant(call.result, self.canary)
         if planted is not call.result:
             call = call.model_copy(update={"result": planted})
@@ -538,7 +545,43 @@ class DomainSkill:
     def decide(
         self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
     ) -> Decision:
-        """Ask for what is missing, look up what must be checked, or propose the call."""
+        """Ask for what is missing, look up what must be checked, or propose the call.
+
+        A pure function of the domain, the task and the slots while every call it
+        makes is shared (no canary planted for this session): such a decision and its
+        calls are remembered per domain and handed out again, the calls rebuilt.
+        """
+        memo = self._reader.decisions
+        key: tuple[Any, ...] | None
+        try:
+            key = (task, frozenset(slots.items()))
+            known = memo.get(key)
+        except TypeError:  # a slot's value is a list or a mapping: not remembered
+            key = known = None
+        if known is not None:
+            decision, made = known
+            if record is not None:
+                record.extend(
+                    ToolCall.model_construct(
+                        name=c.name, args=dict(c.args), result=c.result, error=c.error
+                    )
+                    for c in made
+                )
+            return decision
+        calls: list[ToolCall] = []
+        unshared = self._unshared
+        decision = self._decide(task, slots, calls)
+        if record is not None:
+            record.extend(calls)
+        if key is not None and self._unshared == unshared:
+            if len(memo) >= _MAX_CHOICES:
+                memo.clear()
+            memo[key] = (decision, tuple(calls))
+        return decision
+
+    def _decide(
+        self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
+    ) -> Decision:
         chain = self._chain(task)
         if not chain:
             return Decision(problem="refused", detail={"error": f"no tool {task!r}"})
