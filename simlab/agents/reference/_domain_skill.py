@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
@@ -101,6 +101,24 @@ class DomainReader:
         """Each task's tools, lookups first (``DomainSkill._chain``)."""
         self.needed: dict[str, list[str]] = {}
         """Each tool's slots it cannot go without (``DomainSkill._needed``)."""
+        self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
+        """Slots whose values a misreading agent can slip on (``DomainSkill.misreadable``)."""
+        self.order = [s.name for s in domain.slots]
+        """The slots' names in the domain's order."""
+        self.identity = [s for s in domain.slots if s.identity and s.pattern]
+        """The slots that say who the caller is."""
+        self.asked_with: Mapping[str, tuple[str, ...]] = {
+            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
+        }
+        """Slots asked together with another (``DomainSkill.asked_with``)."""
+        self.none_value: Mapping[str, FactValue] = {
+            s.name: s.none_value for s in domain.slots if s.none_value is not None
+        }
+        """An asked slot's value when the answer names none (``DomainSkill.none_value``)."""
+        self.default_lang = next(iter(domain.languages), "en")
+        """The domain's first language."""
+        self.limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
+        """Each result field a limit bears on, with the slot that limits it."""
         self.decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
         """``DomainSkill.decide``'s decisions and the calls they made, by task and slots
         (only those whose calls are all shared)."""
@@ -404,20 +422,22 @@ class DomainSkill:
 
     def __init__(self, domain: Domain, seed: int = 0) -> None:
         self.domain = domain
-        self._reader = _reader(domain)
-        self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
-        self._order = [s.name for s in domain.slots]
-        self._identity = [s for s in domain.slots if s.identity and s.pattern]
-        self.asked_with: Mapping[str, tuple[str, ...]] = {
-            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
-        }
-        self.none_value: Mapping[str, FactValue] = {
-            s.name: s.none_value for s in domain.slots if s.none_value is not None
-        }
-        self._default_lang = next(iter(domain.languages), "en")
-        self._limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
-        self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
+        self._seed = seed
+        self._reader = reader = _reader(domain)
+        # the domain's own facts, worked out once per domain by its reader
+        self.misreadable = reader.misreadable
+        self._order = reader.order
+        self._identity = reader.identity
+        self.asked_with: Mapping[str, tuple[str, ...]] = reader.asked_with
+        self.none_value: Mapping[str, FactValue] = reader.none_value
+        self._default_lang = reader.default_lang
+        self._limited = reader.limited
         self._unshared = 0  # calls made whose outcome is this session's own (not shared)
+
+    @cached_property
+    def canary(self) -> str:
+        """The session's canary (``CANARY-`` and 8 hex digits, from the seed)."""
+        return f"CANARY-{derive_seed(self._seed, 'tool-canary') & 0xFFFFFFFF:08x}"
 
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
         """Call ``tool`` on its fixtures, the session's canary planted in the result.
