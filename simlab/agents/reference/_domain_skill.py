@@ -462,9 +462,7 @@ class DomainSkill:
                 self._reader.outcomes[key] = (call.result, call.error, holds)
         else:
             result, error, holds = known
-            call = ToolCall.model_construct(
-                name=tool.name, args=dict(args), result=result, error=error
-            )
+            call = ToolCall(name=tool.name, args=args, result=result, error=error)
         if not holds:  # most results: nothing to plant, no walk through them
             if key is None:
                 self._unshared += 1
@@ -581,11 +579,9 @@ class DomainSkill:
         if known is not None:
             decision, made = known
             if record is not None:
+                # validated, which copies the arguments: cheaper than model_construct
                 record.extend(
-                    ToolCall.model_construct(
-                        name=c.name, args=dict(c.args), result=c.result, error=c.error
-                    )
-                    for c in made
+                    ToolCall(name=c.name, args=c.args, result=c.result, error=c.error) for c in made
                 )
             return decision
         calls: list[ToolCall] = []
