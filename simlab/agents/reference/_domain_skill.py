@@ -60,7 +60,7 @@ class _Phrasing:
     pattern: re.Pattern[str]
     names: tuple[str, ...]  # the placeholders it captures, in order
     language: str
-    anchor: str  # its longest literal word: a text without it cannot match ("": none)
+    words: tuple[str, ...]  # its literal words, longest first: a text without one cannot match
 
 
 class DomainReader:
@@ -78,6 +78,7 @@ class DomainReader:
             if s.type == "enum"
         }
         self._phrasings = tuple(self._compile())
+        self._scan = tuple((p.words, p.pattern.finditer, p, p.slot.name) for p in self._phrasings)
         self._openings = tuple(
             (fold(o), intent.tool, lang)
             for intent in domain.intents
@@ -181,8 +182,8 @@ class DomainReader:
             regex = regex[:-3] + "+)"
         names = tuple(n for n in pieces[1::2] if n != "currency")
         words = [w for piece in pieces[0::2] for w in piece.split()]
-        anchor = max(words, key=len, default="")
-        return _Phrasing(slot, re.compile(regex), names, lang, anchor)
+        longest_first = tuple(sorted(set(words), key=len, reverse=True))
+        return _Phrasing(slot, re.compile(regex), names, lang, longest_first)
 
     def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
         got = dict(zip(phrasing.names, match.groups(), strict=False))
@@ -236,22 +237,26 @@ class DomainReader:
         t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
-        found: list[tuple[_Phrasing, re.Match[str]]] = []
-        for phrasing in self._phrasings:
-            if phrasing.anchor in t:  # a cheap test first: most phrasings are not in it
-                found.extend((phrasing, m) for m in phrasing.pattern.finditer(t))
-        spans = [(m.start(), m.end(), p.slot.name) for p, m in found]
-        for phrasing, m in found:
-            name = phrasing.slot.name
-            if any(  # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
-                s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and other != name
-                for s, e, other in spans
-            ):
-                continue
-            value = self._value(phrasing, m)
-            if value is not None and (name not in latest or m.start() >= latest[name][0]):
-                latest[name] = (m.start(), value)
-                languages.append(phrasing.language)
+        found: list[tuple[int, int, str, _Phrasing, re.Match[str]]] = []
+        for words, finditer, phrasing, name in self._scan:
+            for word in words:  # a cheap test first: most phrasings are not in it
+                if word not in t:
+                    break
+            else:
+                for m in finditer(t):
+                    start, end = m.span()
+                    found.append((start, end, name, phrasing, m))
+        for start, end, name, phrasing, m in found:
+            length = end - start
+            for s, e, other, _, _ in found:
+                # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
+                if s <= start and end <= e and e - s > length and other != name:
+                    break
+            else:
+                value = self._value(phrasing, m)
+                if value is not None and (name not in latest or start >= latest[name][0]):
+                    latest[name] = (start, value)
+                    languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
         for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.slot_named.get(name)
