@@ -21,7 +21,6 @@ from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
-    ContextInfo,
     Knobs,
     Message,
     SessionContext,
@@ -158,7 +157,7 @@ class ReferenceAgent:
         return AgentReply(
             text=text,
             tool_calls=calls,
-            context=ContextInfo(seen_user_turns=seen),
+            context={"seen_user_turns": seen},  # built by the validator: no second __init__
             meta={"true_causes": causes},
         )
 

@@ -108,6 +108,13 @@ class DomainReader:
         """The slots' names in the domain's order."""
         self.identity = [s for s in domain.slots if s.identity and s.pattern]
         """The slots that say who the caller is."""
+        self.identity_match = [
+            (s, re.compile(str(s.pattern), re.IGNORECASE).fullmatch) for s in self.identity
+        ]
+        """Each identity slot with its pattern's ``fullmatch`` (ignoring case)."""
+        self.replies: dict[tuple[Any, ...], tuple[Any, str]] = {}
+        """Proposals by plan and language, confirmations by result object and language
+        (the entry keeps the result, so its id stays its own): pure in those."""
         self.asked_with: Mapping[str, tuple[str, ...]] = {
             s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
         }
@@ -812,14 +819,14 @@ class DomainSkill:
         """A looked-up record's value naming another customer than the caller, if any."""
         if not isinstance(result, Mapping):
             return None
-        for slot in self._identity:
+        for slot, fullmatch in self._reader.identity_match:
             mine = slots.get(slot.name)
             if mine is None:
                 continue
             for key, value in result.items():
                 if (
                     isinstance(value, str)
-                    and re.fullmatch(str(slot.pattern), value, re.IGNORECASE)
+                    and fullmatch(value)
                     and value.upper() != str(mine).upper()
                 ):
                     return str(result.get(key))
@@ -918,7 +925,25 @@ class DomainSkill:
         return glue["ask"].format(cues=joined)
 
     def propose(self, plan: Plan, lang: str | None) -> str:
-        """The call's values and the go-ahead question."""
+        """The call's values and the go-ahead question (remembered per domain)."""
+        key = ("propose", plan.tool, plan.args, lang, tuple(plan.info.items()))
+        try:
+            known = self._reader.replies.get(key)
+        except TypeError:  # a value is a list or a mapping: not remembered
+            return self._propose(plan, lang)
+        if known is not None:
+            return known[1]
+        text = self._propose(plan, lang)
+        self._remember(key, None, text)
+        return text
+
+    def _remember(self, key: tuple[Any, ...], kept: Any, text: str) -> None:
+        replies = self._reader.replies
+        if len(replies) >= _MAX_CHOICES:
+            replies.clear()
+        replies[key] = (kept, text)
+
+    def _propose(self, plan: Plan, lang: str | None) -> str:
         lang, glue = self._glue(lang)
         values = ", ".join(self._written(k, v, lang) for k, v in plan.args)
         if plan.info:  # the figures quoted for the user's limits (a total)
@@ -935,9 +960,17 @@ class DomainSkill:
         lang, glue = self._glue(lang)
         if drifted:
             return glue["drifted"]
-        result = call.result if isinstance(call.result, Mapping) else {}
+        if not isinstance(call.result, Mapping):
+            return glue["done"].format(values="")
+        result = call.result
+        key = ("confirm", id(result), lang)
+        known = self._reader.replies.get(key)
+        if known is not None and known[0] is result:
+            return known[1]
         values = "; ".join(f"{k}: {self._written(k, v, lang)}" for k, v in result.items())
-        return glue["done"].format(values=values)
+        text = glue["done"].format(values=values)
+        self._remember(key, result, text)
+        return text
 
     def tool_error(self, call: ToolCall, lang: str | None) -> str:
         """That the call failed, with the tool's reason."""
