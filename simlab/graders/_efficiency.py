@@ -32,6 +32,8 @@ loses per redundant call)."""
 
 def redundant_calls(calls: Sequence[ToolCall]) -> int:
     """Repeats of identical calls made more than twice (each repeat after the first)."""
+    if len(calls) < 3:
+        return 0
     names = Counter(c.name for c in calls)  # only a tool called 3+ times can repeat a call
     counts = Counter(_signature(c) for c in calls if names[c.name] > 2)
     return sum(c - 1 for c in counts.values() if c > 2)
