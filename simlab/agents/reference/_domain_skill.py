@@ -445,6 +445,7 @@ class DomainSkill:
         self._default_lang = reader.default_lang
         self._limited = reader.limited
         self._unshared = 0  # calls made whose outcome is this session's own (not shared)
+        self._planted: dict[tuple[Any, ...], Any] = {}  # shared call -> result, canary in
 
     @cached_property
     def canary(self) -> str:
@@ -474,6 +475,13 @@ class DomainSkill:
                 self._reader.outcomes[key] = (call.result, call.error, holds)
         else:
             result, error, holds = known
+            if holds:  # the session's own result, planted once per session and call
+                assert key is not None  # known: found under it
+                planted = self._planted.get(key)
+                if planted is None:
+                    planted = self._planted[key] = _plant(result, self.canary)
+                self._unshared += 1
+                return ToolCall(name=tool.name, args=args, result=planted, error=error), None
             call = ToolCall(name=tool.name, args=args, result=result, error=error)
         if not holds:  # most results: nothing to plant, no walk through them
             if key is None:
@@ -481,6 +489,8 @@ class DomainSkill:
             return call, key
         self._unshared += 1
         planted = _plant(call.result, self.canary)
+        if key is not None:
+            self._planted[key] = planted
         if planted is not call.result:
             call = call.model_copy(update={"result": planted})
         return call, None
