@@ -446,6 +446,8 @@ class DomainSkill:
         self._limited = reader.limited
         self._unshared = 0  # calls made whose outcome is this session's own (not shared)
         self._planted: dict[tuple[Any, ...], Any] = {}  # shared call -> result, canary in
+        # decisions whose calls are the session's own, by task and slots
+        self._decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
 
     @cached_property
     def canary(self) -> str:
@@ -589,13 +591,15 @@ class DomainSkill:
 
         A pure function of the domain, the task and the slots while every call it
         makes is shared (no canary planted for this session): such a decision and its
-        calls are remembered per domain and handed out again, the calls rebuilt.
+        calls are remembered per domain and handed out again, the calls rebuilt. The
+        others are pure within the session (its canary planted once per call): they are
+        remembered for the session.
         """
         memo = self._reader.decisions
         key: tuple[Any, ...] | None
         try:
             key = (task, frozenset(slots.items()))
-            known = memo.get(key)
+            known = memo.get(key) or self._decisions.get(key)
         except TypeError:  # a slot's value is a list or a mapping: not remembered
             key = known = None
         if known is not None:
@@ -615,6 +619,8 @@ class DomainSkill:
             if len(memo) >= _MAX_CHOICES:
                 memo.clear()
             memo[key] = (decision, tuple(calls))
+        elif key is not None:
+            self._decisions[key] = (decision, tuple(calls))
         return decision
 
     def _decide(
