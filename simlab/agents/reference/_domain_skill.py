@@ -287,9 +287,14 @@ _reader = PerDomain(DomainReader)
 """The one reader of a domain in this process (sessions share its caches)."""
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """A hashable key for a call with scalar arguments; None when one is not scalar."""
     for value in args.values():
+        if type(value) in _PLAIN:  # the common case, without isinstance's union walk
+            continue
         if not isinstance(value, str | int | float | bool) and value is not None:
             return None
     # the type too: True == 1 and 1 == 1.0, but a schema tells them apart
