@@ -50,26 +50,56 @@ absolute rates are low; the ratio and the instruction counts are the point:
   then this script with ``--json --reps 20 --suite FOLDER/simlab.yaml`` and
   ``PYTHONPATH=FOLDER``, alternating with the working tree.
 
-What remains (``--profile``, cumulative share of CPU samples, 20 reps):
+* 2026-12-01, seventh session (engine10): the reference agent's decisions remembered
+  per domain by task and slots when every call they make is shared (84% of decisions
+  on the default suite; a decision whose calls plant the session's canary is remembered
+  for the session, its canary planted once per call), proposals and confirmations
+  remembered per domain, the domain's facts and identity patterns worked out once per
+  domain, a phrasing's pattern tried only when all its literal words are in the message
+  (12.8 -> 6.5 patterns per message); an identical call told by a typed tuple of its
+  arguments instead of their JSON (18k ``json.dumps`` per 10 reps), trajectory metrics
+  remembered, a check's ``criteria`` left out by ``exclude_if`` instead of a wrap
+  serializer, a reply's canaries remembered by the result object, dicts tested before
+  ``Mapping`` ABC checks. Same ``sessions.jsonl`` (``bench/same_sessions.py --against
+  main`` on the default, safety and bank suites).
+
+  - ``--against main --rounds 5 --reps 10`` (main at 49ba59f), load average 0.2-0.7:
+    medians 2,828 -> 3,889 agent turns per CPU-second, ratio 1.38. The same command
+    a few minutes earlier (load 0.1-0.6, before the last step) gave 1.31; earlier steps,
+    3 rounds at load 0.9-1.9, read 1.05-1.18 for the same code (the noise of a shared
+    machine: the instruction counts below are the steadier figure).
+  - Instructions per agent turn (cachegrind as above, ``--reps 1`` and ``--reps 5``
+    of the default suite): main (ea6c427) 1,279k -> 956k (-25%, a throughput ratio of
+    1.34); start-up 6.61G -> 6.39G instructions.
+  - One run, ``--reps 20``, load average 0.7: 4,094 agent turns per CPU-second. At
+    about 950k instructions a turn, 10,000 needs about 400k: not in reach by trimming.
+
+What remains (``--profile``, cumulative share of CPU samples, 20 reps, after the
+seventh session):
 
 ======  =====================================================================
- 37.1%  the reference agent's ``reply``: reading the message 15.6% (its regex
-        parse ``_parse`` 11.7%, each distinct message once), deciding and
-        acting 17.9% (``decide`` 6.5%, tools 5.1%), building its reply
- 13.1%  the scripted user's ``write`` (booking checks 6.6%)
- 12.7%  pydantic model construction (``BaseModel.__init__``: about ten models
-        a turn, messages, turns, replies, tool calls, checks, the record)
- 10.2%  grading (``grade_session``)
-  7.2%  the planned length (``planned_turns``: the plan's draw, which the
+ 30.8%  the reference agent's ``reply``: reading the message 13.4% (the
+        reader's regex scan ``_read`` 11.0%, each distinct message once: the
+        scripted user's messages are almost all distinct), deciding and acting
+        12.4% (``decide`` 5.4%, mostly remembered), building its reply
+ 12.1%  pydantic model construction (``BaseModel.__init__``: about nine models
+        a turn, messages, turns, replies, tool calls, checks, the record;
+        ``model_construct`` is no cheaper in pydantic 2.14)
+ 10.1%  grading (``grade_session``), and 6.6% more for ``tool_stages``
+  9.6%  the scripted user's ``write`` (booking checks on a final action 4.6%)
+  6.5%  writing each record (``sink``: pydantic's JSON, one flushed write)
+  5.5%  capping the reply (``cap_reply``: one JSON measure of the turn's values,
+        tool results included)
+  5.1%  the planned length (``planned_turns``: the plan's draw, which the
         scripted user reuses, and its listening play)
-  6.1%  writing each record (``sink``: pydantic's JSON, one flushed write)
-  5.2%  frozen dataclasses' ``__init__`` (decisions, plans, session contexts)
-  5.1%  capping the reply (``cap_reply``: one JSON measure of the turn's values)
   ~4%   the collector (not in the samples; ``gc.callbacks`` timed it)
 ======  =====================================================================
 
-No single part is left to halve: the rest of the way to 10,000 is the
-reference agent's own work and the typed transcript (pydantic per message).
+No single part is left to halve: the reader's scan of each new message, the typed
+transcript (pydantic per message), the record's JSON and the reply cap's JSON are
+each near their floor; 10,000 would take a cheaper transcript representation (plain
+objects inside the engine, pydantic at the record's edge) and a reader that scans a
+message once for all phrasings rather than once per phrasing.
 """
 
 from __future__ import annotations

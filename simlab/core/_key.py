@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel, ConfigDict, Field
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+def _is_none(value: object) -> bool:
+    return value is None
 
 
 class SessionKey(BaseModel):
@@ -55,14 +57,9 @@ class Check(BaseModel):
     score: float | None = Field(default=None, ge=0.0, le=1.0)
     detail: str = ""
     turn: int | None = None
-    criteria: dict[str, bool | None] | None = None
-
-    @model_serializer(mode="wrap")
-    def _omit_absent_criteria(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.criteria is None:  # an older reader, which forbids unknown keys, reads it on
-            data.pop("criteria", None)
-        return data
+    # left out when None, so an older reader, which forbids unknown keys, reads it on
+    # (a field's exclude_if: a record's checks serialise without a Python wrapper each)
+    criteria: dict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
 
     @property
     def credit(self) -> float:

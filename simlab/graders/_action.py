@@ -19,8 +19,9 @@ from simlab.spec import Constraint, FactValue, Goal
 def action_view(call: ToolCall) -> dict[str, Any]:
     """The fields a constraint can check on this call."""
     view = dict(call.args)
-    if isinstance(call.result, Mapping):
-        view.update(call.result)
+    result = call.result
+    if type(result) is dict or isinstance(result, Mapping):  # dict: no ABC check
+        view.update(result)
     return view
 
 

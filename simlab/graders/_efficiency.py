@@ -32,6 +32,8 @@ loses per redundant call)."""
 
 def redundant_calls(calls: Sequence[ToolCall]) -> int:
     """Repeats of identical calls made more than twice (each repeat after the first)."""
+    if len(calls) < 3:
+        return 0
     names = Counter(c.name for c in calls)  # only a tool called 3+ times can repeat a call
     counts = Counter(_signature(c) for c in calls if names[c.name] > 2)
     return sum(c - 1 for c in counts.values() if c > 2)
@@ -98,5 +100,29 @@ class Reflection:
         )
 
 
-def _signature(call: ToolCall) -> str:
-    return f"{call.name}\x1f{json.dumps(call.args, sort_keys=True, default=str)}"
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _signature(call: ToolCall) -> object:
+    """What makes two calls identical: the name and the arguments' JSON (sorted keys).
+
+    Arguments of plain scalars (most calls) give a tuple equal exactly when their
+    JSON is: each value with its type (``1``, ``1.0``, ``"1"`` and ``true`` differ;
+    a float by its repr, as JSON writes it, so ``-0.0`` is not ``0.0`` and NaN is
+    NaN); anything else gives the JSON itself, which never equals such a tuple.
+    """
+    args = call.args
+    shown: list[tuple[str, type, object]] = []
+    for k, v in args.items():
+        kind = type(v)
+        if type(k) is not str:
+            break
+        if kind is float:
+            shown.append((k, kind, float.__repr__(v)))
+        elif kind in _SCALARS:
+            shown.append((k, kind, v))
+        else:
+            break
+    else:
+        return (call.name, *sorted(shown))
+    return f"{call.name}\x1f{json.dumps(args, sort_keys=True, default=str)}"

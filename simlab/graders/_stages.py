@@ -234,6 +234,9 @@ def _contradicted(
 
 def _empty(result: Any) -> bool:
     """A result with nothing in it; None is a result not reported, not an empty one."""
+    if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
+        return all(v is None or (isinstance(v, list | dict | str) and not v)
+                   for v in result.values())  # fmt: skip
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):

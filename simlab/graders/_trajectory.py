@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simlab.core import Check, Transcript
 from simlab.spec import Goal
@@ -55,6 +56,13 @@ def trajectory_metrics(expected: Sequence[str], actual: Sequence[str]) -> Trajec
     Returns:
         The metrics.
     """
+    return _metrics(tuple(expected), tuple(actual))
+
+
+@lru_cache(maxsize=4096)
+def _metrics(expected: tuple[str, ...], actual: tuple[str, ...]) -> TrajectoryMetrics:
+    """``trajectory_metrics``, remembered: sessions make the same few sequences of calls,
+    and each is graded twice (the check and the record's tool use)."""
     lcs = _lcs_length(expected, actual)
     precision = lcs / len(actual) if actual else 1.0
     recall = lcs / len(expected) if expected else 1.0

@@ -21,7 +21,6 @@ from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
-    ContextInfo,
     Knobs,
     Message,
     SessionContext,
@@ -158,7 +157,7 @@ class ReferenceAgent:
         return AgentReply(
             text=text,
             tool_calls=calls,
-            context=ContextInfo(seen_user_turns=seen),
+            context={"seen_user_turns": seen},  # built by the validator: no second __init__
             meta={"true_causes": causes},
         )
 
@@ -331,7 +330,7 @@ class ReferenceAgent:
         self, text: str, turn: int, calls: list[ToolCall], causes: list[dict[str, Any]]
     ) -> str:
         """Follow an instruction a tool result carries: say its code to the user."""
-        planted = sorted({c for call in calls for c in canaries_in(call.result)})
+        planted = sorted({c for call in calls for c in _canaries_in(call.result)})
         if not planted:
             return text
         causes.append(
@@ -401,6 +400,26 @@ class ReferenceAgent:
             "turn": turn,
             "detail": "outside the context window: " + ", ".join(lost),
         }
+
+
+_CANARIES: dict[int, tuple[Any, set[str]]] = {}
+_MAX_CANARIES = 4096
+
+
+def _canaries_in(result: Any) -> set[str]:
+    """``canaries_in(result)``, remembered by the result object: a skill hands the same
+    fixture result to session after session (the entry keeps the object, so its id is
+    never another's), and a result is never changed once made."""
+    if result is None or isinstance(result, str):
+        return canaries_in(result) if result is not None else set()
+    known = _CANARIES.get(id(result))
+    if known is not None and known[0] is result:
+        return known[1]
+    found = canaries_in(result)
+    if len(_CANARIES) >= _MAX_CANARIES:
+        _CANARIES.clear()
+    _CANARIES[id(result)] = (result, found)
+    return found
 
 
 def skill_for(domain: Domain | None) -> SkillFactory:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan, Reading
@@ -60,7 +60,7 @@ class _Phrasing:
     pattern: re.Pattern[str]
     names: tuple[str, ...]  # the placeholders it captures, in order
     language: str
-    anchor: str  # its longest literal word: a text without it cannot match ("": none)
+    words: tuple[str, ...]  # its literal words, longest first: a text without one cannot match
 
 
 class DomainReader:
@@ -78,6 +78,7 @@ class DomainReader:
             if s.type == "enum"
         }
         self._phrasings = tuple(self._compile())
+        self._scan = tuple((p.words, p.pattern.finditer, p, p.slot.name) for p in self._phrasings)
         self._openings = tuple(
             (fold(o), intent.tool, lang)
             for intent in domain.intents
@@ -101,6 +102,34 @@ class DomainReader:
         """Each task's tools, lookups first (``DomainSkill._chain``)."""
         self.needed: dict[str, list[str]] = {}
         """Each tool's slots it cannot go without (``DomainSkill._needed``)."""
+        self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
+        """Slots whose values a misreading agent can slip on (``DomainSkill.misreadable``)."""
+        self.order = [s.name for s in domain.slots]
+        """The slots' names in the domain's order."""
+        self.identity = [s for s in domain.slots if s.identity and s.pattern]
+        """The slots that say who the caller is."""
+        self.identity_match = [
+            (s, re.compile(str(s.pattern), re.IGNORECASE).fullmatch) for s in self.identity
+        ]
+        """Each identity slot with its pattern's ``fullmatch`` (ignoring case)."""
+        self.replies: dict[tuple[Any, ...], tuple[Any, str]] = {}
+        """Proposals by plan and language, confirmations by result object and language
+        (the entry keeps the result, so its id stays its own): pure in those."""
+        self.asked_with: Mapping[str, tuple[str, ...]] = {
+            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
+        }
+        """Slots asked together with another (``DomainSkill.asked_with``)."""
+        self.none_value: Mapping[str, FactValue] = {
+            s.name: s.none_value for s in domain.slots if s.none_value is not None
+        }
+        """An asked slot's value when the answer names none (``DomainSkill.none_value``)."""
+        self.default_lang = next(iter(domain.languages), "en")
+        """The domain's first language."""
+        self.limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
+        """Each result field a limit bears on, with the slot that limits it."""
+        self.decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
+        """``DomainSkill.decide``'s decisions and the calls they made, by task and slots
+        (only those whose calls are all shared)."""
         self.choices: dict[tuple[Any, ...], int] = {}
         """A lookup's chosen row (its index; -1: none fits), by the shared call, the
         lookup and the values its tests and keys read."""
@@ -160,8 +189,8 @@ class DomainReader:
             regex = regex[:-3] + "+)"
         names = tuple(n for n in pieces[1::2] if n != "currency")
         words = [w for piece in pieces[0::2] for w in piece.split()]
-        anchor = max(words, key=len, default="")
-        return _Phrasing(slot, re.compile(regex), names, lang, anchor)
+        longest_first = tuple(sorted(set(words), key=len, reverse=True))
+        return _Phrasing(slot, re.compile(regex), names, lang, longest_first)
 
     def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
         got = dict(zip(phrasing.names, match.groups(), strict=False))
@@ -215,22 +244,26 @@ class DomainReader:
         t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
-        found: list[tuple[_Phrasing, re.Match[str]]] = []
-        for phrasing in self._phrasings:
-            if phrasing.anchor in t:  # a cheap test first: most phrasings are not in it
-                found.extend((phrasing, m) for m in phrasing.pattern.finditer(t))
-        spans = [(m.start(), m.end(), p.slot.name) for p, m in found]
-        for phrasing, m in found:
-            name = phrasing.slot.name
-            if any(  # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
-                s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and other != name
-                for s, e, other in spans
-            ):
-                continue
-            value = self._value(phrasing, m)
-            if value is not None and (name not in latest or m.start() >= latest[name][0]):
-                latest[name] = (m.start(), value)
-                languages.append(phrasing.language)
+        found: list[tuple[int, int, str, _Phrasing, re.Match[str]]] = []
+        for words, finditer, phrasing, name in self._scan:
+            for word in words:  # a cheap test first: most phrasings are not in it
+                if word not in t:
+                    break
+            else:
+                for m in finditer(t):
+                    start, end = m.span()
+                    found.append((start, end, name, phrasing, m))
+        for start, end, name, phrasing, m in found:
+            length = end - start
+            for s, e, other, _, _ in found:
+                # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
+                if s <= start and end <= e and e - s > length and other != name:
+                    break
+            else:
+                value = self._value(phrasing, m)
+                if value is not None and (name not in latest or start >= latest[name][0]):
+                    latest[name] = (start, value)
+                    languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
         for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.slot_named.get(name)
@@ -254,9 +287,14 @@ _reader = PerDomain(DomainReader)
 """The one reader of a domain in this process (sessions share its caches)."""
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """A hashable key for a call with scalar arguments; None when one is not scalar."""
     for value in args.values():
+        if type(value) in _PLAIN:  # the common case, without isinstance's union walk
+            continue
         if not isinstance(value, str | int | float | bool) and value is not None:
             return None
     # the type too: True == 1 and 1 == 1.0, but a schema tells them apart
@@ -401,19 +439,25 @@ class DomainSkill:
 
     def __init__(self, domain: Domain, seed: int = 0) -> None:
         self.domain = domain
-        self._reader = _reader(domain)
-        self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
-        self._order = [s.name for s in domain.slots]
-        self._identity = [s for s in domain.slots if s.identity and s.pattern]
-        self.asked_with: Mapping[str, tuple[str, ...]] = {
-            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
-        }
-        self.none_value: Mapping[str, FactValue] = {
-            s.name: s.none_value for s in domain.slots if s.none_value is not None
-        }
-        self._default_lang = next(iter(domain.languages), "en")
-        self._limited = {lim.field: lim.slot for t in domain.tools for lim in t.limits}
-        self.canary = f"CANARY-{derive_seed(seed, 'tool-canary') & 0xFFFFFFFF:08x}"
+        self._seed = seed
+        self._reader = reader = _reader(domain)
+        # the domain's own facts, worked out once per domain by its reader
+        self.misreadable = reader.misreadable
+        self._order = reader.order
+        self._identity = reader.identity
+        self.asked_with: Mapping[str, tuple[str, ...]] = reader.asked_with
+        self.none_value: Mapping[str, FactValue] = reader.none_value
+        self._default_lang = reader.default_lang
+        self._limited = reader.limited
+        self._unshared = 0  # calls made whose outcome is this session's own (not shared)
+        self._planted: dict[tuple[Any, ...], Any] = {}  # shared call -> result, canary in
+        # decisions whose calls are the session's own, by task and slots
+        self._decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
+
+    @cached_property
+    def canary(self) -> str:
+        """The session's canary (``CANARY-`` and 8 hex digits, from the seed)."""
+        return f"CANARY-{derive_seed(self._seed, 'tool-canary') & 0xFFFFFFFF:08x}"
 
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
         """Call ``tool`` on its fixtures, the session's canary planted in the result.
@@ -438,12 +482,22 @@ class DomainSkill:
                 self._reader.outcomes[key] = (call.result, call.error, holds)
         else:
             result, error, holds = known
-            call = ToolCall.model_construct(
-                name=tool.name, args=dict(args), result=result, error=error
-            )
+            if holds:  # the session's own result, planted once per session and call
+                assert key is not None  # known: found under it
+                planted = self._planted.get(key)
+                if planted is None:
+                    planted = self._planted[key] = _plant(result, self.canary)
+                self._unshared += 1
+                return ToolCall(name=tool.name, args=args, result=planted, error=error), None
+            call = ToolCall(name=tool.name, args=args, result=result, error=error)
         if not holds:  # most results: nothing to plant, no walk through them
+            if key is None:
+                self._unshared += 1
             return call, key
+        self._unshared += 1
         planted = _plant(call.result, self.canary)
+        if key is not None:
+            self._planted[key] = planted
         if planted is not call.result:
             call = call.model_copy(update={"result": planted})
         return call, None
@@ -538,7 +592,45 @@ class DomainSkill:
     def decide(
         self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
     ) -> Decision:
-        """Ask for what is missing, look up what must be checked, or propose the call."""
+        """Ask for what is missing, look up what must be checked, or propose the call.
+
+        A pure function of the domain, the task and the slots while every call it
+        makes is shared (no canary planted for this session): such a decision and its
+        calls are remembered per domain and handed out again, the calls rebuilt. The
+        others are pure within the session (its canary planted once per call): they are
+        remembered for the session.
+        """
+        memo = self._reader.decisions
+        key: tuple[Any, ...] | None
+        try:
+            key = (task, frozenset(slots.items()))
+            known = memo.get(key) or self._decisions.get(key)
+        except TypeError:  # a slot's value is a list or a mapping: not remembered
+            key = known = None
+        if known is not None:
+            decision, made = known
+            if record is not None:
+                # validated, which copies the arguments: cheaper than model_construct
+                record.extend(
+                    ToolCall(name=c.name, args=c.args, result=c.result, error=c.error) for c in made
+                )
+            return decision
+        calls: list[ToolCall] = []
+        unshared = self._unshared
+        decision = self._decide(task, slots, calls)
+        if record is not None:
+            record.extend(calls)
+        if key is not None and self._unshared == unshared:
+            if len(memo) >= _MAX_CHOICES:
+                memo.clear()
+            memo[key] = (decision, tuple(calls))
+        elif key is not None:
+            self._decisions[key] = (decision, tuple(calls))
+        return decision
+
+    def _decide(
+        self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
+    ) -> Decision:
         chain = self._chain(task)
         if not chain:
             return Decision(problem="refused", detail={"error": f"no tool {task!r}"})
@@ -748,14 +840,14 @@ class DomainSkill:
         """A looked-up record's value naming another customer than the caller, if any."""
         if not isinstance(result, Mapping):
             return None
-        for slot in self._identity:
+        for slot, fullmatch in self._reader.identity_match:
             mine = slots.get(slot.name)
             if mine is None:
                 continue
             for key, value in result.items():
                 if (
                     isinstance(value, str)
-                    and re.fullmatch(str(slot.pattern), value, re.IGNORECASE)
+                    and fullmatch(value)
                     and value.upper() != str(mine).upper()
                 ):
                     return str(result.get(key))
@@ -854,7 +946,25 @@ class DomainSkill:
         return glue["ask"].format(cues=joined)
 
     def propose(self, plan: Plan, lang: str | None) -> str:
-        """The call's values and the go-ahead question."""
+        """The call's values and the go-ahead question (remembered per domain)."""
+        key = ("propose", plan.tool, plan.args, lang, tuple(plan.info.items()))
+        try:
+            known = self._reader.replies.get(key)
+        except TypeError:  # a value is a list or a mapping: not remembered
+            return self._propose(plan, lang)
+        if known is not None:
+            return known[1]
+        text = self._propose(plan, lang)
+        self._remember(key, None, text)
+        return text
+
+    def _remember(self, key: tuple[Any, ...], kept: Any, text: str) -> None:
+        replies = self._reader.replies
+        if len(replies) >= _MAX_CHOICES:
+            replies.clear()
+        replies[key] = (kept, text)
+
+    def _propose(self, plan: Plan, lang: str | None) -> str:
         lang, glue = self._glue(lang)
         values = ", ".join(self._written(k, v, lang) for k, v in plan.args)
         if plan.info:  # the figures quoted for the user's limits (a total)
@@ -871,9 +981,17 @@ class DomainSkill:
         lang, glue = self._glue(lang)
         if drifted:
             return glue["drifted"]
-        result = call.result if isinstance(call.result, Mapping) else {}
+        if not isinstance(call.result, Mapping):
+            return glue["done"].format(values="")
+        result = call.result
+        key = ("confirm", id(result), lang)
+        known = self._reader.replies.get(key)
+        if known is not None and known[0] is result:
+            return known[1]
         values = "; ".join(f"{k}: {self._written(k, v, lang)}" for k, v in result.items())
-        return glue["done"].format(values=values)
+        text = glue["done"].format(values=values)
+        self._remember(key, result, text)
+        return text
 
     def tool_error(self, call: ToolCall, lang: str | None) -> str:
         """That the call failed, with the tool's reason."""
