@@ -73,6 +73,17 @@ absolute rates are low; the ratio and the instruction counts are the point:
     1.34); start-up 6.61G -> 6.39G instructions.
   - One run, ``--reps 20``, load average 0.7: 4,094 agent turns per CPU-second. At
     about 950k instructions a turn, 10,000 needs about 400k: not in reach by trimming.
+  - Against older code, by hand as above (``git archive REF`` into a folder; that
+    folder's suite run with its own code and with this tree's, alternating, one core
+    each via ``taskset -c 0``, 5 rounds, load average 0.8-1.0; medians of agent turns
+    per CPU-second): fb6efc7 (the sixth session's start, travel on the desk), its
+    default suite at 20 reps 3,395 -> 4,242 (ratio 1.25; per round 1.11-1.37) and its
+    bank suite at 80 reps 3,598 -> 4,237 (1.18; per round 1.08-1.58); fa0817c (the
+    code just before issue 10's domain work, the travel-only default suite of that
+    day) at 20 reps 4,774 -> 3,978 (0.83; per round 0.67-1.08). Issue 10's "at least
+    as fast as today" holds against the sixth session's start, not against the day
+    the issue was filed: the domain work since (the data-driven reader and skill,
+    safety graders and tool stages, the bank) costs more than has been won back.
 
 What remains (``--profile``, cumulative share of CPU samples, 20 reps, after the
 seventh session):
