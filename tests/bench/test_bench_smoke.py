@@ -39,3 +39,35 @@ def test_ray_executor_bench_runs() -> None:
     proc = bench("bench/ray_executor.py", "--reps", "1")
     assert proc.returncode == 0, proc.stderr
     assert "ratio ray/local" in proc.stdout and "same records        True" in proc.stdout
+
+
+def test_mind_change_timing_classes_every_session(tmp_path: Path) -> None:
+    ran = bench(
+        "-m", "simlab", "run", "examples/bank/reference.yaml", "--reps", "2",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    proc = bench(
+        "bench/validity/mind_change_timing.py", str(run), "--suite", "examples/bank/reference.yaml"
+    )
+    assert proc.returncode == 0, proc.stderr
+    blocks: dict[str, dict[str, int]] = {}
+    for line in proc.stdout.splitlines():
+        if not line.startswith(" "):
+            head = line
+            blocks[head] = {}
+        else:
+            label, n = line.split()[0], int(line.split("n=")[1].split()[0])
+            blocks[head][label] = n
+    # 6 goals x 2 personas x 2 reps per group and mode, every session in exactly one class
+    assert set(blocks) == {
+        f"bank {g} {m}" for g in ("mind-changers", "others") for m in ("full", "sharded")
+    }
+    for head, counts in blocks.items():
+        assert counts["all"] == 24, (head, counts)
+        assert sum(n for label, n in counts.items() if label != "all") == 24, (head, counts)
+    # bank's mind-changers (change_mind 1.0) change their mind in every goal that has a
+    # mind change (3 of 6); the others never do
+    assert blocks["bank others full"] == {"all": 24, "no_change": 24}
+    assert blocks["bank mind-changers full"]["no_change"] == 12
