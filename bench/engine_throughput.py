@@ -84,6 +84,11 @@ absolute rates are low; the ratio and the instruction counts are the point:
     as fast as today" holds against the sixth session's start, not against the day
     the issue was filed: the domain work since (the data-driven reader and skill,
     safety graders and tool stages, the bank) costs more than has been won back.
+  - After the merge, on a quiet machine (load average 0.9): ``--against e92f8b6
+    --rounds 3 --reps 10`` (the sixth session's last CI'd code) medians 3,636 -> 4,561
+    (ratio 1.25); three plain runs (20 reps, ``taskset -c 0``) 4,781-5,036 agent turns
+    per CPU-second. CI's own run of d5324be printed 3,143: the per-CPU-second figure
+    moves by half between hours on this shared machine, the interleaved ratio does not.
 
 What remains (``--profile``, cumulative share of CPU samples, 20 reps, after the
 seventh session):
