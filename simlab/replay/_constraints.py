@@ -254,7 +254,8 @@ def _broken_by_calls(
 
 def _broken_by_text(text: str, stated: dict[str, FactValue], c: KeptConstraint) -> str | None:
     found = [(c.slot, stated[c.slot])] if c.slot in stated else []
-    found += [(f, v) for f in c.fields if f != c.slot and (v := _labelled(text, f, c.value))]
+    if c.op != "eq":  # a bound: a labelled figure of the field it bounds is compared too
+        found += [(f, v) for f in c.fields if f != c.slot and (v := _labelled(text, f, c.value))]
     if not found:
         return None
     if c.op != "eq" and re.search(rf"(?<![\d:]){re.escape(str(c.value))}(?![\d:])", text):
@@ -267,16 +268,24 @@ def _broken_by_text(text: str, stated: dict[str, FactValue], c: KeptConstraint) 
     return None
 
 
+_SHAPES = (re.compile(r"\d{1,2}:\d{2}"), re.compile(r"\d{4}-\d{2}-\d{2}"))
+"""Text values a bound compares as written: a time and an ISO date (in order as text)."""
+
+
 def _labelled(text: str, field: str, like: FactValue) -> FactValue | None:
     """The value ``text`` gives an action field by its name (``dep_time: 20:30``,
     ``total_price = 106 USD``): how an agent that labels its figures states them.
-    A number when the kept value is one (``106 USD`` -> 106)."""
+
+    Only a value comparable with ``like``: a number when it is one (``106 USD`` ->
+    106), else a time or an ISO date of its shape; None for anything else (a date
+    written in words is not compared with an ISO date as text)."""
     m = re.search(rf"(?<![\w]){re.escape(field)}\s*[:=]\s*([^,;\n]+?)\s*(?:[,;\n]|\.\s|\.?$)", text)
     if m is None:
         return None
     raw = m[1]
     if isinstance(like, bool) or not isinstance(like, int | float):
-        return raw
+        shape = next((p for p in _SHAPES if p.fullmatch(str(like))), None)
+        return raw if shape is not None and shape.fullmatch(raw) else None
     number = re.match(r"-?\d[\d,]*(?:\.\d+)?", raw)
     if number is None:
         return None

@@ -15,6 +15,7 @@ import pytest
 
 from simlab.core import AgentReply, Message, ToolCall
 from simlab.replay import (
+    KeptConstraint,
     broken_constraints,
     constraints_from_messages,
     load_prefix_cases,
@@ -79,6 +80,18 @@ def test_a_reply_breaks_a_bound_by_its_action_or_by_a_labelled_figure(domain: Do
     ]
     cheap = AgentReply(text="Sailing S4 for 2 adults, total: 20 EUR. Shall I book it?")
     assert broken_constraints(cheap, [budget], domain=domain) == []
+    # a labelled figure is compared only with a bound, and only when it has the bound's
+    # shape: an enum said in words, or a date in words, is no break of an equal value
+    [latest] = constraints_from_messages(_said("We leave by 11:30."), domain)
+    late = AgentReply(text="Sailing S4, time: 19:00, total: 20 EUR. Shall I book it?")
+    assert broken_constraints(late, [latest], domain=domain) == [
+        "reply states time '19:00', breaking latest <= 11:30 (turn 1)"
+    ]
+    worded = AgentReply(text="Sailing S4, time: seven in the evening. Shall I book it?")
+    assert broken_constraints(worded, [latest], domain=domain) == []
+    port = KeptConstraint(fact="port", slot="port", value="NTH", fields=["harbour"], turn=1)
+    said = AgentReply(text="From harbour: North Harbour. Shall I book it?")
+    assert broken_constraints(said, [port], domain=domain) == []
     # a lookup is not judged: its result shows what exists, not what the agent chose
     look = AgentReply(text="", tool_calls=[ToolCall(name="sailings", args={"total": 60})])
     assert broken_constraints(look, [budget], domain=domain) == []
