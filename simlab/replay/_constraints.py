@@ -28,9 +28,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simlab.agents.reference import DomainReader
-from simlab.core import AgentReply, Message, Transcript, strip_diacritics
+from simlab.agents.reference import reader_of
+from simlab.core import AgentReply, Message, Transcript
 from simlab.graders import action_view, satisfies
+from simlab.simulators import read_reply
 from simlab.spec import Constraint, Domain, FactValue, Goal, PerDomain, shipped_domain
 
 Op = Literal["eq", "le", "ge"]
@@ -61,25 +62,7 @@ def _slot_rules(domain: Domain) -> dict[str, tuple[Op, tuple[str, ...]]]:
     return {slot: (op, tuple(fields)) for slot, (op, fields) in found.items()}
 
 
-def _ask_cues(domain: Domain) -> list[tuple[str, str]]:
-    """(cue, slot) for every way the domain's agents ask for a slot, folded."""
-    return [
-        (strip_diacritics(cue).lower(), slot.name)
-        for slot in domain.slots
-        for speech in slot.say.values()
-        for cue in speech.ask
-    ]
-
-
 _rules = PerDomain(_slot_rules)
-_readers = PerDomain(DomainReader)
-_cues = PerDomain(_ask_cues)
-
-
-def _asked(text: str, domain: Domain) -> tuple[str, ...]:
-    """The slots an agent's ``text`` asks for, by the domain's ``ask`` cues."""
-    folded = strip_diacritics(text).lower()
-    return tuple(dict.fromkeys(slot for cue, slot in _cues(domain) if cue in folded))
 
 
 def _kept(domain: Domain, slot: str, value: FactValue, turn: int) -> KeptConstraint:
@@ -90,7 +73,7 @@ def _kept(domain: Domain, slot: str, value: FactValue, turn: int) -> KeptConstra
 def stated_values(text: str, domain: Domain | None = None) -> dict[str, FactValue]:
     """The slot values ``text`` states, read with ``domain``'s phrasings (default: the
     default domain's)."""
-    slots, _, _, _ = _readers(domain or shipped_domain()).read(text, ())
+    slots, _, _, _ = reader_of(domain or shipped_domain()).read(text, ())
     return dict(slots)
 
 
@@ -127,7 +110,8 @@ def constraints_from_messages(
     """The values the user stated in ``messages``, latest statement winning.
 
     Each user message is read as the domain's reference agent reads it: knowing
-    the slots the agent's message before it asked for (by their ``ask`` cues), so
+    the slots the agent's message before it asked for (read as the scripted user
+    reads a question, by the slots' ``ask`` cues), so
     a bare answer is read, and a slot asked for and not named takes its
     ``none_value`` (asked about children, "2 adults" means none).
 
@@ -137,13 +121,13 @@ def constraints_from_messages(
             value binds an action; None: the default domain.
     """
     domain = domain or shipped_domain()
-    reader = _readers(domain)
+    reader = reader_of(domain)
     latest: dict[str, tuple[FactValue, int]] = {}
     turn = 0
     asked: tuple[str, ...] = ()
     for msg in messages:
         if msg.role != "user":
-            asked = _asked(msg.text, domain)
+            asked = tuple(read_reply(msg.text, domain).slots)
             continue
         turn += 1
         stated = dict(reader.read(msg.text, asked)[0])

@@ -283,7 +283,7 @@ class DomainReader:
         return tuple(slots.items()), intent, yes, language
 
 
-_reader = PerDomain(DomainReader)
+reader_of = PerDomain(DomainReader)
 """The one reader of a domain in this process (sessions share its caches)."""
 
 
@@ -440,7 +440,7 @@ class DomainSkill:
     def __init__(self, domain: Domain, seed: int = 0) -> None:
         self.domain = domain
         self._seed = seed
-        self._reader = reader = _reader(domain)
+        self._reader = reader = reader_of(domain)
         # the domain's own facts, worked out once per domain by its reader
         self.misreadable = reader.misreadable
         self._order = reader.order
