@@ -38,7 +38,8 @@ from simlab.store import read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "simlab.yaml"
-DOMAINS = suite_domains(load_suite(SUITE), SUITE)
+SPEC = load_suite(SUITE)
+DOMAINS = suite_domains(SPEC, SUITE)
 """The default suite's domains: each case is replayed to the agent of its own."""
 
 
@@ -66,8 +67,7 @@ def forgetful(setup: SessionSetup) -> TargetAgent:
 
 def cases_of(run_dir: Path) -> list[PrefixCase]:
     """One prefix case per failed session with a failing turn."""
-    suite = load_suite(SUITE)
-    goals = load_goals([SUITE.parent / d for d in suite.goal_dirs])
+    goals = load_goals([SUITE.parent / d for d in SPEC.goal_dirs])
     cases = []
     for r in read_sessions(run_dir).records:
         if r.status == "ok" and r.passed is False:
