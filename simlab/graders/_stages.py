@@ -57,7 +57,7 @@ from simlab.guards import (
     TOOL_CANARY,
     is_proposal,
 )
-from simlab.spec import TOOL_STAGES, Domain, DomainTool, validate_args
+from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, PerDomain, validate_args
 from simlab.store import StageFailure, ToolStages
 
 SELECTION, ARGUMENTS, EXECUTION, OUTPUT = TOOL_STAGES
@@ -124,10 +124,8 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     domain, goal = ctx.domain, ctx.goal
     calls = ctx.tool_calls
     stated_by_turn: dict[int, dict[str, Any]] | None = None  # only when something acted
-    slots: dict[str, list[str]] = {}
-    for fact in goal.facts:
-        slots.setdefault(fact.slot, []).append(fact.id)
-    tools = {t.name: t for t in domain.tools} if domain is not None else {}
+    slots = _slots_of(goal)
+    tools = _tools_of(domain) if domain is not None else {}
     for i, (turn, call) in enumerate(calls):
         tool = tools.get(call.name)
         if domain is not None and tool is None and call.name != goal.final_tool:
@@ -152,6 +150,26 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
             )
     if not any(call.name == goal.final_tool for _, call in calls):
         yield _Failure(SELECTION, None, f"{goal.final_tool} was never called", call=_LAST)
+
+
+_tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})
+"""A domain's tools by name."""
+
+_SLOTS: dict[int, tuple[Goal, dict[str, list[str]]]] = {}
+
+
+def _slots_of(goal: Goal) -> dict[str, list[str]]:
+    """The ids of the goal's facts by slot, worked out once per goal object (suites share
+    theirs across sessions; the entry holds the goal, so its id stays its own)."""
+    found = _SLOTS.get(id(goal))
+    if found is None or found[0] is not goal:
+        if len(_SLOTS) >= _MAX_REMEMBERED:
+            _SLOTS.clear()
+        slots: dict[str, list[str]] = {}
+        for fact in goal.facts:
+            slots.setdefault(fact.slot, []).append(fact.id)
+        found = _SLOTS[id(goal)] = (goal, slots)
+    return found[1]
 
 
 def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_Failure]:
@@ -181,23 +199,22 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
 
 
+_MAX_REMEMBERED = 8192  # entries of each memo below before it starts afresh
 _CHECKED: dict[tuple[int, object], tuple[DomainTool, tuple[str, ...]]] = {}
-_MAX_CHECKED = 8192
 
 
 def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
     """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
     a JSON-Schema check costs more than the rest of a session's stages together."""
     try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ)
-        shown: object = tuple(sorted((k, type(v), v) for k, v in args.items()))
-        hash(shown)
+        shown: object = frozenset(zip(args.items(), map(type, args.values()), strict=True))
     except TypeError:  # a list or an object among them
         shown = json.dumps(args, sort_keys=True, default=repr)
     key = (id(tool), shown)
     hit = _CHECKED.get(key)
     if hit is not None and hit[0] is tool:  # the entry holds the tool: its id stays its own
         return hit[1]
-    if len(_CHECKED) >= _MAX_CHECKED:
+    if len(_CHECKED) >= _MAX_REMEMBERED:
         _CHECKED.clear()
     problems = tuple(validate_args(tool.parameters, dict(args)))
     _CHECKED[key] = (tool, problems)
@@ -223,20 +240,43 @@ def _contradicted(
         ids = slots.get(name)
         if not ids:
             continue
-        stated = [said[f] for f in ids if f in said]
-        if any(type(v) is type(value) and v == value for v in stated):
+        if len(ids) == 1:  # the common case, without a list of what was stated
+            if ids[0] not in said:
+                continue
+            stated = said[ids[0]]
+            if (type(stated) is type(value) and stated == value) or same_value(value, stated):
+                continue
+            return f"{name}={value!r}, the user said {stated!r}"
+        told = [said[f] for f in ids if f in said]
+        if any(type(v) is type(value) and v == value for v in told):
             continue  # the common case, without the comparison's conversions
-        if stated and not any(same_value(value, v) for v in stated):
-            shown = stated[0] if len(stated) == 1 else stated
+        if told and not any(same_value(value, v) for v in told):
+            shown = told[0] if len(told) == 1 else told
             return f"{name}={value!r}, the user said {shown!r}"
     return None
 
 
+# Tool results from a domain's fixtures are shared objects a run hands out again and again
+# (and never changes): whether one is empty is worked out once per object. The entry holds
+# the result, so its id is never another's.
+_EMPTINESS: dict[int, tuple[Any, bool]] = {}
+
+
 def _empty(result: Any) -> bool:
     """A result with nothing in it; None is a result not reported, not an empty one."""
-    if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
-        return all(v is None or (isinstance(v, list | dict | str) and not v)
-                   for v in result.values())  # fmt: skip
+    if result is None:
+        return False
+    found = _EMPTINESS.get(id(result))
+    if found is not None and found[0] is result:
+        return found[1]
+    if len(_EMPTINESS) >= _MAX_REMEMBERED:
+        _EMPTINESS.clear()
+    empty = _holds_nothing(result)
+    _EMPTINESS[id(result)] = (result, empty)
+    return empty
+
+
+def _holds_nothing(result: Any) -> bool:
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):
