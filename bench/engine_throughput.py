@@ -277,10 +277,15 @@ def against(ref: str, suite: str, reps: int, rounds: int, full_records: bool = F
                 m = json.loads(out)
                 figures[side].append(m["agent_turns"] / m["cpu"])
     ref_m, tree_m = statistics.median(figures["ref"]), statistics.median(figures["tree"])
+    # a round's two runs share the machine's load of that minute: their ratio is the
+    # steadier figure when the load drifts between rounds
+    paired = [t / r for r, t in zip(figures["ref"], figures["tree"], strict=True)]
     print(f"agent turns per cpu-s, {rounds} interleaved rounds of {reps} reps each:")
     print(f"  {ref[:12]:<12} " + "  ".join(f"{x:,.0f}" for x in figures["ref"]))
     print(f"  {'working tree':<12} " + "  ".join(f"{x:,.0f}" for x in figures["tree"]))
+    print("  per round   " + "  ".join(f"{x:.2f}" for x in paired))
     print(f"  medians {ref_m:,.0f} -> {tree_m:,.0f}: ratio {tree_m / ref_m:.2f}")
+    print(f"  median of the rounds' ratios {statistics.median(paired):.2f}")
 
 
 def main() -> None:
