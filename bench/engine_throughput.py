@@ -175,8 +175,15 @@ class TimedSimulator:
         return out
 
 
-def measure(suite: Path, reps: int, profile: bool = False) -> dict[str, Any]:
-    """Run ``suite`` once in this process; the figures (and the profile, if asked)."""
+def measure(
+    suite: Path, reps: int, profile: bool = False, full_records: bool = False
+) -> dict[str, Any]:
+    """Run ``suite`` once in this process; the figures (and the profile, if asked).
+
+    Records are kept slim, as ``simlab run`` keeps them (``execute(slim=True)``);
+    ``full_records`` keeps every transcript in memory, as ``execute``'s Python
+    default does, which costs the collector about a tenth more CPU (it walks every
+    kept transcript once more in its middle generation)."""
     from cpu_profile import CpuProfile
 
     clock = Clock()
@@ -194,6 +201,7 @@ def measure(suite: Path, reps: int, profile: bool = False) -> dict[str, Any]:
         plan = plan_new_run(suite, Path(out), reps=reps)
         make_target = target_factory(plan.suite)
         make_sim = simulator_factory(plan.suite)
+        slim = not full_records
 
         def target(setup: SessionSetup) -> TargetAgent:
             return TimedAgent(make_target(setup), clock)
@@ -204,9 +212,9 @@ def measure(suite: Path, reps: int, profile: bool = False) -> dict[str, Any]:
         started, cpu_started = time.perf_counter(), time.process_time()
         if prof is not None:
             with prof:
-                records = anyio.run(execute, plan, lambda r: None, target, simulator)
+                records = anyio.run(execute, plan, lambda r: None, target, simulator, slim)
         else:
-            records = anyio.run(execute, plan, lambda r: None, target, simulator)
+            records = anyio.run(execute, plan, lambda r: None, target, simulator, slim)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
     session_module.grade_session = real_grade
@@ -239,7 +247,7 @@ def report(m: dict[str, Any]) -> None:
     print(f"engine share of wall {engine / wall:.1%}")
 
 
-def against(ref: str, suite: str, reps: int, rounds: int) -> None:
+def against(ref: str, suite: str, reps: int, rounds: int, full_records: bool = False) -> None:
     """Interleaved runs of ``ref``'s code and the working tree's; medians and their ratio."""
     from same_sessions import export
 
@@ -249,8 +257,18 @@ def against(ref: str, suite: str, reps: int, rounds: int) -> None:
         for r in range(rounds):
             for side in ("ref", "tree") if r % 2 == 0 else ("tree", "ref"):
                 env = {**os.environ, "PYTHONPATH": str(code[side])}
+                flags = ["--full-records"] if full_records else []
                 out = subprocess.run(
-                    [sys.executable, __file__, "--json", "--reps", str(reps), "--suite", suite],
+                    [
+                        sys.executable,
+                        __file__,
+                        "--json",
+                        "--reps",
+                        str(reps),
+                        "--suite",
+                        suite,
+                        *flags,
+                    ],
                     check=True,
                     capture_output=True,
                     text=True,
@@ -259,10 +277,15 @@ def against(ref: str, suite: str, reps: int, rounds: int) -> None:
                 m = json.loads(out)
                 figures[side].append(m["agent_turns"] / m["cpu"])
     ref_m, tree_m = statistics.median(figures["ref"]), statistics.median(figures["tree"])
+    # a round's two runs share the machine's load of that minute: their ratio is the
+    # steadier figure when the load drifts between rounds
+    paired = [t / r for r, t in zip(figures["ref"], figures["tree"], strict=True)]
     print(f"agent turns per cpu-s, {rounds} interleaved rounds of {reps} reps each:")
     print(f"  {ref[:12]:<12} " + "  ".join(f"{x:,.0f}" for x in figures["ref"]))
     print(f"  {'working tree':<12} " + "  ".join(f"{x:,.0f}" for x in figures["tree"]))
+    print("  per round   " + "  ".join(f"{x:.2f}" for x in paired))
     print(f"  medians {ref_m:,.0f} -> {tree_m:,.0f}: ratio {tree_m / ref_m:.2f}")
+    print(f"  median of the rounds' ratios {statistics.median(paired):.2f}")
 
 
 def main() -> None:
@@ -270,14 +293,20 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, default=ROOT / "simlab.yaml")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="CPU-sampled profile")
+    parser.add_argument(
+        "--full-records",
+        action="store_true",
+        help="keep every record's transcript in memory (execute's Python default) "
+        "instead of slim records (what `simlab run` keeps)",
+    )
     parser.add_argument("--against", metavar="REF", help="git ref to compare with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.against:
-        against(args.against, str(args.suite), args.reps, args.rounds)
+        against(args.against, str(args.suite), args.reps, args.rounds, args.full_records)
         return
-    m = measure(args.suite, args.reps, args.profile)
+    m = measure(args.suite, args.reps, args.profile, args.full_records)
     if args.json:
         print(json.dumps({k: v for k, v in m.items() if k != "profile"}))
         return
