@@ -108,7 +108,6 @@ class Reflection:
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
-_TEXT = frozenset({str})
 
 
 def _signature(call: ToolCall) -> object:
@@ -117,14 +116,9 @@ def _signature(call: ToolCall) -> object:
     Arguments of plain scalars (most calls) give a tuple equal exactly when their
     JSON is: each value with its type (``1``, ``1.0``, ``"1"`` and ``true`` differ;
     a float by its repr, as JSON writes it, so ``-0.0`` is not ``0.0`` and NaN is
-    NaN); anything else gives the JSON itself, which never equals such a tuple. Without
-    a float (most calls), the tuple holds the set of (argument, value) with each value's
-    type, made without a Python loop or a sort: equal exactly when sorted items would be.
+    NaN); anything else gives the JSON itself, which never equals such a tuple.
     """
     args = call.args
-    kinds = tuple(map(type, args.values()))
-    if _SCALARS.issuperset(kinds) and _TEXT.issuperset(map(type, args)):
-        return (call.name, frozenset(zip(args.items(), kinds, strict=True)))
     shown: list[tuple[str, type, object]] = []
     for k, v in args.items():
         kind = type(v)

@@ -179,7 +179,11 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
     for name, check in checks.items():
         if check.passed:
             continue
-        mine = next((s for s in own if any(fnmatch.fnmatchcase(name, p) for p in s.checks)), None)
+        mine = (
+            next((s for s in own if any(fnmatch.fnmatchcase(name, p) for p in s.checks)), None)
+            if own
+            else None
+        )
         if mine is not None:
             yield _Failure(mine.name, check.turn, check.detail, name, _LAST - 1)
         elif name in _BY_CHECK:
@@ -206,8 +210,10 @@ _CHECKED: dict[tuple[int, object], tuple[DomainTool, tuple[str, ...]]] = {}
 def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
     """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
     a JSON-Schema check costs more than the rest of a session's stages together."""
-    try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ)
-        shown: object = frozenset(zip(args.items(), map(type, args.values()), strict=True))
+    try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ); the
+        # items in their order (no sort: a call in another order is only one entry more)
+        shown: object = (tuple(args.items()), tuple(map(type, args.values())))
+        hash(shown)
     except TypeError:  # a list or an object among them
         shown = json.dumps(args, sort_keys=True, default=repr)
     key = (id(tool), shown)
@@ -222,13 +228,15 @@ def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ..
 
 
 def _stated_by_turn(ctx: GradingContext) -> dict[int, dict[str, Any]]:
-    """Per user turn, each fact's latest value stated up to and including it."""
+    """Per user turn, each fact's latest value stated up to and including it (turns that
+    state nothing share the one before's: the dicts are only read)."""
     out: dict[int, dict[str, Any]] = {}
     latest: dict[str, Any] = {}
     for turn in ctx.transcript.turns:
-        if turn.user.stop is None:  # a closing turn is never sent: nothing in it was said
-            latest.update(turn.user.disclosed)
-        out[turn.index] = dict(latest)
+        user = turn.user
+        if user.disclosed and user.stop is None:  # a closing turn is never sent: nothing said
+            latest = {**latest, **user.disclosed}
+        out[turn.index] = latest
     return out
 
 
