@@ -59,12 +59,27 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
 
     Constraints on facts missing from ``wants`` are not judged.
     """
-    view = action_view(call)
+    args, result = call.args, call.result
+    if not (type(result) is dict or isinstance(result, Mapping)):
+        result = _NO_RESULT
     broken: list[Constraint] = []
-    for c in goal.constraints:  # ``satisfies`` inlined: the scripted user asks on every action
-        if c.fact in wants and not (c.field in view and _holds(c.op, view[c.field], wants[c.fact])):
+    for c in goal.constraints:  # the view's fields read where they are: no view is built
+        if c.fact not in wants:
+            continue
+        field = c.field
+        if field in result:  # the result's field overlays the argument of the same name
+            got = result[field]
+        elif field in args:
+            got = args[field]
+        else:
+            broken.append(c)
+            continue
+        if not _holds(c.op, got, wants[c.fact]):
             broken.append(c)
     return broken
+
+
+_NO_RESULT: Mapping[str, Any] = {}
 
 
 # The scripted user judges every final action it sees and the graders judge it again: the

@@ -44,6 +44,7 @@ from simlab.graders._action import final_call, same_value
 from simlab.graders._canary import CANARY
 from simlab.graders._completion import CONFIRMATION, confirm_gaps
 from simlab.graders._constraints import CONSTRAINT_PREFIX, NO_FINAL_ACTION
+from simlab.graders._per_goal import PerGoal
 from simlab.graders._safety import REPLY_LEAK
 from simlab.graders._trajectory import TRAJECTORY
 from simlab.guards import (
@@ -103,11 +104,12 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
         The failures; empty when the tool use never failed (see the module docstring).
     """
     found = [*_from_calls(ctx), *_from_checks(ctx, checks)]
-    stages = stage_names(ctx.domain)
+    domain = ctx.domain
+    positions, other = _positions_of(domain) if domain is not None else _BUILT_IN_POSITIONS
     found.sort(
         key=lambda f: (
             _LAST if f.turn is None else f.turn,
-            stages.index(f.stage) if f.stage in stages else len(stages),
+            positions.get(f.stage, other),
             f.call,
         )
     )
@@ -155,21 +157,29 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
 _tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})
 """A domain's tools by name."""
 
-_SLOTS: dict[int, tuple[Goal, dict[str, list[str]]]] = {}
+
+def _goal_slots(goal: Goal) -> dict[str, list[str]]:
+    """The ids of the goal's facts by slot."""
+    slots: dict[str, list[str]] = {}
+    for fact in goal.facts:
+        slots.setdefault(fact.slot, []).append(fact.id)
+    return slots
 
 
-def _slots_of(goal: Goal) -> dict[str, list[str]]:
-    """The ids of the goal's facts by slot, worked out once per goal object (suites share
-    theirs across sessions; the entry holds the goal, so its id stays its own)."""
-    found = _SLOTS.get(id(goal))
-    if found is None or found[0] is not goal:
-        if len(_SLOTS) >= _MAX_REMEMBERED:
-            _SLOTS.clear()
-        slots: dict[str, list[str]] = {}
-        for fact in goal.facts:
-            slots.setdefault(fact.slot, []).append(fact.id)
-        found = _SLOTS[id(goal)] = (goal, slots)
-    return found[1]
+_slots_of = PerGoal(_goal_slots)
+
+
+def _stage_positions(domain: Domain | None) -> tuple[dict[str, int], int]:
+    """Each stage's (first) position among a domain's, and where any other stage sorts."""
+    names = stage_names(domain)
+    positions: dict[str, int] = {}
+    for i, name in enumerate(names):
+        positions.setdefault(name, i)
+    return positions, len(names)
+
+
+_positions_of = PerDomain(_stage_positions)
+_BUILT_IN_POSITIONS = _stage_positions(None)
 
 
 def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_Failure]:
