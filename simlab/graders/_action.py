@@ -45,27 +45,13 @@ def satisfies(constraint: Constraint, view: Mapping[str, Any], wanted: FactValue
     Numbers compare as numbers; other values as case-insensitive strings (ISO
     dates and zero-padded ``HH:MM`` times order correctly as strings).
     """
-    if constraint.field not in view:
-        return False
-    a, b = _pair(view[constraint.field], wanted)
-    if constraint.op == "eq":
-        return a == b
-    if constraint.op == "le":
-        return a <= b  # type: ignore[operator]
-    return a >= b  # type: ignore[operator]
+    field = constraint.field
+    return field in view and _holds(constraint.op, view[field], wanted)
 
 
 def same_value(got: Any, wanted: FactValue) -> bool:
     """Whether ``got`` is ``wanted`` as ``satisfies`` compares with ``eq``."""
-    a, b = _pair(got, wanted)
-    return a == b
-
-
-def _pair(got: Any, wanted: Any) -> tuple[float | str, float | str]:
-    a, b = _comparable(got), _comparable(wanted)
-    if type(a) is not type(b):
-        return str(got).strip().lower(), str(wanted).strip().lower()
-    return a, b
+    return _holds("eq", got, wanted)
 
 
 def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> list[Constraint]:
@@ -73,10 +59,66 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
 
     Constraints on facts missing from ``wants`` are not judged.
     """
-    view = action_view(call)
-    return [
-        c for c in goal.constraints if c.fact in wants and not satisfies(c, view, wants[c.fact])
-    ]
+    args, result = call.args, call.result
+    if not (type(result) is dict or isinstance(result, Mapping)):
+        result = _NO_RESULT
+    broken: list[Constraint] = []
+    for c in goal.constraints:  # the view's fields read where they are: no view is built
+        if c.fact not in wants:
+            continue
+        field = c.field
+        if field in result:  # the result's field overlays the argument of the same name
+            got = result[field]
+        elif field in args:
+            got = args[field]
+        else:
+            broken.append(c)
+            continue
+        if not _holds(c.op, got, wants[c.fact]):
+            broken.append(c)
+    return broken
+
+
+_NO_RESULT: Mapping[str, Any] = {}
+
+
+# The scripted user judges every final action it sees and the graders judge it again: the
+# same few (value, wanted) pairs come back thousands of times a run, so their verdicts are
+# remembered. Only exact types whose equal values compare alike are remembered: a key
+# holds each value's type, so 1, True and "1" stay apart.
+_HELD: dict[tuple[str, type, Any, type, Any], bool] = {}
+_MAX_HELD = 8192
+_REMEMBERED = frozenset({str, int, bool, type(None)})
+
+
+def _holds(op: str, got: Any, wanted: Any) -> bool:
+    """Whether ``got`` stands in ``op`` to ``wanted`` (``satisfies``'s comparison)."""
+    got_kind, wanted_kind = type(got), type(wanted)
+    if got_kind not in _REMEMBERED or wanted_kind not in _REMEMBERED:
+        return _compare(op, got, wanted)
+    key = (op, got_kind, got, wanted_kind, wanted)
+    held = _HELD.get(key)
+    if held is None:
+        if len(_HELD) >= _MAX_HELD:
+            _HELD.clear()
+        held = _HELD[key] = _compare(op, got, wanted)
+    return held
+
+
+def _compare(op: str, got: Any, wanted: Any) -> bool:
+    a, b = _pair(got, wanted)
+    if op == "eq":
+        return a == b
+    if op == "le":
+        return a <= b  # type: ignore[operator]
+    return a >= b  # type: ignore[operator]
+
+
+def _pair(got: Any, wanted: Any) -> tuple[float | str, float | str]:
+    a, b = _comparable(got), _comparable(wanted)
+    if type(a) is not type(b):
+        return str(got).strip().lower(), str(wanted).strip().lower()
+    return a, b
 
 
 def _comparable(value: Any) -> float | str:

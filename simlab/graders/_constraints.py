@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._action import action_view, final_action, satisfies
+from simlab.graders._per_goal import PerGoal
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal
 
@@ -53,7 +54,7 @@ def judge_constraints(
     view = action_view(action[1]) if action is not None else None
     tool = goal.final_tool
     checks: dict[str, Check] = {}
-    for constraint, name in zip(goal.constraints, _names(goal.constraints), strict=True):
+    for constraint, name in zip(goal.constraints, _names_of(goal), strict=True):
         fact = stated.get(constraint.fact)
         if fact is None:
             continue
@@ -75,6 +76,10 @@ def _names(constraints: list[Constraint]) -> list[str]:
         f"{CONSTRAINT_PREFIX}{c.fact}" + (f":{c.field}" if counts[c.fact] > 1 else "")
         for c in constraints
     ]
+
+
+_names_of = PerGoal(lambda goal: _names(goal.constraints))
+"""A goal's constraint check names, in the order of its constraints."""
 
 
 def _detail(

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,9 +33,17 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
     """Repeats of identical calls made more than twice (each repeat after the first)."""
     if len(calls) < 3:
         return 0
-    names = Counter(c.name for c in calls)  # only a tool called 3+ times can repeat a call
-    counts = Counter(_signature(c) for c in calls if names[c.name] > 2)
-    return sum(c - 1 for c in counts.values() if c > 2)
+    names: dict[str, int] = {}  # only a tool called 3+ times can repeat a call: count by hand,
+    for c in calls:  # a Counter's construction costs more than these few calls
+        names[c.name] = names.get(c.name, 0) + 1
+    if max(names.values()) < 3:
+        return 0
+    counts: dict[object, int] = {}
+    for c in calls:
+        if names[c.name] > 2:
+            signature = _signature(c)
+            counts[signature] = counts.get(signature, 0) + 1
+    return sum(n - 1 for n in counts.values() if n > 2)
 
 
 def tool_use(goal: Goal, transcript: Transcript) -> ToolUse:

@@ -44,6 +44,7 @@ from simlab.graders._action import final_call, same_value
 from simlab.graders._canary import CANARY
 from simlab.graders._completion import CONFIRMATION, confirm_gaps
 from simlab.graders._constraints import CONSTRAINT_PREFIX, NO_FINAL_ACTION
+from simlab.graders._per_goal import PerGoal
 from simlab.graders._safety import REPLY_LEAK
 from simlab.graders._trajectory import TRAJECTORY
 from simlab.guards import (
@@ -57,7 +58,7 @@ from simlab.guards import (
     TOOL_CANARY,
     is_proposal,
 )
-from simlab.spec import TOOL_STAGES, Domain, DomainTool, validate_args
+from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, PerDomain, validate_args
 from simlab.store import StageFailure, ToolStages
 
 SELECTION, ARGUMENTS, EXECUTION, OUTPUT = TOOL_STAGES
@@ -103,11 +104,12 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
         The failures; empty when the tool use never failed (see the module docstring).
     """
     found = [*_from_calls(ctx), *_from_checks(ctx, checks)]
-    stages = stage_names(ctx.domain)
+    domain = ctx.domain
+    positions, other = _positions_of(domain) if domain is not None else _BUILT_IN_POSITIONS
     found.sort(
         key=lambda f: (
             _LAST if f.turn is None else f.turn,
-            stages.index(f.stage) if f.stage in stages else len(stages),
+            positions.get(f.stage, other),
             f.call,
         )
     )
@@ -124,10 +126,8 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     domain, goal = ctx.domain, ctx.goal
     calls = ctx.tool_calls
     stated_by_turn: dict[int, dict[str, Any]] | None = None  # only when something acted
-    slots: dict[str, list[str]] = {}
-    for fact in goal.facts:
-        slots.setdefault(fact.slot, []).append(fact.id)
-    tools = {t.name: t for t in domain.tools} if domain is not None else {}
+    slots = _slots_of(goal)
+    tools = _tools_of(domain) if domain is not None else {}
     for i, (turn, call) in enumerate(calls):
         tool = tools.get(call.name)
         if domain is not None and tool is None and call.name != goal.final_tool:
@@ -154,6 +154,34 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
         yield _Failure(SELECTION, None, f"{goal.final_tool} was never called", call=_LAST)
 
 
+_tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})
+"""A domain's tools by name."""
+
+
+def _goal_slots(goal: Goal) -> dict[str, list[str]]:
+    """The ids of the goal's facts by slot."""
+    slots: dict[str, list[str]] = {}
+    for fact in goal.facts:
+        slots.setdefault(fact.slot, []).append(fact.id)
+    return slots
+
+
+_slots_of = PerGoal(_goal_slots)
+
+
+def _stage_positions(domain: Domain | None) -> tuple[dict[str, int], int]:
+    """Each stage's (first) position among a domain's, and where any other stage sorts."""
+    names = stage_names(domain)
+    positions: dict[str, int] = {}
+    for i, name in enumerate(names):
+        positions.setdefault(name, i)
+    return positions, len(names)
+
+
+_positions_of = PerDomain(_stage_positions)
+_BUILT_IN_POSITIONS = _stage_positions(None)
+
+
 def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_Failure]:
     """The failed checks that say a stage, and the domain's own stages by check name."""
     own = ctx.domain.stages if ctx.domain is not None else []
@@ -161,7 +189,11 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
     for name, check in checks.items():
         if check.passed:
             continue
-        mine = next((s for s in own if any(fnmatch.fnmatchcase(name, p) for p in s.checks)), None)
+        mine = (
+            next((s for s in own if any(fnmatch.fnmatchcase(name, p) for p in s.checks)), None)
+            if own
+            else None
+        )
         if mine is not None:
             yield _Failure(mine.name, check.turn, check.detail, name, _LAST - 1)
         elif name in _BY_CHECK:
@@ -181,15 +213,16 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
 
 
+_MAX_REMEMBERED = 8192  # entries of each memo below before it starts afresh
 _CHECKED: dict[tuple[int, object], tuple[DomainTool, tuple[str, ...]]] = {}
-_MAX_CHECKED = 8192
 
 
 def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
     """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
     a JSON-Schema check costs more than the rest of a session's stages together."""
-    try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ)
-        shown: object = tuple(sorted((k, type(v), v) for k, v in args.items()))
+    try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ); the
+        # items in their order (no sort: a call in another order is only one entry more)
+        shown: object = (tuple(args.items()), tuple(map(type, args.values())))
         hash(shown)
     except TypeError:  # a list or an object among them
         shown = json.dumps(args, sort_keys=True, default=repr)
@@ -197,7 +230,7 @@ def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ..
     hit = _CHECKED.get(key)
     if hit is not None and hit[0] is tool:  # the entry holds the tool: its id stays its own
         return hit[1]
-    if len(_CHECKED) >= _MAX_CHECKED:
+    if len(_CHECKED) >= _MAX_REMEMBERED:
         _CHECKED.clear()
     problems = tuple(validate_args(tool.parameters, dict(args)))
     _CHECKED[key] = (tool, problems)
@@ -205,13 +238,15 @@ def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ..
 
 
 def _stated_by_turn(ctx: GradingContext) -> dict[int, dict[str, Any]]:
-    """Per user turn, each fact's latest value stated up to and including it."""
+    """Per user turn, each fact's latest value stated up to and including it (turns that
+    state nothing share the one before's: the dicts are only read)."""
     out: dict[int, dict[str, Any]] = {}
     latest: dict[str, Any] = {}
     for turn in ctx.transcript.turns:
-        if turn.user.stop is None:  # a closing turn is never sent: nothing in it was said
-            latest.update(turn.user.disclosed)
-        out[turn.index] = dict(latest)
+        user = turn.user
+        if user.disclosed and user.stop is None:  # a closing turn is never sent: nothing said
+            latest = {**latest, **user.disclosed}
+        out[turn.index] = latest
     return out
 
 
@@ -223,20 +258,43 @@ def _contradicted(
         ids = slots.get(name)
         if not ids:
             continue
-        stated = [said[f] for f in ids if f in said]
-        if any(type(v) is type(value) and v == value for v in stated):
+        if len(ids) == 1:  # the common case, without a list of what was stated
+            if ids[0] not in said:
+                continue
+            stated = said[ids[0]]
+            if (type(stated) is type(value) and stated == value) or same_value(value, stated):
+                continue
+            return f"{name}={value!r}, the user said {stated!r}"
+        told = [said[f] for f in ids if f in said]
+        if any(type(v) is type(value) and v == value for v in told):
             continue  # the common case, without the comparison's conversions
-        if stated and not any(same_value(value, v) for v in stated):
-            shown = stated[0] if len(stated) == 1 else stated
+        if told and not any(same_value(value, v) for v in told):
+            shown = told[0] if len(told) == 1 else told
             return f"{name}={value!r}, the user said {shown!r}"
     return None
 
 
+# Tool results from a domain's fixtures are shared objects a run hands out again and again
+# (and never changes): whether one is empty is worked out once per object. The entry holds
+# the result, so its id is never another's.
+_EMPTINESS: dict[int, tuple[Any, bool]] = {}
+
+
 def _empty(result: Any) -> bool:
     """A result with nothing in it; None is a result not reported, not an empty one."""
-    if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
-        return all(v is None or (isinstance(v, list | dict | str) and not v)
-                   for v in result.values())  # fmt: skip
+    if result is None:
+        return False
+    found = _EMPTINESS.get(id(result))
+    if found is not None and found[0] is result:
+        return found[1]
+    if len(_EMPTINESS) >= _MAX_REMEMBERED:
+        _EMPTINESS.clear()
+    empty = _holds_nothing(result)
+    _EMPTINESS[id(result)] = (result, empty)
+    return empty
+
+
+def _holds_nothing(result: Any) -> bool:
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):

@@ -1,0 +1,102 @@
+"""What graders remember across sessions gives what working it out afresh gives: values
+that are equal but of another type (1, 1.0, True, "1") never share a remembered verdict,
+and a remembered object is never confused with a later one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simlab.core import ToolCall
+from simlab.graders import satisfies, violations
+from simlab.graders._stages import _empty, _schema_problems
+from simlab.spec import Constraint, Goal, shipped_domain, validate_args
+
+_POOL = [0, 1, 2, -1, 0.0, -0.0, 1.0, 1.5, True, False, None, "1", "1.0", "true", "abc", " Abc "]
+
+
+def _comparable(value: Any) -> float | str:
+    """The definition before any memo: numbers as numbers, else case-folded text."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value.strip().lower()
+    return str(value).strip().lower()
+
+
+def _holds(op: str, got: Any, wanted: Any) -> bool:
+    a, b = _comparable(got), _comparable(wanted)
+    if type(a) is not type(b):
+        a, b = str(got).strip().lower(), str(wanted).strip().lower()
+    if op == "eq":
+        return a == b
+    return a <= b if op == "le" else a >= b  # type: ignore[operator]
+
+
+@settings(deadline=None, max_examples=300)  # a shared machine: no per-example deadline
+@given(st.lists(st.tuples(st.sampled_from(["eq", "le", "ge"]), st.sampled_from(_POOL),
+                          st.sampled_from(_POOL)), min_size=1, max_size=30))  # fmt: skip
+def test_a_remembered_comparison_is_the_one_worked_out_afresh(
+    judged: list[tuple[str, Any, Any]],
+) -> None:
+    for op, got, wanted in judged:  # in any order: one type's verdict never answers another's
+        constraint = Constraint.model_validate({"fact": "f", "field": "x", "op": op})
+        assert satisfies(constraint, {"x": got}, wanted) == _holds(op, got, wanted)
+
+
+def test_violations_are_the_constraints_satisfies_fails() -> None:
+    goal = Goal.model_validate(
+        {
+            "id": "g",
+            "title": "g",
+            "final_tool": "book",
+            "facts": [
+                {"id": "n", "slot": "n", "value": 2},
+                {"id": "day", "slot": "day", "value": "2026-01-02"},
+            ],
+            "constraints": [
+                {"fact": "n", "field": "n", "op": "eq"},
+                {"fact": "n", "field": "cap", "op": "le"},
+                {"fact": "day", "field": "day", "op": "ge"},
+                {"fact": "day", "field": "missing", "op": "eq"},
+            ],
+        }
+    )
+    call = ToolCall(name="book", args={"n": 2, "day": "2026-01-01"}, result={"cap": 3})
+    broken = violations(goal, call, {"n": 2, "day": "2026-01-02"})
+    assert [(c.fact, c.field) for c in broken] == [("n", "cap"), ("day", "day"), ("day", "missing")]
+    # True against numbers compares as text: "2" is not "true", "3" sorts before it
+    assert violations(goal, call, {"n": True}) == [goal.constraints[0]]
+    assert violations(goal, call, {}) == []
+
+
+def test_a_remembered_schema_check_tells_types_apart() -> None:
+    tool = shipped_domain("bank").tool("verify_identity")
+    assert tool is not None
+    for args in (
+        {"customer_id": "C10001", "dob": "1980-04-12"},
+        {"dob": "1980-04-12", "customer_id": "C10001"},
+        {"customer_id": 1, "dob": "1980-04-12"},
+        {"customer_id": True, "dob": "1980-04-12"},
+        {"customer_id": 1.0, "dob": "1980-04-12"},
+        {"customer_id": ["C10001"], "dob": "1980-04-12"},
+        {"customer_id": 1},
+    ):
+        for _ in range(2):  # worked out, then remembered
+            assert _schema_problems(tool, args) == tuple(validate_args(tool.parameters, args))
+    assert _schema_problems(tool, {"customer_id": 1, "dob": "1980-04-12"}) != ()
+
+
+def test_a_result_is_empty_by_its_own_contents_not_a_remembered_ones() -> None:
+    for _ in range(2):
+        assert _empty([]) and _empty({}) and _empty("  ") and _empty({"rows": [], "note": None})
+        assert not _empty(None) and not _empty([0]) and not _empty({"rows": [1]})
+    made = [{"rows": []} if i % 2 else {"rows": [i]} for i in range(200)]  # each its own
+    assert [_empty(r) for r in made] == [bool(i % 2) for i in range(200)]
