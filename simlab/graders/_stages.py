@@ -274,27 +274,16 @@ def _contradicted(
     return None
 
 
-# Tool results from a domain's fixtures are shared objects a run hands out again and again
-# (and never changes): whether one is empty is worked out once per object. The entry holds
-# the result, so its id is never another's.
-_EMPTINESS: dict[int, tuple[Any, bool]] = {}
-
-
 def _empty(result: Any) -> bool:
-    """A result with nothing in it; None is a result not reported, not an empty one."""
-    if result is None:
-        return False
-    found = _EMPTINESS.get(id(result))
-    if found is not None and found[0] is result:
-        return found[1]
-    if len(_EMPTINESS) >= _MAX_REMEMBERED:
-        _EMPTINESS.clear()
-    empty = _holds_nothing(result)
-    _EMPTINESS[id(result)] = (result, empty)
-    return empty
+    """A result with nothing in it; None is a result not reported, not an empty one.
 
-
-def _holds_nothing(result: Any) -> bool:
+    Worked out afresh each time: an agent may hand back the same list or dict object
+    in every session and change it in between (a stock list that runs out), so a
+    verdict remembered by the object would go stale.
+    """
+    if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
+        return all(v is None or (isinstance(v, list | dict | str) and not v)
+                   for v in result.values())  # fmt: skip
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):

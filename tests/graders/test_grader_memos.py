@@ -100,3 +100,15 @@ def test_a_result_is_empty_by_its_own_contents_not_a_remembered_ones() -> None:
         assert not _empty(None) and not _empty([0]) and not _empty({"rows": [1]})
     made = [{"rows": []} if i % 2 else {"rows": [i]} for i in range(200)]  # each its own
     assert [_empty(r) for r in made] == [bool(i % 2) for i in range(200)]
+
+
+def test_a_result_changed_in_place_is_judged_by_what_it_holds_now() -> None:
+    # an agent may hand back the same list in every session and empty it in between
+    stock = [{"slot": "09:00"}]
+    assert not _empty(stock)
+    stock.clear()
+    assert _empty(stock)
+    row: dict[str, Any] = {"rows": []}
+    assert _empty(row)
+    row["rows"].append(1)
+    assert not _empty(row)
