@@ -94,6 +94,11 @@ def main() -> int:
     if len(before) == len(after) and not differing:
         print("sessions.jsonl identical (duration_s aside)")
         return 0
+    if sorted(before) == sorted(after):
+        # lines are written as sessions finish: an agent that waits (a thread, a socket)
+        # lets sessions finish in another order from one run to the next
+        print("the same records, in another order (duration_s aside)")
+        return 0
     for i in differing[:5]:
         print(f"line {i + 1} differs: {json.loads(before[i])['key']}")
     print(f"{len(differing)} lines differ; line counts {len(before)} vs {len(after)}")
