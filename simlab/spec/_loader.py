@@ -190,6 +190,7 @@ def _located(err: Any) -> Any:
     raised = (err.get("ctx") or {}).get("error")
     if isinstance(raised, FieldError):
         loc += raised.loc
+        msg = raised.message
     return {**err, "msg": msg, "loc": loc}
 
 

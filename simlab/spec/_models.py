@@ -45,8 +45,9 @@ class FieldError(ValueError):
     model (``("constraints", 2, "fact")``): ``simlab validate`` says it at that field's line."""
 
     def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
+        super().__init__(f"{'.'.join(map(str, loc))}: {message}")  # where, read alone
         self.loc = loc
+        self.message = message
 
 
 def _fact_value(value: Any) -> Any:
