@@ -149,3 +149,19 @@ def test_a_fixture_naming_no_parameter_is_said_at_the_fixture(project: Path) -> 
     assert checked.returncode == 2
     assert "tools.0.fixtures.0.when: names ['tea'], which are not parameters" in checked.stderr
     assert "Value error" not in checked.stderr
+
+
+def test_a_confirm_field_the_final_tool_does_not_return_is_a_problem(project: Path) -> None:
+    # a typo made the confirmation check vacuous: a field the tool did not return
+    # is no fault of the reply, so every session passed it
+    edit(
+        project / "goals" / "order_tea.yaml",
+        "confirm_fields: [order_id, total]",
+        "confirm_fields: [order_id, totl]",
+    )
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        "goals/order_tea.yaml:21: confirm_fields.1: no 'totl' in what place_order takes or returns"
+        in (checked.stderr)
+    ), checked.stderr
