@@ -10,6 +10,7 @@ from simlab.agents._anthropic_http import (
 from simlab.agents._callable import (
     CallableTarget,
     TargetLoadError,
+    TargetReplyError,
     callable_target_factory,
     import_ref,
     object_target_factory,
@@ -54,6 +55,7 @@ __all__ = [
     "ReportedResult",
     "TargetLoadError",
     "TargetRaised",
+    "TargetReplyError",
     "TargetWorkerError",
     "anthropic_http_target_factory",
     "attach_results",

@@ -13,12 +13,15 @@ never holds up the run or the process.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
+
+from pydantic import ValidationError
 
 from simlab.agents._isolation import IsolatedCalls, TargetSlots
 from simlab.contracts import TargetAgent
@@ -63,19 +66,58 @@ def import_ref(ref: str, search: Sequence[Path] = ()) -> Any:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise TargetLoadError(f"module {module_name!r} has no attribute {attr!r}") from None
+            names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n))]
+            close = difflib.get_close_matches(part, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise TargetLoadError(
+                f"module {module_name!r} has no attribute {attr!r}{hint}; "
+                f"its callables: {shown or 'none'}"
+            ) from None
     return obj
 
 
+class TargetReplyError(TypeError):
+    """What a target callable returned is not a reply; the message says what is wrong
+    (each field, what was given) and the shape to return."""
+
+
+_REPLY_SHAPE = (
+    '{"text": str, "tool_calls": [{"name": str, "args": {...}, "result": ..., "error": None}]}'
+)
+
+
+def _reply_problems(e: ValidationError) -> str:
+    """Each field of a returned dict that is not a reply's, on one line."""
+    said = []
+    for err in e.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"]) or "the reply"
+        got = err.get("input")
+        shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
+        said.append(f"{where}: {err['msg']} (got {shown})")
+    more = f"; and {e.error_count() - 3} more" if e.error_count() > 3 else ""
+    return "; ".join(said) + more
+
+
 def to_reply(value: Any) -> AgentReply:
-    """Coerce what a callable returned into an ``AgentReply``."""
+    """Coerce what a callable returned into an ``AgentReply``.
+
+    Raises:
+        TargetReplyError: ``value`` is not a str, an ``AgentReply`` or a dict of one.
+    """
     if isinstance(value, AgentReply):
         return value
     if isinstance(value, str):
         return AgentReply(text=value)
     if isinstance(value, dict):
-        return AgentReply.model_validate(value)
-    raise TypeError(
+        try:
+            return AgentReply.model_validate(value)
+        except ValidationError as e:  # one line: the report shows an error's first line
+            raise TargetReplyError(
+                f"the target returned a dict that is not a reply: {_reply_problems(e)}; "
+                f"return {_REPLY_SHAPE}"
+            ) from None
+    raise TargetReplyError(
         f"a target callable must return str, dict or AgentReply, not {type(value).__name__}"
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -163,6 +164,27 @@ def heatmap_table(report: DiagnosisReport) -> Table:
     return table
 
 
+def unverifiable_lines(report: DiagnosisReport) -> list[str]:
+    """Why diagnosed causes stayed unverified when the target could not replay them:
+    per missing knob, how many sessions and of which causes (else a 0 reads as refuted)."""
+    by_why: dict[str, Counter[str]] = {}
+    for s in report.sessions:
+        v = s.verification
+        if v is not None and not v.verified and v.outcome.startswith("cannot verify: "):
+            by_why.setdefault(v.outcome.removeprefix("cannot verify: "), Counter())[
+                s.cause.value
+            ] += 1
+    lines = []
+    for why, causes in by_why.items():
+        n = sum(causes.values())
+        shown = ", ".join(f"{cause} {k}" for cause, k in sorted(causes.items()))
+        lines.append(
+            f"not verifiable in {n} session(s) ({shown}): {escape(why)}; "
+            "such a cause is neither verified nor refuted (README, 'Experiments in a suite')"
+        )
+    return lines
+
+
 def print_report(report: DiagnosisReport, console: Console) -> None:
     """The diagnosis tables, in reading order."""
     console.print(
@@ -170,6 +192,8 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
         f"{report.n_failed} failed"
     )
     console.print(causes_table(report))
+    for line in unverifiable_lines(report):
+        console.print(line)
     conf = confusion_table(report)
     if conf is not None:
         console.print(conf)

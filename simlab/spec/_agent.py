@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from simlab.core import ToolCall
 from simlab.llm import LLMSpec
 from simlab.spec._loader import Problem, SpecError, parse_model
+from simlab.spec._models import FieldError
 from simlab.spec._tool_schema import schema_problems, validate_args
 
 
@@ -103,9 +104,9 @@ class ToolSpec(_Spec):
         for i, fixture in enumerate(self.fixtures):
             unknown = sorted(set(fixture.when) - known)
             if unknown:
-                raise ValueError(
-                    f"fixtures.{i}.when names {unknown}, which are not parameters; "
-                    f"parameters: {sorted(known)}"
+                raise FieldError(
+                    ("fixtures", i, "when"),
+                    f"names {unknown}, which are not parameters; parameters: {sorted(known)}",
                 )
         return self
 

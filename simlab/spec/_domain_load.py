@@ -520,6 +520,18 @@ def goal_problems(
                         f"{domain.folder})",
                     )
                 )
+        for i, name in enumerate(goal.confirm_fields):  # a typo made the check vacuous
+            if name not in shown:
+                problems.append(
+                    Problem(
+                        file,
+                        at("confirm_fields", i),
+                        f"confirm_fields.{i}",
+                        f"no {name!r} in what {tool.name} takes or returns, so no reply "
+                        f"could be held to state it; use one of: {', '.join(shown)} (or add "
+                        f"it to the tool's `returns` in {domain.folder})",
+                    )
+                )
     known = {t.name for t in domain.tools}
     named: list[tuple[tuple[str | int, ...], str]] = [
         *((("expected_tools", i), n) for i, n in enumerate(goal.expected_tools)),

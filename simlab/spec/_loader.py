@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from simlab.spec._models import Goal, Persona, Suite
+from simlab.spec._models import FieldError, Goal, Persona, Suite
 from simlab.spec._yaml import YamlInputError, YamlLimits, check_size, compose_bounded
 
 M = TypeVar("M", bound=BaseModel)
@@ -180,6 +180,20 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     return field, f"{msg}{shown}"
 
 
+def _located(err: Any) -> Any:
+    """A validator's error without pydantic's ``Value error,``, at the field a
+    ``FieldError`` names: its line is that field's, not the model's."""
+    if err.get("type") != "value_error":
+        return err
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    loc = tuple(err["loc"])
+    raised = (err.get("ctx") or {}).get("error")
+    if isinstance(raised, FieldError):
+        loc += raised.loc
+        msg = raised.message
+    return {**err, "msg": msg, "loc": loc}
+
+
 def _short(value: Any) -> str:
     if isinstance(value, int) and value.bit_length() > 64:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
@@ -218,7 +232,7 @@ def _validated(model: type[M], path: Path, data: dict[str, Any], lines: dict[Loc
     except ValidationError as e:
         problems = []
         errors = e.errors()
-        for err in errors[:MAX_PROBLEMS]:
+        for err in map(_located, errors[:MAX_PROBLEMS]):
             field, message = _describe(model, err)
             line = _line_for(_clean_loc(model, tuple(err["loc"])), lines)
             problems.append(Problem(shown, line, field, message))

@@ -6,12 +6,21 @@ valid choices, never silently dropped.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import re
 from enum import StrEnum
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from simlab.llm import LLMSpec
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
@@ -29,6 +38,33 @@ declares its type and how it is said (``simlab.spec.Domain``)."""
 _DOMAIN_ID = r"^[a-z][a-z0-9_]*$"
 
 FactValue = str | int
+
+
+class FieldError(ValueError):
+    """A model validator's problem with one of the model's fields, ``loc`` below the
+    model (``("constraints", 2, "fact")``): ``simlab validate`` says it at that field's line."""
+
+    def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
+        super().__init__(f"{'.'.join(map(str, loc))}: {message}")  # where, read alone
+        self.loc = loc
+        self.message = message
+
+
+def _fact_value(value: Any) -> Any:
+    """A goal's value as written in YAML, as goals hold it: an unquoted date
+    (``2027-03-10``, which YAML reads as a date) and a decimal (``12.5``) as their text,
+    which date, number and money slots read as they read ``"2027-03-10"`` and ``"12.5"``."""
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, float) and math.isfinite(value):
+        return str(value)
+    return value
+
+
+_WrittenValue = Annotated[
+    FactValue, BeforeValidator(_fact_value, json_schema_input_type=str | int | float)
+]
+"""A fact's value in a goal file: text, a whole number, or a decimal (kept as its text)."""
 
 
 class Mode(StrEnum):
@@ -88,7 +124,7 @@ class Fact(_Spec):
     id: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     slot: Annotated[Slot, Field(pattern=r"^[a-z][a-z0-9_]*$")]
     """A slot of the goal's domain; its type says which values it takes."""
-    value: FactValue
+    value: _WrittenValue
     required: bool = True
     """Required facts are ones the agent needs and will ask for; optional ones
     (a budget, a latest departure) the user volunteers when the plan says so."""
@@ -98,7 +134,7 @@ class MindChange(_Spec):
     """A later statement that replaces a fact's value ("actually, make it the 21st")."""
 
     fact: str
-    value: FactValue
+    value: _WrittenValue
 
 
 class Constraint(_Spec):
@@ -196,11 +232,16 @@ class Goal(_Spec):
     @model_validator(mode="after")
     def _references_exist(self) -> Goal:
         ids = [f.id for f in self.facts]
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"fact ids must be unique, got {ids}")
-        for ref in [m.fact for m in self.mind_changes] + [c.fact for c in self.constraints]:
-            if ref not in ids:
-                raise ValueError(f"unknown fact {ref!r}; facts are {ids}")
+        for i, fact_id in enumerate(ids):
+            if fact_id in ids[:i]:
+                raise FieldError(("facts", i, "id"), f"fact ids must be unique: {fact_id!r} twice")
+        for where, refs in (
+            ("mind_changes", [m.fact for m in self.mind_changes]),
+            ("constraints", [c.fact for c in self.constraints]),
+        ):
+            for i, ref in enumerate(refs):
+                if ref not in ids:
+                    raise FieldError((where, i, "fact"), f"unknown fact {ref!r}; facts are {ids}")
         return self
 
     def fact(self, fact_id: str) -> Fact:

@@ -38,6 +38,7 @@ from simlab.spec._perturbation import Perturbation
 from simlab.spec._perturbation_library import load_perturbations
 from simlab.spec._perturbation_speech import unspoken_perturbations
 from simlab.spec._select import select
+from simlab.spec._shipped import DEFAULT_SUITE
 
 SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent", "domain"]
 SPEC_KINDS: tuple[SpecKind, ...] = typing.get_args(SpecKind)
@@ -79,6 +80,8 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
     by_folder = _kind_from_folder(path)
     if by_folder is not None:
         return by_folder[0], f"it is in a {by_folder[1]}/ folder"
+    if path.name == DEFAULT_SUITE:
+        return "suite", f"its name, {DEFAULT_SUITE}"
     if isinstance(data, dict):
         scores = {
             kind: sorted(set(data) & fields) for kind, fields in _distinctive_fields().items()
@@ -92,6 +95,7 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
 
 def _kind_from_folder(path: Path) -> tuple[SpecKind, str] | None:
     """The kind a file's folder says, and that folder's name."""
+    path = path.absolute()  # `simlab validate x.yaml` inside goals/ names no folder
     if path.parent.parts[-2:] == ("agents", "data"):  # an agents/data/ folder holds agent specs
         return "agent", "agents/data"
     if path.parent.parent.name == "domains":  # domains/NAME/*.yaml
@@ -159,7 +163,9 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
     ``simlab run`` requires, and each goal and persona must fit its domain (its
     slots, value types, intents and tools; its languages). A domain's files are
     checked together as the folder they make. Goals and personas given without
-    a suite are checked against the domains given beside them, else the shipped ones.
+    a suite are checked against the domains given beside them and those of the
+    project's suite (the nearest ``simlab.yaml`` in their folder or above), else
+    the shipped ones.
     """
     checked: list[CheckedFile] = []
     problems: list[Problem] = []
@@ -169,7 +175,8 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             text = _read(path)
             data, lines = _mapping(path, text)
             told = (kind, "--kind") if kind is not None else kind_for(path, data)
-            guessed = kind is None and _kind_from_folder(path) is None
+            named = _kind_from_folder(path) is not None or path.name == DEFAULT_SUITE
+            guessed = kind is None and not named
             checked.append(CheckedFile(path, *told, guessed=guessed))
             spec = _validated(spec_models()[told[0]], path, data, lines)
             read.append((path, spec, lines))
@@ -195,11 +202,13 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
             problems.extend(e.problems)
     for path, spec, _ in read:
         if isinstance(spec, Suite):
+            # its libraries are its own even when its domains fail to load: they are
+            # checked once those load, never against the shipped domains instead
+            dirs = [*spec.persona_dirs, *spec.goal_dirs]
+            in_suites.update(f.resolve() for f in _yaml_files(path.parent / d for d in dirs))
             try:
                 domains = suite_domains(spec, path)
                 problems.extend(_library_fit(path, spec, domains))
-                dirs = [*spec.persona_dirs, *spec.goal_dirs]
-                in_suites.update(f.resolve() for f in _yaml_files(path.parent / d for d in dirs))
                 shelf = suite_perturbation_dir(spec, path.parent)
                 if shelf is not None:  # what brittleness stacks must be sayable by each persona
                     library = load_perturbations([shelf])
@@ -211,26 +220,55 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
         for p, s, ln in read
         if isinstance(s, Goal | Persona) and p.resolve() not in in_suites
     ]
-    if not loose:
-        return problems
-    try:
-        domains = _domains_beside(given)
-    except SpecError as e:
-        return problems + e.problems
+    by_project: dict[Path | None, list[tuple[Path, BaseModel, dict[Loc, int]]]] = {}
     for path, spec, lines in loose:
-        problems.extend(_fit(path, spec, lines, domains))
-    return problems
+        by_project.setdefault(_project_suite(path), []).append((path, spec, lines))
+    for suite_path, files in by_project.items():
+        try:
+            domains = _domains_beside(given, suite_path)
+        except SpecError as e:
+            problems.extend(e.problems)
+            continue
+        for path, spec, lines in files:
+            problems.extend(_fit(path, spec, lines, domains))
+    return list(dict.fromkeys(problems))
 
 
-def _domains_beside(given: Sequence[str]) -> DomainSet:
-    """The domains goals given without a suite are checked against: those given, and shipped."""
+def _project_suite(path: Path) -> Path | None:
+    """The project suite a goal or persona file belongs to: the nearest ``simlab.yaml``
+    in its folder or a folder above it (None: none), relative to here when it is below."""
+    here = Path.cwd().resolve()
+    for folder in path.resolve().parents:
+        suite = folder / DEFAULT_SUITE
+        if suite.is_file():
+            return suite.relative_to(here) if suite.is_relative_to(here) else suite
+    return None
+
+
+def _domains_beside(given: Sequence[str], suite_path: Path | None = None) -> DomainSet:
+    """The domains goals given without a suite are checked against: those given, those
+    of their project's suite (``suite_path``; its first is then the default), and shipped.
+
+    Raises:
+        SpecError: A domain does not load, or the project's suite is not a valid suite
+            (said at its own file and line).
+    """
     shipped = load_domains(shipped_domains() or [DEFAULT_DOMAIN], Path("."))
     shipped = DomainSet(shipped.domains, DEFAULT_DOMAIN, shipped.folders)
-    if not given:
+    project = _suite_domains_of(suite_path) if suite_path is not None else None
+    if not given and project is None:
         return shipped
-    own = load_domains(given, Path("."))
-    merged = {**shipped.domains, **own.domains}
+    own = load_domains(given, Path(".")) if given else DomainSet({}, DEFAULT_DOMAIN)
+    merged = {**shipped.domains, **(project.domains if project else {}), **own.domains}
+    if project is not None:
+        return DomainSet(merged, project.default)
     return DomainSet(merged, own.default if len(own.domains) == 1 else DEFAULT_DOMAIN)
+
+
+def _suite_domains_of(suite_path: Path) -> DomainSet:
+    """The domains the suite file at ``suite_path`` names."""
+    data, lines = _mapping(suite_path, _read(suite_path))
+    return suite_domains(_validated(Suite, suite_path, data, lines), suite_path)
 
 
 def _fit(path: Path, spec: BaseModel, lines: dict[Loc, int], domains: DomainSet) -> list[Problem]:

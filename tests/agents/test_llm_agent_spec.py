@@ -115,7 +115,7 @@ def test_validate_args_nested_and_lists() -> None:
 
 
 def test_fixture_naming_an_unknown_parameter_is_rejected() -> None:
-    with pytest.raises(ValueError, match=r"fixtures.0.when names \['colour'\]"):
+    with pytest.raises(ValueError, match=r"fixtures.0.when: names \['colour'\]"):
         ToolSpec.model_validate(
             {
                 "name": "t",

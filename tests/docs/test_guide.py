@@ -116,6 +116,11 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
         assert not _check(record, "confirmation")["passed"]
         assert _check(record, "confirmation")["detail"].startswith("reply does not state ")
         assert _check(record, "goal_completed")["passed"]
+    # compared with the first run, under the guide's gates: the overall drop fails
+    assert "gates failed: exit 1" in out
+    compared = (project / "compare.md").read_text(encoding="utf-8")
+    assert re.search(r"max_overall_drop_points\W.*FAILED", compared), compared[-2000:]
+    assert re.search(r"min_pairs\W.*PASSED", compared), compared[-2000:]
     # the same agent behind the HTTP endpoint, reporting its tool results: graded the same
     (http,) = runs["http.yaml"]
     assert len(http) == 24 and all(r["status"] == "ok" and r["passed"] for r in http)

@@ -1,0 +1,65 @@
+"""A user's callable target with a mistake: what ``simlab run`` says about it.
+
+Real runs of a ``simlab init`` project (subprocess CLI) whose suite points at a
+misspelled function, or at a function that returns tool calls of the wrong shape.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "simlab.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def project(tmp_path: Path, target: str) -> Path:
+    """An init project whose suite runs ``target`` (``bad_agent.py`` beside it)."""
+    assert simlab("init", "proj", cwd=tmp_path).returncode == 0
+    root = tmp_path / "proj"
+    (root / "bad_agent.py").write_text(
+        "from agent import reply\n\n\n"
+        "def names_only(messages, ctx=None):\n"
+        "    out = reply(messages, ctx)\n"
+        "    out['tool_calls'] = [c['name'] for c in out.get('tool_calls', [])]\n"
+        "    return out\n"
+    )
+    suite = root / "simlab.yaml"
+    suite.write_text(suite.read_text().replace("target: agent:reply", f"target: {target}"))
+    return root
+
+
+def test_a_misspelled_function_is_named_with_the_one_meant(tmp_path: Path) -> None:
+    ran = simlab("run", "--quiet", cwd=project(tmp_path, "agent:replyy"))
+    assert ran.returncode == 2
+    assert "Traceback" not in ran.stderr
+    assert "module 'agent' has no attribute 'replyy' (did you mean 'reply'?)" in ran.stderr
+
+
+def test_tool_calls_of_the_wrong_shape_say_which_field_and_what_to_return(
+    tmp_path: Path,
+) -> None:
+    # the report showed "ValidationError: 1 validation error for AgentReply", the first
+    # line of pydantic's message: nothing said which field or what it should be
+    root = project(tmp_path, "bad_agent:names_only")
+    ran = simlab("run", "--quiet", cwd=root)
+    assert ran.returncode == 1  # no session graded
+    (run_dir,) = (root / "results").iterdir()
+    first = json.loads((run_dir / "sessions.jsonl").read_text().splitlines()[0])
+    error = first["error"]
+    assert error["type"] == "TargetReplyError"
+    assert "\n" not in error["message"]
+    assert "tool_calls.0: Input should be a valid dictionary" in error["message"]
+    assert "(got 'place_order')" in error["message"] or "(got 'start_return')" in error["message"]
+    assert '"tool_calls": [{"name": str, "args"' in error["message"]
+    report = (run_dir / "report.md").read_text()
+    assert "TargetReplyError: the target returned a dict that is not a reply: tool_calls.0" in (
+        report
+    )
