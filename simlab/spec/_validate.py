@@ -39,6 +39,7 @@ from simlab.spec._perturbation_library import load_perturbations
 from simlab.spec._perturbation_speech import unspoken_perturbations
 from simlab.spec._select import select
 from simlab.spec._shipped import DEFAULT_SUITE
+from simlab.spec._target_check import callable_target_problems
 
 SpecKind = Literal["persona", "goal", "suite", "perturbation", "agent", "domain"]
 SPEC_KINDS: tuple[SpecKind, ...] = typing.get_args(SpecKind)
@@ -182,6 +183,7 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             read.append((path, spec, lines))
             if isinstance(spec, Suite):
                 problems.extend(_suite_selection(path, spec, lines))
+                problems.extend(_target_problems(path, spec, lines))
         except SpecError as e:
             problems.extend(e.problems)
     problems.extend(_domain_problems(read))
@@ -371,6 +373,15 @@ def _suite_selection(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Pr
             line = _line_for((what,), lines)
             problems.extend(Problem(str(path), line, what, p.message) for p in e.problems)
     return problems
+
+
+def _target_problems(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Problem]:
+    """A Python target whose module or function is not where ``simlab run`` will look."""
+    target = suite.target
+    if target.kind != "callable":
+        return []
+    line = _line_for(("target", "ref"), lines)  # the short form: the line of `target`
+    return callable_target_problems(path, target.ref, line)
 
 
 def validate_paths(paths: Sequence[Path]) -> tuple[int, list[Problem]]:
