@@ -90,6 +90,32 @@ absolute rates are low; the ratio and the instruction counts are the point:
     per CPU-second. CI's own run of d5324be printed 3,143: the per-CPU-second figure
     moves by half between hours on this shared machine, the interleaved ratio does not.
 
+* 2026-12-02, eighth session: records kept slim, as ``simlab run`` keeps them (the
+  benchmark had kept every transcript, and the collector's middle generation walked each
+  one again: 0.65 s of 5.5 s CPU at 20 reps, against 0.10 s slim; ``--full-records``
+  measures that path); the graders' per-session work remembered across sessions where it
+  repeats (grade8: comparison verdicts by typed value, schema problems by typed
+  arguments, each goal's slots and check names, each domain's tools and stage order;
+  ``bench/grader_costs.py`` times them warm, 0.54-0.89 of before); the reader's value
+  of a phrasing remembered by what its groups caught (8,646 calls, 207 distinct). Same
+  ``sessions.jsonl`` on the default suite and the bank example.
+
+  - Instructions per agent turn (cachegrind as above, this script, slim records, fa0817c's
+    travel-only default suite, ``--reps 1`` and ``--reps 5``): fa0817c 997k; main before
+    this session (a48ab8b) 1,058k (0.943 of fa0817c's rate); after grade8 1,027k; after
+    the reader's memo 1,012k (0.985). Simulated first-level data-cache misses per turn
+    (``--cache-sim=yes``): 13.6k and 14.1k, so the cache does not widen the gap.
+  - Interleaved, one core (``taskset -c 0``), load average about 1, on fa0817c's suite:
+    ``--rounds 21 --reps 5``: per-round ratios 0.67-1.35, their median 0.99, the sides'
+    medians 3,829 -> 3,949 (1.03); ``--rounds 7 --reps 20``: 0.92 and 1.01. Issue 10's
+    "at least as fast as the day it was filed" is parity within this machine's noise,
+    and 1.5% short by instructions.
+  - Against fb6efc7 (the sixth session's start), 11 rounds: its bank example at 20 reps,
+    per-round median 1.54 (medians 4,024 -> 6,131); its default suite at 10 reps, 1.21
+    (medians 1.28).
+  - Today's default suite (travel and bank), three plain runs at 20 reps: 3,987-4,600
+    agent turns per CPU-second, against the goal of 10,000.
+
 What remains (``--profile``, cumulative share of CPU samples, 20 reps, after the
 seventh session):
 
