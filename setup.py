@@ -2,8 +2,9 @@
 
 The default suite and its library live at the top level of the repository
 (``simlab.yaml``, ``personas/``, ``goals/``, ``perturbations/``, ``domains/``, and
-``schemas/``, which their ``$schema`` lines point to; and the starter project
-``simlab init`` writes, ``examples/starter/``),
+``schemas/``, which their ``$schema`` lines point to; the starter project
+``simlab init`` writes, ``examples/starter/``; and the guides in ``docs/``, which the
+starter's comments and ``simlab init`` send a new user to),
 where users and docs find them. A wheel must carry them too, so an installed
 simlab runs its default suite from any folder: this build step copies them into
 the built package as ``simlab/_shipped/`` (real files, same layout), and
@@ -22,6 +23,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 LIBRARY_DIRS = ("personas", "goals", "perturbations", "domains", "schemas")
 LIBRARY_FILES = ("simlab.yaml",)
+DOCS = "docs"  # the guides (Markdown): a wheel user has no checkout to read them in
 STARTER = Path("examples") / "starter"  # simlab.spec._starter.STARTER: `simlab init` writes it
 PACKAGED_DIR = Path("simlab") / "_shipped"  # simlab.spec._shipped.PACKAGED_DIR
 
@@ -43,6 +45,11 @@ class BuildPyWithLibrary(build_py):
         # the starter project whole (its agent.py too), run outputs and caches left out
         not_project = shutil.ignore_patterns("__pycache__", "*.pyc", "results", ".*")
         shutil.copytree(HERE / STARTER, target / STARTER, ignore=not_project)
+        shutil.copytree(HERE / DOCS, target / DOCS, ignore=_not_markdown)
+
+
+def _not_markdown(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if not n.endswith(".md") and not (Path(folder) / n).is_dir()]
 
 
 def _not_spec_files(folder: str, names: list[str]) -> list[str]:

@@ -556,7 +556,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from simlab.spec import write_starter
+    from simlab.spec import shipped_guide, write_starter
 
     dest: Path = args.dir
     if dest.exists() and not dest.is_dir():
@@ -578,7 +578,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
             _eprint(f"  {path.as_posix()}")
     _eprint("  schemas/ (editor schemas for the YAML files)")
     cd = "" if dest.resolve() == Path.cwd().resolve() else f"cd {dest} && "
-    _eprint(f"next: {cd}simlab run   (then read results/<run>/report.md; see docs/guide.md)")
+    _eprint(f"next: {cd}simlab run   (then read results/<run>/report.md)")
+    _eprint(f"guide: {shipped_guide()}   (your agent, your domain, personas, goals, the report)")
     return EXIT_OK
 
 

@@ -107,7 +107,13 @@ from simlab.spec._perturbation_speech import (
 )
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 from simlab.spec._select import select
-from simlab.spec._shipped import DEFAULT_SUITE, default_suite, shipped_dir, shipped_root
+from simlab.spec._shipped import (
+    DEFAULT_SUITE,
+    default_suite,
+    shipped_dir,
+    shipped_guide,
+    shipped_root,
+)
 from simlab.spec._starter import SCHEMA_LINE, STARTER, starter_dir, write_starter
 from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
@@ -228,6 +234,7 @@ __all__ = [
     "shipped_dirs",
     "shipped_domain",
     "shipped_domains",
+    "shipped_guide",
     "shipped_root",
     "spec_files",
     "spec_models",

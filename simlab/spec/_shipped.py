@@ -37,6 +37,12 @@ def shipped_root() -> Path:
     return package.parent
 
 
+def shipped_guide() -> Path:
+    """The guide for a team's own agent and domain (``docs/guide.md``; a wheel carries
+    the guides in ``_shipped/docs/``)."""
+    return shipped_root() / "docs" / "guide.md"
+
+
 def default_suite() -> Path:
     """The shipped default suite file (every persona x every goal, offline)."""
     return shipped_root() / DEFAULT_SUITE

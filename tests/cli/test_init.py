@@ -43,6 +43,8 @@ def test_init_then_run_grades_every_session_and_writes_the_report(tmp_path: Path
     files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
     assert [f for f in files if not f.startswith("schemas/")] == PROJECT
     assert "next: cd proj && simlab run" in made.stderr
+    (guide,) = [ln.split()[1] for ln in made.stderr.splitlines() if ln.startswith("guide: ")]
+    assert Path(guide) == ROOT / "docs" / "guide.md"  # a checkout's own guide
 
     ran = simlab("run", "--quiet", cwd=project)  # the project's own simlab.yaml, no option
     assert ran.returncode == 0, ran.stderr

@@ -133,7 +133,12 @@ def test_validate_and_perturbations_use_the_wheels_library(
 def test_init_then_run_works_from_the_wheel(installed: tuple[Path, Path], tmp_path: Path) -> None:
     _, venv = installed
     env = _env(venv)
-    _run(["simlab", "init", "proj"], tmp_path, env)
+    made = _run(["simlab", "init", "proj"], tmp_path, env)
+    # the guide the starter's comments send a user to is in the wheel, where init says
+    (guide,) = [ln.split()[1] for ln in made.stderr.splitlines() if ln.startswith("guide: ")]
+    assert Path(guide).is_relative_to(venv) and Path(guide).name == "guide.md"
+    assert "simlab init" in Path(guide).read_text(encoding="utf-8")
+    assert (Path(guide).parent / "domains.md").is_file()
     project = tmp_path / "proj"
     assert (project / "agent.py").is_file() and (project / "schemas").is_dir()
     proc = _run(["simlab", "run", "--quiet"], project, env)
