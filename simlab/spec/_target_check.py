@@ -1,11 +1,10 @@
 """A suite's Python target, found without running it.
 
 ``target: my_agent:reply`` is imported only when a run starts; a misspelled module
-or function then stops the run with no file or line. ``simlab validate`` (and
-``simlab run``, before any session starts) looks for the module where a run looks
-(the suite's folder, the current folder, then ``sys.path``) and reads its source for
-the name, without executing a line of it: importing a team's agent may connect to
-their services.
+or function then stops the run with no file or line. ``simlab validate`` looks for
+the module where a run looks (the suite's folder, the current folder, then
+``sys.path``) and reads its source for the name, without executing a line of it:
+importing a team's agent may connect to their services.
 
 A name the source may bind in ways a reading cannot follow (``from x import *``, a
 module ``__getattr__``, a compiled module) is given the benefit of the doubt: the
