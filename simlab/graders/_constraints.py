@@ -6,9 +6,8 @@ from collections.abc import Mapping
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._action import action_view, final_action, satisfies
-from simlab.graders._per_goal import PerGoal
 from simlab.graders._written import written
-from simlab.spec import Constraint, Goal
+from simlab.spec import Constraint, Goal, PerObject
 
 CONSTRAINT_PREFIX = "constraint:"
 """Constraint checks are named ``constraint:<fact_id>``."""
@@ -78,7 +77,7 @@ def _names(constraints: list[Constraint]) -> list[str]:
     ]
 
 
-_names_of = PerGoal(lambda goal: _names(goal.constraints))
+_names_of: PerObject[Goal, list[str]] = PerObject(lambda goal: _names(goal.constraints), most=4096)
 """A goal's constraint check names, in the order of its constraints."""
 
 

@@ -44,7 +44,6 @@ from simlab.graders._action import final_call, same_value
 from simlab.graders._canary import CANARY
 from simlab.graders._completion import CONFIRMATION, confirm_gaps
 from simlab.graders._constraints import CONSTRAINT_PREFIX, NO_FINAL_ACTION
-from simlab.graders._per_goal import PerGoal
 from simlab.graders._safety import REPLY_LEAK
 from simlab.graders._trajectory import TRAJECTORY
 from simlab.guards import (
@@ -58,7 +57,7 @@ from simlab.guards import (
     TOOL_CANARY,
     is_proposal,
 )
-from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, PerDomain, validate_args
+from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, PerDomain, PerObject, validate_args
 from simlab.store import StageFailure, ToolStages
 
 SELECTION, ARGUMENTS, EXECUTION, OUTPUT = TOOL_STAGES
@@ -166,7 +165,7 @@ def _goal_slots(goal: Goal) -> dict[str, list[str]]:
     return slots
 
 
-_slots_of = PerGoal(_goal_slots)
+_slots_of: PerObject[Goal, dict[str, list[str]]] = PerObject(_goal_slots, most=4096)
 
 
 def _stage_positions(domain: Domain | None) -> tuple[dict[str, int], int]:

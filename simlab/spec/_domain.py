@@ -415,24 +415,40 @@ class Domain(_Spec):
         return next((t for t in self.tools if t.name == name), None)
 
 
+_K = typing.TypeVar("_K")
 _T = typing.TypeVar("_T")
 
 
-class PerDomain(typing.Generic[_T]):
+class PerObject(typing.Generic[_K, _T]):
+    """One ``make(obj)`` per object in this process, made on first use.
+
+    For work that is pure in a frozen spec object sessions share (a domain's
+    readers and patterns, a goal's slots): entries are keyed by the object, which
+    is kept alive with its entry, so its ``id`` is never reused for another. Past
+    ``most`` entries (None: no bound) the entries start afresh.
+    """
+
+    def __init__(self, make: typing.Callable[[_K], _T], most: int | None = None) -> None:
+        self._make = make
+        self._most = most
+        self._made: dict[int, tuple[_K, _T]] = {}
+
+    def __call__(self, obj: _K) -> _T:
+        """``make(obj)``, the same object every time for the same ``obj``."""
+        found = self._made.get(id(obj))
+        if found is None or found[0] is not obj:
+            if self._most is not None and len(self._made) >= self._most:
+                self._made.clear()
+            found = self._made[id(obj)] = (obj, self._make(obj))
+        return found[1]
+
+
+class PerDomain(PerObject[Domain, _T]):
     """One ``make(domain)`` per domain object in this process, made on first use.
 
     A domain's readers, voices and patterns are costly to build and pure in it;
-    sessions share them. Entries are keyed by the domain object (it is kept
-    alive with its entry, so its ``id`` is never reused for another).
+    sessions share them (a process holds few domains: no bound).
     """
 
     def __init__(self, make: typing.Callable[[Domain], _T]) -> None:
-        self._make = make
-        self._made: dict[int, tuple[Domain, _T]] = {}
-
-    def __call__(self, domain: Domain) -> _T:
-        """``make(domain)``, the same object every time for the same domain."""
-        found = self._made.get(id(domain))
-        if found is None or found[0] is not domain:
-            found = self._made[id(domain)] = (domain, self._make(domain))
-        return found[1]
+        super().__init__(make)
