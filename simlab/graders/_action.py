@@ -82,27 +82,11 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
 _NO_RESULT: Mapping[str, Any] = {}
 
 
-# The scripted user judges every final action it sees and the graders judge it again: the
-# same few (value, wanted) pairs come back thousands of times a run, so their verdicts are
-# remembered. Only exact types whose equal values compare alike are remembered: a key
-# holds each value's type, so 1, True and "1" stay apart.
-_HELD: dict[tuple[str, type, Any, type, Any], bool] = {}
-_MAX_HELD = 8192
-_REMEMBERED = frozenset({str, int, bool, type(None)})
-
-
 def _holds(op: str, got: Any, wanted: Any) -> bool:
     """Whether ``got`` stands in ``op`` to ``wanted`` (``satisfies``'s comparison)."""
-    got_kind, wanted_kind = type(got), type(wanted)
-    if got_kind not in _REMEMBERED or wanted_kind not in _REMEMBERED:
-        return _compare(op, got, wanted)
-    key = (op, got_kind, got, wanted_kind, wanted)
-    held = _HELD.get(key)
-    if held is None:
-        if len(_HELD) >= _MAX_HELD:
-            _HELD.clear()
-        held = _HELD[key] = _compare(op, got, wanted)
-    return held
+    if type(got) in _REMEMBERED and type(wanted) in _REMEMBERED:
+        return _remembered(op, got, wanted)
+    return _compare(op, got, wanted)
 
 
 def _compare(op: str, got: Any, wanted: Any) -> bool:
@@ -112,6 +96,14 @@ def _compare(op: str, got: Any, wanted: Any) -> bool:
     if op == "le":
         return a <= b  # type: ignore[operator]
     return a >= b  # type: ignore[operator]
+
+
+# The scripted user judges every final action it sees and the graders judge it again: the
+# same few (value, wanted) pairs come back thousands of times a run, so their verdicts are
+# remembered. Only exact types whose equal values compare alike are remembered, and the
+# cache is typed, so 1, True and "1" stay apart.
+_REMEMBERED = frozenset({str, int, bool, type(None)})
+_remembered = lru_cache(maxsize=8192, typed=True)(_compare)
 
 
 def _pair(got: Any, wanted: Any) -> tuple[float | str, float | str]:
