@@ -5,19 +5,9 @@ misspelled function, or at a function that returns tool calls of the wrong shape
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from run_simlab import simlab
 
 
 def project(tmp_path: Path, target: str) -> Path:

@@ -4,23 +4,17 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+import run_simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def simlab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return run_simlab.simlab(*args, cwd=cwd)
 
 
 def test_memory_test_delegates_and_reports_the_broken_store() -> None:

@@ -4,9 +4,9 @@ The wheel's copy of the starter project is tested by ``test_wheel.py`` (slow).
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from run_simlab import simlab
 
 from simlab.spec import SCHEMA_LINE, starter_dir
 
@@ -20,16 +20,6 @@ PROJECT = [
     "personas/fickle.yaml",
     "simlab.yaml",
 ]
-
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_the_starter_project_is_the_checkouts_example() -> None:

@@ -4,11 +4,10 @@ The wheel's copy of them is tested by ``test_wheel.py`` (slow: it builds and ins
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.spec import (
     default_suite,
@@ -20,16 +19,6 @@ from simlab.spec import resolve_perturbations as resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_NOTE = "no simlab.yaml here: running the shipped default suite"
-
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_a_checkout_ships_its_top_level_library() -> None:

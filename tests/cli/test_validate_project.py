@@ -5,28 +5,10 @@ project validated on its own, a mistake in the domain, YAML's unquoted dates and
 decimals, and a goal's reference to a fact it does not have.
 """
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    """A fresh ``simlab init`` project (its domain: ``domains/shop``, named by its suite)."""
-    assert simlab("init", "proj", cwd=tmp_path).returncode == 0
-    return tmp_path / "proj"
+from run_simlab import simlab
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -3,28 +3,10 @@ without running the team's code: a misspelled module or function is said at the
 suite's ``target`` line, with the fix; a name the source binds in a way a reading
 cannot follow is left to the run."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    """A fresh ``simlab init`` project: ``target: agent:reply``, ``agent.py`` beside it."""
-    assert simlab("init", "proj", cwd=tmp_path).returncode == 0
-    return tmp_path / "proj"
+from run_simlab import simlab
 
 
 def target_line(suite: Path) -> int:

@@ -7,19 +7,9 @@ it), run and diagnosed through the CLI.
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-
-def simlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from run_simlab import simlab
 
 
 def test_a_cause_the_target_cannot_replay_is_said_unverifiable(tmp_path: Path) -> None:

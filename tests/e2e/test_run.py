@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import run_simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,14 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def simlab(
     *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    return run_simlab.simlab(*args, cwd=cwd, env=env)
 
 
 def only_run_dir(out: Path) -> Path:
