@@ -4,7 +4,9 @@ Runs a suite once (``engine_throughput.measure``, one process) and keeps every g
 session's context and checks, and every final action the scripted user judged. Then
 times, on those, each function of REF's ``simlab/graders/_stages.py``,
 ``_efficiency.py`` and ``_action.py`` (loaded from ``git archive REF`` under other
-module names; what they import is the working tree's) against the working tree's:
+module names; what they import is the working tree's, so a REF whose graders import a
+module the tree no longer has, such as grade8's ``_per_goal`` before 2d0cda9, does not
+load) against the working tree's:
 warm, as a run grades a session right after it ran (each item once untimed, then
 REF's and the tree's ``--times`` times each, alternating), the best of ``--passes``.
 One process, so both meet the same load; the ratio is the figure, not the
