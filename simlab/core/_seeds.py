@@ -24,14 +24,25 @@ def derive_seed(*parts: str | int | float | bool | list[str] | tuple[str, ...] |
 
 
 def _plain_json(parts: tuple[object, ...]) -> str | None:
-    """The canonical JSON of parts that are all ints and plain strings, as ``json.dumps``
-    writes it, without its encoder's set-up (every session derives two seeds); else None."""
+    """The canonical JSON of parts that are ints, plain strings and lists or tuples of
+    plain strings, as ``json.dumps`` writes it, without its encoder's set-up (every
+    session derives three seeds, one with its perturbation list); else None."""
     out = []
     for p in parts:
         if type(p) is int:
             out.append(repr(p))
-        elif type(p) is str and p.isascii() and p.isprintable() and '"' not in p and "\\" not in p:
+        elif type(p) is str and _is_plain(p):
             out.append(f'"{p}"')
+        elif type(p) is list or type(p) is tuple:
+            for item in p:
+                if type(item) is not str or not _is_plain(item):
+                    return None
+            out.append("[" + ",".join(f'"{item}"' for item in p) + "]")
         else:
             return None
     return "[" + ",".join(out) + "]"
+
+
+def _is_plain(text: str) -> bool:
+    """Whether ``json.dumps`` writes ``text`` as itself between quotes."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -43,7 +44,13 @@ def expand(
                 continue
             for mode in suite.modes:
                 for rep in range(suite.reps):
-                    key = SessionKey(persona=pid, goal=gid, mode=mode.value, rep=rep)
+                    # interned: a run's records share one string of each name
+                    key = SessionKey(
+                        persona=sys.intern(pid),
+                        goal=sys.intern(gid),
+                        mode=sys.intern(mode.value),
+                        rep=rep,
+                    )
                     jobs.append(
                         SessionJob(
                             key, session_seed(suite.seed, key), personas[pid], goals[gid], mode

@@ -184,29 +184,32 @@ def _base(
 ) -> dict[str, Any]:
     meter = setup.meter
     meta: dict[str, Any] = {}
+    usage, cost_usd = Usage(), 0.0  # no LLM call (the offline path): nothing to add up
     if meter.roles:
         meta["llm"] = meter.as_json()
         meta["retries"] = meter.retries
+        spent = meter.usage
+        usage = Usage(
+            input_tokens=spent.input_tokens,
+            output_tokens=spent.output_tokens,
+            cache_read_tokens=spent.cache_read_tokens,
+            cache_write_tokens=spent.cache_write_tokens,
+            calls=meter.calls,
+        )
+        cost_usd = round(meter.cost_usd, 8)
     faults = getattr(parts.get("simulator"), "faults", None)
     if faults:
         meta["simulator_faults"] = list(faults)
     if parts.get("truncated"):
         meta["truncated"] = parts["truncated"]
-    usage = meter.usage
     return {
         "key": job.key,
         "seed": job.seed,
         "n_user_turns": transcript.n_user_turns,
         "planned_turns": planned,
         "transcript": transcript,
-        "usage": Usage(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            calls=meter.calls,
-        ),
-        "cost_usd": round(meter.cost_usd, 8),
+        "usage": usage,
+        "cost_usd": cost_usd,
         "duration_s": round(time.perf_counter() - started, 6),
         "agent_turn_s": parts.get("agent_turn_s", []),
         "meta": meta,

@@ -181,32 +181,40 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     A run's full records take about 60 KB each in memory; slim ones share what
     repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
     """
-    key = record.key
     meta = {k: record.meta[k] for k in SUMMARY_META_KEYS if k in record.meta}
     counts = tool_call_counts(record.transcript)
     if counts != (0, 0):  # what the summary counts from the transcript it drops
         meta[TOOL_CALL_COUNTS_META] = list(counts)
-    fields = {
-        **record.__dict__,
-        "key": SessionKey.model_construct(
-            _fields_set=_KEY_FIELDS,
-            **{
-                **key.__dict__,
-                "persona": sys.intern(key.persona),
-                "goal": sys.intern(key.goal),
-                "mode": sys.intern(key.mode),
-                "perturbations": tuple(sys.intern(p) for p in key.perturbations),
-            },
-        ),
-        "checks": _shared_checks(record.checks),
-        "transcript": _EMPTY_TRANSCRIPT,
-        "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
-        "error": None
-        if record.error is None
-        else record.error.model_copy(update={"traceback": None}),
-        "meta": meta or _NO_META,
-    }
-    return SessionRecord.model_construct(_fields_set=_ALL_FIELDS, **fields)
+    # a copy with six fields replaced: a third of model_construct's cost, which sets
+    # all nineteen one by one
+    return record.model_copy(
+        update={
+            "key": _interned_key(record.key),
+            "checks": _shared_checks(record.checks),
+            "transcript": _EMPTY_TRANSCRIPT,
+            "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
+            "error": None
+            if record.error is None
+            else record.error.model_copy(update={"traceback": None}),
+            "meta": meta or _NO_META,
+        }
+    )
+
+
+def _interned_key(key: SessionKey) -> SessionKey:
+    """``key`` with its names interned, so a run's records share one string of each
+    (``expand`` interns them: such a key is returned as it is)."""
+    names = (key.persona, key.goal, key.mode, *key.perturbations)
+    if all(sys.intern(name) is name for name in names):
+        return key
+    return key.model_copy(
+        update={
+            "persona": sys.intern(key.persona),
+            "goal": sys.intern(key.goal),
+            "mode": sys.intern(key.mode),
+            "perturbations": tuple(sys.intern(p) for p in key.perturbations),
+        }
+    )
 
 
 def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
@@ -237,8 +245,6 @@ _CHECK_PATTERNS: dict[
 _EMPTY_TRANSCRIPT = Transcript()
 _ZERO_USAGE = Usage()
 _NO_META: dict[str, Any] = {}
-_ALL_FIELDS = set(SessionRecord.model_fields)  # shared: every field is set
-_KEY_FIELDS = set(SessionKey.model_fields)
 
 
 def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:

@@ -1,4 +1,11 @@
+import hashlib
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from simlab.core import SessionKey, derive_seed
+from simlab.core._seeds import _plain_json
 from simlab.engine import session_seed
 
 
@@ -20,3 +27,41 @@ def test_session_seed_depends_on_every_key_part() -> None:
     }
     assert len(seeds) == 7
     assert all(0 <= s < 2**63 for s in seeds)
+
+
+def _reference_seed(*parts: object) -> int:
+    """The definition: sha256 of ``json.dumps`` of the parts, tuples as lists."""
+    canonical = json.dumps(
+        [list(p) if isinstance(p, tuple) else p for p in parts],
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:8], "big") >> 1
+
+
+_TEXT = st.text(alphabet=st.characters(max_codepoint=0x130), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=-(2**70), max_value=2**70),
+            _TEXT,
+            st.lists(_TEXT, max_size=3),
+            st.lists(_TEXT, max_size=3).map(tuple),
+            st.booleans(),
+            st.none(),
+        ),
+        max_size=6,
+    )
+)
+def test_fast_canonical_json_is_json_dumps(parts: list[object]) -> None:
+    # the shortcut for ints, plain strings and lists of them writes what json.dumps writes
+    assert derive_seed(*parts) == _reference_seed(*parts)  # type: ignore[arg-type]
+
+
+def test_perturbation_lists_take_the_shortcut() -> None:
+    # a session key's seed has its perturbation list among the parts
+    assert _plain_json((7, "p", ["typo", "pushback"], ())) == '[7,"p",["typo","pushback"],[]]'
+    assert _plain_json((7, ['say "hi"'])) is None
