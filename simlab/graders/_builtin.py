@@ -97,5 +97,6 @@ names them)."""
 
 
 def _named(check: Check, name: str) -> Check:
-    check.name = name
+    if check.name != name:  # a model's setattr runs Python code: skipped when named
+        check.name = name
     return check

@@ -39,7 +39,7 @@ def constraint_checks(goal: Goal, transcript: Transcript) -> dict[str, Check]:
         transcript: A finished session.
 
     Returns:
-        Check name to check; ``turn`` is the user turn the value was stated in.
+        Check name to check, each named; ``turn`` is the user turn the value was stated in.
     """
     return judge_constraints(goal, stated_facts(transcript), final_action(goal, transcript))
 
@@ -58,11 +58,14 @@ def judge_constraints(
         if fact is None:
             continue
         if view is None:
-            checks[name] = Check(passed=False, detail=NO_FINAL_ACTION, turn=fact.turn)
+            checks[name] = Check(name=name, passed=False, detail=NO_FINAL_ACTION, turn=fact.turn)
             continue
         ok = satisfies(constraint, view, fact.value)
         checks[name] = Check(
-            passed=ok, detail=_detail(constraint, fact, view, ok, tool), turn=fact.turn
+            name=name,
+            passed=ok,
+            detail=_detail(constraint, fact, view, ok, tool),
+            turn=fact.turn,
         )
     return checks
 
