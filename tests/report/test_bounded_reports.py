@@ -52,6 +52,19 @@ def test_a_summary_from_slim_records_is_the_summary_from_full_ones(tmp_path: Pat
     assert summarize(read.records, suite.buckets, suite.seed) == expected
 
 
+def test_slim_records_share_one_string_of_each_name(tmp_path: Path) -> None:
+    # records read back from the file hold names of their own; slim, they share one each
+    run_dir, full = small_run(tmp_path)
+    read = read_sessions(run_dir, slim=True).records
+    assert [r.key for r in read] == [r.key for r in full]
+    by_persona: dict[str, set[int]] = {}
+    for r in read:
+        by_persona.setdefault(r.key.persona, set()).add(id(r.key.persona))
+    assert all(len(ids) == 1 for ids in by_persona.values()), by_persona
+    # a key expanded by the run has its names interned already: kept as it is
+    assert all(slim_record(r).key is r.key for r in full)
+
+
 def test_the_viewer_holds_at_most_its_limit_failures_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
