@@ -9,6 +9,7 @@ from simlab.spec._agent import (
 )
 from simlab.spec._domain import (
     CONNECTIVES,
+    RESULT_TYPES,
     TOOL_STAGES,
     Agency,
     Connective,
@@ -23,6 +24,8 @@ from simlab.spec._domain import (
     OrderKey,
     PerDomain,
     PerObject,
+    ResultField,
+    ResultType,
     RowTest,
     SlotSpeech,
     SlotType,
@@ -143,6 +146,7 @@ __all__ = [
     "OUTCOME_OF",
     "PERTURBATION_DIR",
     "PHRASED_KINDS",
+    "RESULT_TYPES",
     "SCHEMA_LINE",
     "SPEC_KINDS",
     "STARTER",
@@ -192,6 +196,8 @@ __all__ = [
     "Problem",
     "RayExecutorSpec",
     "ReferenceTargetSpec",
+    "ResultField",
+    "ResultType",
     "RowTest",
     "ScriptedSimulatorSpec",
     "Slot",

@@ -264,6 +264,59 @@ class ToolLimit(_Spec):
     field: str
 
 
+ResultType = Literal["string", "integer", "number", "boolean", "array", "object", "any"]
+"""What a tool's result field holds, in JSON's words: text, a whole number, any
+number, true or false, a list, a record, or anything (no check)."""
+RESULT_TYPES: tuple[ResultType, ...] = typing.get_args(ResultType)
+
+
+class ResultField(_Spec):
+    """One field of a tool's result, as its ``returns`` declares it."""
+
+    type: ResultType = "any"
+    """What its value holds; ``any``: not checked."""
+    optional: bool = False
+    """Whether a result may leave it out (or hold null): a memo only some records
+    carry. A field not optional is in every result that is not empty."""
+    description: str = ""
+
+
+def _returns(value: Any) -> Any:
+    """``returns`` as a mapping of field to ``ResultField``: a list of names declares
+    each field of any type, in every result; a type word is ``{type: WORD}``."""
+    if isinstance(value, list):
+        names = [v for v in value if isinstance(v, str)]
+        if len(names) != len(value):
+            raise ValueError(
+                "list the fields' names, or declare each with its type: "
+                "`returns: {order_id: string, total: number}`"
+            )
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"fields repeat: {repeated}; list each once")
+        return {name: {} for name in names}
+    if isinstance(value, dict):
+        return {k: {"type": v} if isinstance(v, str) else v for k, v in value.items()}
+    return value
+
+
+def _returns_schema(schema: dict[str, Any]) -> None:
+    """The JSON schema also takes a list of names, and a field's type word alone."""
+    full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
+    field_ = full.get("additionalProperties", {})
+    full["additionalProperties"] = {"anyOf": [{"enum": list(RESULT_TYPES)}, field_]}
+    schema["anyOf"] = [{"type": "array", "items": {"type": "string"}}, full]
+
+
+Returns = Annotated[
+    dict[str, ResultField],
+    BeforeValidator(_returns),
+    Field(json_schema_extra=_returns_schema),
+]
+"""A tool's result fields: ``[order_id, total]`` (names: any type, in every result)
+or ``{order_id: string, total: number, memo: {type: string, optional: true}}``."""
+
+
 class DomainTool(ToolSpec):
     """A tool an agent of this domain calls: arguments, effect and fixture results."""
 
@@ -271,9 +324,11 @@ class DomainTool(ToolSpec):
     """``write`` changes the world (an order, a frozen card); ``read`` only looks."""
     reversible: bool = True
     """Whether a write can be undone (a refund cannot)."""
-    returns: list[str] = Field(default_factory=list)
-    """The fields of its result (besides those its fixtures show): a goal's
-    constraints and ``confirm_fields`` may name these and its arguments."""
+    returns: Returns = Field(default_factory=dict)
+    """The fields of its result, each with its type and whether every result has
+    it: a goal's constraints and ``confirm_fields`` may name these and its
+    arguments. Each fixture's result (a record, or a list of records) holds
+    exactly these (``simlab validate`` says any mismatch)."""
     agency: Agency | None = None
     """How freely an agent may call it; None: ``confirm`` for an irreversible
     write, ``auto`` otherwise (see ``default_agency``). A goal may override it."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.spec._domain import Domain, DomainFile, DomainSlot, DomainTool
+from simlab.spec._fixture_results import result_problems
 from simlab.spec._loader import Loc, Problem, SpecError, _line_for, _mapping, _read, _validated
 from simlab.spec._models import FactValue, Goal, Persona, Suite
 from simlab.spec._shipped import shipped_dir
@@ -156,7 +157,8 @@ def _add(
 def _coherence(
     domain: Domain, where: Mapping[tuple[str, str], tuple[_Part, Loc]], head: Path
 ) -> list[Problem]:
-    """What no single file can show: languages, intents and tools that miss each other."""
+    """What no single file can show: languages, intents and tools that miss each other,
+    and fixture results that miss their tool's ``returns``."""
     problems: list[Problem] = []
     spoken = sorted(domain.languages)
     if not spoken:
@@ -201,6 +203,8 @@ def _coherence(
                     f"{', '.join(n for n in tool_names if n != tool.name) or '(none declared)'}",
                 )
         for rest, message in _lookup_problems(domain, tool):
+            problem("tools", tool.name, rest, message)
+        for rest, message in result_problems(tool):
             problem("tools", tool.name, rest, message)
     for intent in domain.intents:
         if domain.tool(intent.tool) is None:

@@ -1,0 +1,155 @@
+"""A domain tool's fixture results against its ``returns``: the fields it declares.
+
+Graders read a result's fields by name (a goal's constraint on a returned field,
+``confirm_fields``) and compare their values with what the user said. A result
+lacking a declared field, holding one ``returns`` does not declare, or holding a
+value of another type than declared, makes them pass or fail for no reason a run
+shows; ``simlab validate`` says each such mismatch at the fixture's line.
+
+A result is a record (``{order_id: A1, total: 4}``) or a list of records (a
+search's rows), each checked alike; an empty one (``{}``, ``[]``, ``""``, null) is
+a call that found nothing and has no fields to check, as is an ``error``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from simlab.spec._domain import DomainTool, ResultField, ResultType
+from simlab.spec._loader import Loc
+
+
+def result_problems(tool: DomainTool) -> list[tuple[Loc, str]]:
+    """Each mismatch between ``tool``'s fixture results (and default) and its ``returns``.
+
+    Returns:
+        (where in the tool, message with its fix) per mismatch: a field missing,
+        a field not declared, a value of the wrong type, a result that is no record.
+    """
+    outcomes: list[tuple[Loc, str, Any]] = [
+        (("fixtures", i), f"fixture {i}", f.result)
+        for i, f in enumerate(tool.fixtures)
+        if f.error is None
+    ]
+    if tool.default is not None and tool.default.error is None:
+        outcomes.append((("default",), "default", tool.default.result))
+    out: list[tuple[Loc, str]] = []
+    for at, name, result in outcomes:
+        if _empty(result):
+            continue
+        who = f"{tool.name}'s {name}"
+        if isinstance(result, list):
+            for r, row in enumerate(result):
+                out.extend(_record_problems(tool, (*at, "result", r), f"{who} (row {r})", row))
+        else:
+            out.extend(_record_problems(tool, (*at, "result"), who, result))
+    return out
+
+
+def _empty(result: Any) -> bool:
+    return result is None or (isinstance(result, dict | list | str) and not result)
+
+
+def _record_problems(tool: DomainTool, at: Loc, who: str, record: Any) -> list[tuple[Loc, str]]:
+    declared = tool.returns
+    names = ", ".join(declared) or "none declared"
+    if not isinstance(record, Mapping):
+        if not declared:
+            return []  # a plain value, and no fields said: nothing to compare
+        return [
+            (
+                at,
+                f"{who}: the result is {record!r}, not a record of the fields {tool.name}'s "
+                f"`returns` declares ({names}); give a record ({{field: value}}) or a list "
+                "of records",
+            )
+        ]
+    out: list[tuple[Loc, str]] = []
+    for key, value in record.items():
+        field_ = declared.get(str(key))
+        if field_ is None:
+            out.append(
+                (
+                    (*at, key),
+                    f"{who}: field {str(key)!r} is not in {tool.name}'s `returns` ({names}); "
+                    f"add field {key} to returns, or remove it from the result",
+                )
+            )
+            continue
+        why = _type_problem(field_, value)
+        if why is not None:
+            out.append(((*at, key), f"{who}: field {str(key)!r} {why}"))
+    for name, field_ in declared.items():
+        if name not in record and not field_.optional:
+            typed = f"type: {field_.type}, " if field_.type != "any" else ""
+            out.append(
+                (
+                    at,
+                    f"{who}: no field {name!r}, which {tool.name}'s `returns` declares; add "
+                    f"{name} to the result, or, if only some results have it, declare it "
+                    f"optional in returns (`{name}: {{{typed}optional: true}}`)",
+                )
+            )
+    return out
+
+
+def _type_problem(field_: ResultField, value: Any) -> str | None:
+    """Why ``value`` is not of the declared field's type; None when it is."""
+    if value is None and field_.optional:
+        return None  # an optional field may hold null as well as be left out
+    if _holds(field_.type, value):
+        return None
+    hint = " (YAML reads an unquoted date as a date: quote it)" if _is_date(value) else ""
+    return (
+        f"is {value!r}, {_kind(value)}, but `returns` declares it {_word(field_.type)}; "
+        f"fix the value's type{hint} (or the type declared in returns)"
+    )
+
+
+def _holds(kind: ResultType, value: Any) -> bool:
+    if kind == "any":
+        return True
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False  # YAML's true is no number
+    checks: dict[ResultType, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "array": list,
+        "object": dict,
+    }
+    return isinstance(value, checks[kind])
+
+
+def _is_date(value: Any) -> bool:
+    return isinstance(value, dt.date | dt.datetime)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if _is_date(value):
+        return "a date"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _word(kind: ResultType) -> str:
+    return {"integer": "an integer", "array": "an array", "object": "an object"}.get(
+        kind, f"a {kind}"
+    )
