@@ -116,6 +116,21 @@ absolute rates are low; the ratio and the instruction counts are the point:
   - Today's default suite (travel and bank), three plain runs at 20 reps: 3,987-4,600
     agent turns per CPU-second, against the goal of 10,000.
 
+* 2026-12-02, ninth session: per-session costs trimmed (a session key's seed without
+  ``json.dumps``: its perturbation list now takes ``derive_seed``'s shortcut, 7.3 -> ~2
+  us; slim records made by ``model_copy`` of six fields instead of ``model_construct`` of
+  all nineteen, the run's key kept when its names are interned, 52 -> 35 us a record in
+  one warm microbenchmark; the record's ``Usage`` not summed from an empty meter;
+  constraint checks built with their names). Same ``sessions.jsonl`` (default suite,
+  bank example).
+
+  - Instructions per agent turn (as in the eighth session: cachegrind, fa0817c's suite,
+    slope of ``--reps 1`` and ``--reps 5``): fa0817c 997k; main before (1cdaa7e) 1,012.5k;
+    after 984k. 997 / 984 = 1.013: at least as fast as the day issue 10 was filed.
+  - ``--against fa0817c --rounds 15 --reps 5`` on fa0817c's suite, one core, load average
+    3.5-5 (helpers' tests running): per-round ratios 0.62-1.52, their median 1.07; the
+    sides' medians 2,747 -> 3,002 (1.09).
+
 What remains (``--profile``, cumulative share of CPU samples, 20 reps, after the
 seventh session):
 
