@@ -85,16 +85,48 @@ def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
     """
     if not text:
         return False
-    phrases = _yes_phrases(domain) if domain is not None else None
+    reader = _yes_readers(domain) if domain is not None else _PLAIN_YES
     yes = False
     for sentence in _SENTENCE_END.split(plain(text)):
-        if yes and _TAKEN_BACK.search(sentence):
+        taken_back, no, says_yes = reader.verdict(sentence)
+        if yes and taken_back:
             return False
-        if _NO.search(sentence):
+        if no:
             continue
-        if _YES.search(sentence) or (phrases is not None and phrases.search(sentence)):
+        if says_yes:
             yes = True
     return yes
+
+
+class _YesReader:
+    """Reads sentences for a go-ahead with a domain's yes pattern (None: the plain
+    affirmatives only), each sentence's verdict remembered: users' messages are made
+    of few distinct sentences (862 in 13,162 on the default suite's reference run)."""
+
+    def __init__(self, phrases: re.Pattern[str] | None) -> None:
+        self._phrases = phrases
+        self._verdicts: dict[str, tuple[bool, bool, bool]] = {}
+
+    def verdict(self, sentence: str) -> tuple[bool, bool, bool]:
+        """Whether ``sentence`` takes a yes back, says no, says yes."""
+        found = self._verdicts.get(sentence)
+        if found is None:
+            phrases = self._phrases
+            says_yes = _YES.search(sentence) is not None or (
+                phrases is not None and phrases.search(sentence) is not None
+            )
+            found = (
+                _TAKEN_BACK.search(sentence) is not None,
+                _NO.search(sentence) is not None,
+                says_yes,
+            )
+            if len(self._verdicts) >= _MAX_SENTENCES:  # bounded: texts of any size
+                self._verdicts.clear()
+            self._verdicts[sentence] = found
+        return found
+
+
+_MAX_SENTENCES = 8192
 
 
 def _yes_pattern(domain: Domain) -> re.Pattern[str] | None:
@@ -113,8 +145,10 @@ def _yes_pattern(domain: Domain) -> re.Pattern[str] | None:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
 
 
-_yes_phrases = PerDomain(_yes_pattern)
-"""A domain's yes pattern, built once per domain object."""
+_yes_readers = PerDomain(lambda domain: _YesReader(_yes_pattern(domain)))
+"""A domain's go-ahead reader, built once per domain object."""
+_PLAIN_YES = _YesReader(None)
+"""The go-ahead reader without a domain: the plain affirmatives only."""
 
 
 def _confirm_cues(domain: Domain) -> tuple[str, ...]:

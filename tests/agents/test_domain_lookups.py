@@ -223,6 +223,24 @@ def test_a_statement_inside_another_slots_longer_one_is_not_read_twice(
     assert got.slots == {"day": "2027-01-10", "back_day": "2027-01-12"}
 
 
+def test_a_phrasing_of_a_value_alone_is_tried_on_every_message(tmp_path: Path) -> None:
+    # the reader tries a phrasing only when its longest literal word is in the message;
+    # one with no literal word ("{value}": a port named alone) has none to wait for
+    folder = ferry(tmp_path)
+    domain = folder / "domain.yaml"
+    text = domain.read_text(encoding="utf-8")
+    domain.write_text(
+        text.replace(
+            'state: ["I sail from {value}.",', 'state: ["{value}", "I sail from {value}.",'
+        ),
+        encoding="utf-8",
+    )
+    skill = DomainSkill(load_domain(folder))
+    assert skill.read("South Harbour, please.", ()).slots == {"port": "STH"}
+    got = skill.read("I sail on 10 January from North Harbour.", ())
+    assert got.slots == {"day": "2027-01-10", "port": "NTH"}
+
+
 @pytest.mark.parametrize(
     ("old", "new", "where", "says"),
     [

@@ -104,3 +104,13 @@ def test_a_canary_from_a_tool_result_may_not_ride_into_a_later_call() -> None:
 )
 def test_an_explicit_yes(text: str | None, yes: bool) -> None:
     assert is_explicit_yes(text) is yes
+
+
+def test_a_sentence_read_before_reads_the_same_in_another_message() -> None:
+    # each sentence's verdict is remembered: "wait" alone takes back an earlier yes only
+    bank = ToolGuard("bank").domain
+    for _ in range(2):
+        assert is_explicit_yes("Actually, wait.", bank) is False
+        assert is_explicit_yes("Yes, please go ahead. Actually, wait.", bank) is False
+        assert is_explicit_yes("Actually, wait. Yes, please go ahead.", bank) is True
+        assert is_explicit_yes("Yes, please go ahead.", bank) is True
