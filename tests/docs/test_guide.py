@@ -153,9 +153,14 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     # the forgetful agent declares its knobs: its truncations are verified by replay, the
     # unlimited window fixing each and the reminder none, and the reply's view read
     (forgetful,) = runs["forgetful.yaml"]
-    failed = {r["key"]["persona"] + "/" + r["key"]["goal"] for r in forgetful if not r["passed"]}
+    failed = {
+        "/".join(r["key"][k] for k in ("persona", "goal", "mode"))
+        for r in forgetful
+        if not r["passed"]
+    }
     assert len(forgetful) == 24 and all(r["status"] == "ok" for r in forgetful)
-    assert failed == {"calm/order_tea", "fickle/order_tea"}, failed
+    assert failed == {"calm/order_tea/sharded", "fickle/order_tea/sharded"}, failed
+    assert sum(not r["passed"] for r in forgetful) == 4  # "Four of the 24 fail"
     forgetful_dx = _diagnosis(project, "forgetful.yaml")
     assert forgetful_dx["n_failed"] == sum(not r["passed"] for r in forgetful)
     assert forgetful_dx["verified"]["k"] == forgetful_dx["n_failed"]
