@@ -6,6 +6,12 @@ OpenAI-style dicts (``{"role": ..., "content": ...}``) and returns a string, an
 is instantiated once per session with no arguments and must implement
 ``TargetAgent``.
 
+Either declares the counterfactual knobs it honours (``ctx.knobs``, which
+``simlab diagnose`` replays with) in a ``capabilities`` attribute holding an
+``AgentCapabilities``: a class attribute, or one set on the function
+(``reply.capabilities = AgentCapabilities(context_window=True)``). Without
+one, a target honours none.
+
 Their code runs beside the engine (``simlab.agents._isolation``), so a target
 that blocks, spins or ignores cancellation is recorded at its turn timeout and
 never holds up the run or the process.
@@ -122,13 +128,35 @@ def to_reply(value: Any) -> AgentReply:
     )
 
 
-class CallableTarget:
-    """Adapts a plain function to ``TargetAgent``."""
+def declared_capabilities(obj: Any, name: str) -> AgentCapabilities:
+    """The knobs a target function or class says it honours: its ``capabilities``.
 
-    capabilities = AgentCapabilities()
+    Args:
+        obj: The function or class.
+        name: What to call it in an error (``module:attr``).
+
+    Raises:
+        TargetLoadError: ``capabilities`` is set but is not an ``AgentCapabilities``.
+    """
+    caps = getattr(obj, "capabilities", None)
+    if isinstance(caps, AgentCapabilities):
+        return caps
+    if caps is None or isinstance(caps, property):  # none declared, or each instance's own
+        return AgentCapabilities()
+    raise TargetLoadError(
+        f"{name}.capabilities is a {type(caps).__name__}, not the knobs the target honours: "
+        "set it to simlab.AgentCapabilities(context_window=True, instruction_reminder=True) "
+        "(the knobs your agent reads from ctx.knobs)"
+    )
+
+
+class CallableTarget:
+    """Adapts a plain function to ``TargetAgent``; its ``capabilities`` are the
+    function's own (``declared_capabilities``), else none."""
 
     def __init__(self, fn: Callable[..., Any], calls: IsolatedCalls | None = None) -> None:
         self._fn = fn
+        self.capabilities = declared_capabilities(fn, repr(fn))
         self._is_async = inspect.iscoroutinefunction(fn)
         self._calls = calls or IsolatedCalls(TargetSlots(1))
 
@@ -172,9 +200,11 @@ def object_target_factory(
     its slot).
 
     Raises:
-        TargetLoadError: ``obj`` is neither.
+        TargetLoadError: ``obj`` is neither, or its ``capabilities`` is not an
+            ``AgentCapabilities``.
     """
     name = name or repr(obj)
+    declared_capabilities(obj, name)  # a wrong one is said now, not mid-diagnosis
     calls = IsolatedCalls(TargetSlots(concurrency))
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):

@@ -67,6 +67,18 @@ def _runs(project: Path) -> dict[str, list[list[dict[str, Any]]]]:
     return runs
 
 
+def _diagnosis(project: Path, suite: str) -> dict[str, Any]:
+    """The ``diagnosis.json`` that ``simlab diagnose`` wrote into the one run of ``suite``."""
+    (run_dir,) = [
+        d
+        for d in (project / "results").iterdir()
+        if Path(json.loads((d / "run.json").read_text(encoding="utf-8"))["suite_path"]).name
+        == suite
+    ]
+    report: dict[str, Any] = json.loads((run_dir / "diagnosis.json").read_text(encoding="utf-8"))
+    return report
+
+
 def _check(record: dict[str, Any], name: str) -> dict[str, Any]:
     check: dict[str, Any] = record["checks"][name]
     return check
@@ -105,7 +117,13 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
 
     project = work / "shop-tests"
     runs = _runs(project)
-    assert sorted(runs) == ["careless.yaml", "http.yaml", "nightly.yaml", "simlab.yaml"]
+    assert sorted(runs) == [
+        "careless.yaml",
+        "forgetful.yaml",
+        "http.yaml",
+        "nightly.yaml",
+        "simlab.yaml",
+    ]
     first, last = runs["simlab.yaml"]
     # the project as `simlab init` wrote it: 24 sessions, every one graded and passed
     assert len(first) == 24 and all(r["status"] == "ok" and r["passed"] for r in first)
@@ -121,6 +139,42 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     compared = (project / "compare.md").read_text(encoding="utf-8")
     assert re.search(r"max_overall_drop_points\W.*FAILED", compared), compared[-2000:]
     assert re.search(r"min_pairs\W.*PASSED", compared), compared[-2000:]
+    # diagnosed, the careless agent's failures are single-turn ones it cannot verify:
+    # a plain function honours no knob
+    said = " ".join(out.split())  # the console wraps long lines
+    careless_dx = _diagnosis(project, "careless.yaml")
+    assert careless_dx["n_failed"] == 24 and careless_dx["verified"]["k"] == 0
+    for session in careless_dx["sessions"]:
+        assert session["cause"] == "single_turn"
+        assert session["verification"]["outcome"] == (
+            "cannot verify: the target does not honour context_window"
+        )
+    assert "not verifiable in 24 session(s) (single_turn 24): the target does not honour" in said
+    # the forgetful agent declares its knobs: its truncations are verified by replay, the
+    # unlimited window fixing each and the reminder none, and the reply's view read
+    (forgetful,) = runs["forgetful.yaml"]
+    failed = {
+        "/".join(r["key"][k] for k in ("persona", "goal", "mode"))
+        for r in forgetful
+        if not r["passed"]
+    }
+    assert len(forgetful) == 24 and all(r["status"] == "ok" for r in forgetful)
+    assert failed == {"calm/order_tea/sharded", "fickle/order_tea/sharded"}, failed
+    assert sum(not r["passed"] for r in forgetful) == 4  # "Four of the 24 fail"
+    forgetful_dx = _diagnosis(project, "forgetful.yaml")
+    assert forgetful_dx["n_failed"] == sum(not r["passed"] for r in forgetful)
+    assert forgetful_dx["verified"]["k"] == forgetful_dx["n_failed"]
+    evidence = []
+    for session in forgetful_dx["sessions"]:
+        assert session["cause"] == "truncation"
+        verification = session["verification"]
+        assert verification["verified"], verification
+        assert verification["fixed"]["unlimited_window"] is True
+        assert verification["fixed"]["instruction_reminder"] is False
+        assert verification["fixed"]["agent_redrawn"] is False
+        evidence.append(session["evidence"])
+    assert any("the user restated" in e for e in evidence), evidence  # the guide's two kinds
+    assert any("outside the agent's context (it saw turns 1," in e for e in evidence), evidence
     # the same agent behind the HTTP endpoint, reporting its tool results: graded the same
     (http,) = runs["http.yaml"]
     assert len(http) == 24 and all(r["status"] == "ok" and r["passed"] for r in http)
