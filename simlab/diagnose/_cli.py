@@ -180,7 +180,9 @@ def unverifiable_lines(report: DiagnosisReport) -> list[str]:
         shown = ", ".join(f"{cause} {k}" for cause, k in sorted(causes.items()))
         lines.append(
             f"not verifiable in {n} session(s) ({shown}): {escape(why)}; "
-            "such a cause is neither verified nor refuted (README, 'Experiments in a suite')"
+            "such a cause is neither verified nor refuted; declare the knobs your agent "
+            "honours to replay it (docs/guide.md, 'Let simlab diagnose verify why your "
+            "agent failed')"
         )
     return lines
 
