@@ -1,8 +1,10 @@
-"""The local backend: the missing-dependency message, and SmolLM2 for real (slow)."""
+"""The local backend: the missing-dependency message, and SmolLM2 for real (slow):
+a completion, and models closed at exit (no "Exception ignored" from Llama.__del__)."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 
 import pytest
@@ -57,3 +59,80 @@ async def test_smollm2_completes_a_short_json_request() -> None:
     assert resp.usage.input_tokens > 0 and resp.usage.output_tokens > 0
     assert resp.cost_usd == 0.0 and resp.model == "SmolLM2-135M-Instruct.Q4_1"
     assert stats.role("user").calls == 1
+
+
+# Two models (two n_ctx) cached, and a daemon thread still running at exit that holds
+# simlab: its modules, the cache with them, outlive the interpreter's last garbage
+# collection. The interpreter then clears module globals newest first, llama_cpp
+# (imported on the first load) before simlab's cache; freeing a model from the cache
+# found llama_cpp's functions already None, and "Exception ignored in: <function
+# Llama.__del__ ...>" was printed once per model.
+EXIT_WITH_MODELS_CACHED = """
+import threading
+
+import anyio
+
+import simlab
+from simlab.llm import LLMMessage, LLMRequest, LLMSpec, create_llm
+
+
+async def ask(n_ctx):
+    llm = create_llm(LLMSpec(backend="local", max_tokens=4, n_ctx=n_ctx))
+    req = LLMRequest(messages=(LLMMessage(role="user", content="Hi"),), seed=1, role="user")
+    return (await llm.complete(req)).usage.output_tokens
+
+
+print("tokens", [anyio.run(ask, n_ctx) for n_ctx in (256, 512)])
+threading.Thread(target=lambda held: threading.Event().wait(), args=(simlab,), daemon=True).start()
+"""
+
+CLOSED_THEN_CALLED = """
+import anyio
+
+from simlab.llm import LLMError, LLMMessage, LLMRequest, LLMSpec, create_llm
+from simlab.llm import _local
+
+llm = create_llm(LLMSpec(backend="local", max_tokens=4, n_ctx=256))
+req = LLMRequest(messages=(LLMMessage(role="user", content="Hi"),), seed=1, role="user")
+anyio.run(llm.complete, req)
+(loaded,) = _local._MODELS.values()
+_local._close_models()  # what atexit runs
+print("closed", loaded.closed, "cached", len(_local._MODELS))
+for case in ("a new call", "a call that found the model before it closed"):
+    if case != "a new call":
+        _local._load = lambda *args: loaded
+    try:
+        anyio.run(llm.complete, req)
+    except LLMError as e:
+        print(case, "refused:", e)
+"""
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in a fresh interpreter (this one, this environment)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=240
+    )
+
+
+@pytest.mark.slow
+@needs_llama
+def test_exit_with_models_cached_prints_no_ignored_exception() -> None:
+    proc = run_python(EXIT_WITH_MODELS_CACHED)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("tokens [")  # both models loaded and answered
+    assert "Exception ignored" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+@needs_llama
+def test_a_model_closed_at_exit_is_never_called_again() -> None:
+    proc = run_python(CLOSED_THEN_CALLED)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "closed True cached 0",
+        "a new call refused: the local model was not loaded: the interpreter is exiting",
+        "a call that found the model before it closed refused: "
+        "the local model was closed: the interpreter is exiting",
+    ]
