@@ -41,6 +41,17 @@ def _questions(low: str) -> list[str]:
     return out
 
 
+def questions_in(text: str) -> list[str]:
+    """The sentences of ``text`` that end in "?", as written, "?" kept (whitespace
+    collapsed; empty ones, a bare "?", left out)."""
+    out = []
+    for question in _questions(text):
+        words = " ".join(question.split())
+        if words:
+            out.append(words + "?")
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class ReplyReading:
     """What the user takes an agent reply to ask."""
