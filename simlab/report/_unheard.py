@@ -61,6 +61,20 @@ def unheard_section(records: Iterable[SessionRecord]) -> dict[str, Any]:
     }
 
 
+def session_note(record: SessionRecord) -> str | None:
+    """What a failed session's own entry (a JUnit failure) adds: the agent turns its
+    simulated user did not understand, and the first; None when there were none."""
+    found = _unheard(record)
+    if found is None:
+        return None
+    n = found["count"]
+    return (
+        f"the scripted user did not understand {n} agent turn{'' if n == 1 else 's'} "
+        f"(first, turn {found.get('first_turn')}: '{_shown(str(found.get('first_text', '')))}'); "
+        f"add cues for them in your domain ({CUES_DOC})"
+    )
+
+
 def _shown(text: str) -> str:
     """One line of at most ``_SHOWN_CHARS`` characters (renderers escape the rest)."""
     line = " ".join(text.split())

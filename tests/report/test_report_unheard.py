@@ -4,11 +4,18 @@ understand, with their n, and shows the agent's words as text in every renderer.
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 from typing import Any
 
 from rich.console import Console
 
-from simlab.report import render_html, render_markdown, render_terminal, summarize
+from simlab.report import (
+    render_html,
+    render_markdown,
+    render_run_junit,
+    render_terminal,
+    summarize,
+)
 from simlab.store import UNHEARD_META, SessionRecord, StopReason
 from tests.report.conftest import BUCKETS, record
 from tests.report.test_untrusted_text import controls, gfm
@@ -57,6 +64,23 @@ def test_failed_and_passed_sessions_are_counted_with_their_n() -> None:
     # next to the headline figure, which stays last
     lines = [line for line in md.splitlines() if line]
     assert LINE in lines[-2] and lines[-1].startswith("Overall:")
+
+
+def test_each_failed_sessions_junit_failure_names_its_first_unheard_question() -> None:
+    records = _run()
+    junit = render_run_junit(records, summarize(records, BUCKETS, seed=0, n_resamples=50), "r")
+    failures = {
+        case.get("name"): failure.get("message", "")
+        for case in ET.fromstring(junit.split("\n", 1)[1]).iter("testcase")
+        for failure in case.iter("failure")
+    }
+    assert failures["a/g/full/0"].endswith(
+        "the scripted user did not understand 5 agent turns (first, turn 2: "
+        "'Would you like me to proceed?'); add cues for them in your domain "
+        "(docs/domains.md#when-the-scripted-user-does-not-understand-your-agent)"
+    )
+    assert "did not understand" not in failures["a/g/full/3"]  # failed, understood
+    assert set(failures) == {"a/g/full/0", "a/g/full/1", "a/g/full/2", "a/g/full/3"}
 
 
 def test_no_line_when_no_failed_session_had_such_turns() -> None:
