@@ -6,15 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import anyio
+import pytest
 
 from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, SessionKey
 from simlab.engine import SessionJob, SessionLimits, run_session
+from simlab.llm import SessionMeter
 from simlab.simulators import UNHEARD_TEXT_CHARS, ScriptedSimulator, Unheard
 from simlab.spec import Mode
 from simlab.store import UNHEARD_META, SessionRecord, slim_record
 
 from .sim_driver import make_goal, make_persona, play
+from .test_llm_simulator import drive, faithful, new_sim, persona, served
 
 PROCEED = "To confirm: a flight from Hanoi. Would you like me to proceed?"
 """A proposal in words the travel domain has no cue for (its confirm cues: "shall i"...)."""
@@ -58,6 +61,17 @@ def test_a_long_question_is_cut_and_a_reply_of_only_question_marks_kept_whole() 
     t = sim()
     play(t, ["??"], max_turns=2)
     assert t.unheard == Unheard(count=1, first_turn=1, first_text="??")
+
+
+@pytest.mark.anyio
+async def test_the_llm_user_counts_what_its_plan_did_not_understand() -> None:
+    """The LLM voices the scripted plan's turn: a question the plan found no cue for
+    went unanswered there too, whatever the LLM made of the words."""
+    who, goal = persona(), make_goal()
+    async with served(faithful) as (_, llm):
+        sim = new_sim(llm, SessionMeter(), who, goal)
+        await drive(sim, who, goal, [AgentReply(text=PROCEED), AgentReply(text="Which date?")])
+    assert sim.unheard == Unheard(count=1, first_turn=1, first_text="Would you like me to proceed?")
 
 
 # ------------------------------------------------------------------ the record
