@@ -257,8 +257,8 @@ class ScriptedSimulator:
             if not self._volunteer(draft, turn, self.plan.per_turn) and not changing:
                 draft.say(self._phrase("answer_yes"))
         else:
-            if "?" in reply.text:  # a question no cue names: answered without understanding
-                self._not_understood(turn - 1, reply.text)
+            if "?" in reply.text and not reading.open:  # a question no cue names
+                self._not_understood(turn - 1, reply.text)  # answered without understanding
             self._volunteer(draft, turn, self.plan.per_turn)
         if due:
             self._fire(draft, due, turn)

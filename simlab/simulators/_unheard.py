@@ -6,6 +6,9 @@ no ``confirm_cues`` phrase is found gets no answer: the user falls back to what 
 would say anyway. A session whose agent asked "Would you like me to proceed?" where
 the domain's only confirm cue is "shall i" then fails for a reason that is the
 domain's, not the agent's; the tally here lets the record and the reports say so.
+Falling back is the right answer to an open question ("Is there anything else I can
+do?"), so a reply whose questions all hold one of the domain's ``open_cues`` is not
+tallied.
 """
 
 from __future__ import annotations

@@ -12,8 +12,14 @@ from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, SessionKey
 from simlab.engine import SessionJob, SessionLimits, run_session
 from simlab.llm import SessionMeter
-from simlab.simulators import UNHEARD_TEXT_CHARS, ScriptedSimulator, Unheard
-from simlab.spec import Mode
+from simlab.simulators import (
+    UNHEARD_TEXT_CHARS,
+    ReplyReading,
+    ScriptedSimulator,
+    Unheard,
+    read_reply,
+)
+from simlab.spec import Domain, Language, Mode, shipped_domain
 from simlab.store import UNHEARD_META, SessionRecord, slim_record
 
 from .sim_driver import make_goal, make_persona, play
@@ -29,7 +35,7 @@ def sim() -> ScriptedSimulator:
 
 def test_a_question_no_cue_names_is_tallied_with_its_first_words() -> None:
     s = sim()
-    play(s, ["Which date?", PROCEED, "Great. Anything else on your mind?", PROCEED], max_turns=5)
+    play(s, ["Which date?", PROCEED, "Great. Is it a business trip?", PROCEED], max_turns=5)
     assert s.unheard == Unheard(count=3, first_turn=2, first_text="Would you like me to proceed?")
     assert s.unheard.as_json() == {
         "count": 3,
@@ -61,6 +67,67 @@ def test_a_long_question_is_cut_and_a_reply_of_only_question_marks_kept_whole() 
     t = sim()
     play(t, ["??"], max_turns=2)
     assert t.unheard == Unheard(count=1, first_turn=1, first_text="??")
+
+
+# ------------------------------------------------------------------ open questions
+
+OPEN = ["Which date?", "Done. Is there anything else I can do?", "How can I help you today?"]
+"""The reference agent's open questions (travel's ``open_cues``: "how can i help",
+"anything else"): nothing in them for the user to answer."""
+
+
+def without_open_cues(domain: Domain) -> Domain:
+    """``domain`` as it was before it declared its open questions."""
+    languages = {k: v.model_copy(update={"open_cues": []}) for k, v in domain.languages.items()}
+    return domain.model_copy(update={"languages": languages})
+
+
+def sim_in(domain: Domain, language: Language = "en") -> ScriptedSimulator:
+    persona = make_persona(language, verbosity=0.0)
+    return ScriptedSimulator(persona, make_goal(), Mode.SHARDED, 3, domain=domain)
+
+
+def test_the_shipped_domains_declare_the_reference_agents_open_questions() -> None:
+    for name in ("travel", "bank"):
+        domain = shipped_domain(name)
+        vi = ["Xong. Bạn cần gì thêm không?", "Xin chào! Tôi có thể giúp gì cho bạn?"]
+        for text in (*OPEN[1:], *vi):
+            assert read_reply(text, domain) == ReplyReading(open=True), (name, text)
+        assert read_reply("xong. ban can gi them khong?", domain).open  # without diacritics
+
+
+def test_an_open_question_is_not_tallied_and_answered_as_without_its_cue() -> None:
+    travel = shipped_domain("travel")
+    declared, bare = sim_in(travel), sim_in(without_open_cues(travel))
+    heard = play(declared, OPEN, max_turns=4)
+    fallen_back = play(bare, OPEN, max_turns=4)
+    assert [t.model_dump() for t in heard] == [t.model_dump() for t in fallen_back]
+    assert declared.unheard is None
+    assert bare.unheard == Unheard(count=2, first_turn=2, first_text=OPEN[1].split(". ")[1])
+
+
+def test_an_open_question_in_vietnamese_is_not_tallied() -> None:
+    s = sim_in(shipped_domain("travel"), "vi")
+    play(s, ["Bạn đi ngày nào?", "Xong. Bạn cần gì thêm không?", "Tôi có thể giúp gì cho bạn?"], 4)
+    assert s.unheard is None
+
+
+def test_a_question_beside_an_open_one_is_still_tallied() -> None:
+    """A reply is understood as open only when every question it asks is an open one."""
+    mixed = "Would you like me to proceed? Is there anything else I can do?"
+    travel = shipped_domain("travel")
+    assert read_reply(mixed, travel) == ReplyReading()
+    assert read_reply("??", travel) == ReplyReading()  # asks nothing an open cue could name
+    s = sim_in(shipped_domain("travel"))
+    play(s, ["Which date?", mixed], max_turns=3)
+    assert s.unheard == Unheard(count=1, first_turn=2, first_text=mixed)
+
+
+def test_cued_questions_take_precedence_over_open_ones() -> None:
+    travel = shipped_domain("travel")
+    reading = read_reply("Which date? Anything else?", travel)
+    assert reading.slots == ("date",) and not reading.open
+    assert read_reply("Anything else? Shall I book it?", travel) == ReplyReading(confirm=True)
 
 
 @pytest.mark.anyio
