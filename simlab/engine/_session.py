@@ -40,7 +40,7 @@ from simlab.engine._expand import SessionJob
 from simlab.engine._output_caps import cap_reply
 from simlab.graders import grade_session, tool_stages, tool_use
 from simlab.llm import LLMError
-from simlab.simulators import planned_turns, session_canaries
+from simlab.simulators import Unheard, planned_turns, session_canaries
 from simlab.spec import (
     DomainSet,
     Grading,
@@ -50,7 +50,7 @@ from simlab.spec import (
     shipped_domain,
     unspoken,
 )
-from simlab.store import SessionError, SessionRecord, StopReason, Usage
+from simlab.store import UNHEARD_META, SessionError, SessionRecord, StopReason, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,9 +197,13 @@ def _base(
             calls=meter.calls,
         )
         cost_usd = round(meter.cost_usd, 8)
-    faults = getattr(parts.get("simulator"), "faults", None)
+    simulator = parts.get("simulator")
+    faults = getattr(simulator, "faults", None)
     if faults:
         meta["simulator_faults"] = list(faults)
+    unheard = getattr(simulator, "unheard", None)
+    if isinstance(unheard, Unheard):  # the domain's cues named none of these agent questions
+        meta[UNHEARD_META] = unheard.as_json()
     if parts.get("truncated"):
         meta["truncated"] = parts["truncated"]
     return {

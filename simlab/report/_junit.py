@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simlab.report._tables import escape_controls
+from simlab.report._unheard import session_note
 from simlab.store import SessionRecord
 
 
@@ -51,6 +52,9 @@ def render_run_junit(
             ET.SubElement(case, "error", {"message": message, "type": str(r.stop_reason)})
         elif not r.passed:
             failed = [f"{n}: {c.detail}" for n, c in r.checks.items() if not c.passed]
+            note = session_note(r)  # a failure that may be the domain's cues, not the agent
+            if note is not None:
+                failed.append(note)
             message = escape_controls("; ".join(failed) or f"score {r.score}")
             ET.SubElement(
                 case, "failure", {"message": message, "type": "SessionFailed"}

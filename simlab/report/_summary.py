@@ -33,6 +33,7 @@ from simlab.report._rows import (
 from simlab.report._stages import stages_section
 from simlab.report._tool_results import tool_results_section
 from simlab.report._tool_use import tool_use_sections
+from simlab.report._unheard import unheard_section
 from simlab.spec import Bucket
 from simlab.stats import (
     pass_hat_k_by_task,
@@ -427,6 +428,7 @@ def summarize(
         "judge": judge_section(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
+        "unheard": unheard_section(recs),
         "tool_results": tool_results_section(recs),
         **tool_use_sections(recs, settings),
         "tool_stages": stages_section(recs, level),

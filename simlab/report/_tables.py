@@ -17,6 +17,7 @@ from simlab.report._report_table import ReportTable as ReportTable
 from simlab.report._report_table import Section as Section
 from simlab.report._stages import stage_share_table, stage_transition_table
 from simlab.report._tool_tables import efficiency_table, trajectory_table
+from simlab.report._unheard import unheard_line
 
 _DASH = "—"
 _K_SHOWN = (1, 2, 4, 8, 16, 32, 64, 100)
@@ -532,6 +533,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _truncated(summary),
         _cost(summary),
         _stop_reasons(summary),
+        unheard_line(summary),  # next to the headline: it says whose the failures may be
         overall_line(summary),
     ]
     return [section for section in sections if section is not None]

@@ -28,9 +28,11 @@ from simlab.simulators._scripted import (
     ScriptedSimulator,
     session_perturbations,
 )
+from simlab.simulators._unheard import UNHEARD_TEXT_CHARS, Unheard
 
 __all__ = [
     "FAULT_KINDS",
+    "UNHEARD_TEXT_CHARS",
     "DisclosurePlan",
     "FactChange",
     "Fault",
@@ -44,6 +46,7 @@ __all__ = [
     "ReplyReading",
     "ScriptedSimulator",
     "SimulatorFault",
+    "Unheard",
     "canary_for",
     "changed_value",
     "llm_simulator_factory",

@@ -34,6 +34,7 @@ from simlab.simulators._scripted import (
     ScriptedSimulator,
     session_perturbations,
 )
+from simlab.simulators._unheard import Unheard
 from simlab.simulators._voice import fast_strip
 from simlab.simulators.prompts import UserPrompts, load_prompts
 from simlab.spec import (
@@ -171,6 +172,12 @@ class LLMSimulator:
         self._stated: dict[str, list[FactValue]] = {}  # every value each fact has had
         self._last: dict[str, FactValue] = {}  # the value each fact was last stated with
         self.faults: list[Fault] = []
+
+    @property
+    def unheard(self) -> Unheard | None:
+        """The agent turns the plan answered without understanding (``ScriptedSimulator``):
+        the LLM voices the plan's turn, so it did not answer them either."""
+        return self._script.unheard
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The plan's next turn, in the LLM's words once they pass the audit.

@@ -3,7 +3,9 @@
 The contract (the goal's domain): a question is a reply containing "?", and it
 names the slot it asks for with one of the slot's ``ask`` cues (in any language
 the domain speaks), compared after stripping diacritics and lower-casing; a
-proposal awaiting a go-ahead holds one of a language's ``confirm_cues``.
+proposal awaiting a go-ahead holds one of a language's ``confirm_cues``; an open
+question ("Is there anything else I can do?"), which names nothing to answer,
+holds one of its ``open_cues``.
 Sentences ending in "?" are read first, so a proposal's recap ("... Shall I book
 it?") is not taken for a question about the recapped facts; the whole reply is
 the fallback.
@@ -41,15 +43,33 @@ def _questions(low: str) -> list[str]:
     return out
 
 
+def questions_in(text: str) -> list[str]:
+    """The sentences of ``text`` that end in "?", as written, "?" kept (whitespace
+    collapsed; empty ones, a bare "?", left out)."""
+    out = []
+    for question in _questions(text):
+        words = " ".join(question.split())
+        if words:
+            out.append(words + "?")
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class ReplyReading:
     """What the user takes an agent reply to ask."""
 
     slots: tuple[Slot, ...] = ()
+    """The slots it asks for, in the domain's slot order."""
     confirm: bool = False
+    """Whether it proposes and awaits the go-ahead."""
+    open: bool = False
+    """Whether it asks only open questions: every sentence ending in "?" holds one
+    of the domain's ``open_cues`` (and none asks for a slot or the go-ahead). The
+    user answers it as any reply that asks nothing it can name, but understood it."""
 
 
 _NOTHING = ReplyReading()
+_OPEN = ReplyReading(open=True)
 
 
 def _slots_in(cues: tuple[tuple[str, Slot], ...], text: str, into: list[Slot]) -> None:
@@ -77,11 +97,14 @@ class ReplyReader:
         self._confirm: tuple[str, ...] = tuple(
             fold(c) for speech in domain.languages.values() for c in speech.confirm_cues
         )
+        self._open: tuple[str, ...] = tuple(
+            fold(c) for speech in domain.languages.values() for c in speech.open_cues
+        )
         self.read = lru_cache(maxsize=4096)(self._read)
 
     def _read(self, text: str) -> ReplyReading:
-        """The slots a reply asks about (in the domain's slot order) and whether it asks
-        to confirm."""
+        """The slots a reply asks about (in the domain's slot order), whether it asks
+        to confirm, and whether its questions are all open ones."""
         if "?" not in text:
             return _NOTHING
         low = fold(text)
@@ -96,6 +119,10 @@ class ReplyReader:
         if not slots and not confirm:
             _slots_in(cues, low, slots)
             confirm = any(c in low for c in confirm_cues)
+        if not slots and not confirm and self._open:
+            asked = [q for q in _questions(low) if q.strip()]
+            if asked and all(any(c in q for c in self._open) for q in asked):
+                return _OPEN
         return ReplyReading(tuple(slots), confirm)
 
 

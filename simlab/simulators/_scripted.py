@@ -15,6 +15,7 @@ from simlab.graders import violations
 from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, reader_of
+from simlab.simulators._unheard import Unheard
 from simlab.simulators._voice import add_typos, fast_strip, voice_of
 from simlab.spec import (
     Domain,
@@ -95,6 +96,10 @@ class ScriptedSimulator:
         domain: the goal's domain: its phrasings, values and cues (default: the
             shipped default domain).
 
+    Attributes:
+        unheard: the agent turns it answered without understanding (a question
+            none of the domain's cues names), None while there were none.
+
     Raises:
         ValueError: when the goal cannot be voiced (a language the domain does not
             speak, no opening for its final tool, a value with no rendering, a
@@ -156,6 +161,7 @@ class ScriptedSimulator:
         if perturbations:
             self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
+        self.unheard: Unheard | None = None
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The next user message, or a closing turn with ``stop`` set."""
@@ -251,6 +257,8 @@ class ScriptedSimulator:
             if not self._volunteer(draft, turn, self.plan.per_turn) and not changing:
                 draft.say(self._phrase("answer_yes"))
         else:
+            if "?" in reply.text and not reading.open:  # a question no cue names
+                self._not_understood(turn - 1, reply.text)  # answered without understanding
             self._volunteer(draft, turn, self.plan.per_turn)
         if due:
             self._fire(draft, due, turn)
@@ -259,6 +267,12 @@ class ScriptedSimulator:
         if not draft.parts:
             draft.say(self._phrase("nothing_to_add"))
         return self._finish(draft, turn)
+
+    def _not_understood(self, agent_turn: int, text: str) -> None:
+        if self.unheard is None:
+            self.unheard = Unheard.first(agent_turn, text)
+        else:
+            self.unheard.count += 1
 
     # ------------------------------------------------------------ plan state
 

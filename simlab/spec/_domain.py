@@ -9,6 +9,7 @@ domain; the scripted user speaks, and reads an agent's questions, from it::
     languages:
       es:
         confirm_cues: ["¿confirmo"]
+        open_cues: ["algo más"]
         phrases: {answer_yes: ["Sí, adelante."], ...}
     slots:
       - name: medicine
@@ -382,6 +383,12 @@ class LanguageSpeech(_Spec):
 
     confirm_cues: Annotated[list[str], Field(min_length=1)]
     """Words by which an agent's proposal asks the user's go-ahead (``shall i``)."""
+    open_cues: list[str] = Field(default_factory=list)
+    """Words by which an agent asks an open question, one that names nothing for the
+    user to answer (``anything else``, ``how can i help``): the scripted user says
+    what it would have said anyway, as to any question no cue names, but the turn is
+    not counted as one it did not understand (``meta.unheard``). Matched lower-case
+    and without diacritics, in a sentence ending in ``?``."""
     phrases: dict[Connective, Styled]
     """The scripted user's connectives: every one of ``mind_change``, ``answer_yes``,
     ``answer_none``, ``reassert``, ``nothing_to_add``, ``done``, ``gave_up``."""

@@ -97,6 +97,20 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def _mapped(annotation: Any) -> Any:
+    """The value type of a mapping annotation (``dict[str, LanguageSpeech]``, also
+    under ``Annotated`` or ``| None``), None for any other."""
+    origin = typing.get_origin(annotation)
+    if origin is dict:
+        return typing.get_args(annotation)[1]
+    if origin is typing.Annotated:
+        return _mapped(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        found = [_mapped(a) for a in typing.get_args(annotation)]
+        return next((f for f in found if f is not None), None)
+    return None
+
+
 def _choices(annotation: Any) -> list[str]:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
@@ -132,6 +146,10 @@ def _resolve(model: type[BaseModel], loc: Loc) -> tuple[Loc, type[BaseModel] | N
                 continue
         out.append(part)
         if isinstance(part, int):
+            continue
+        held = _mapped(annotation)
+        if held is not None:  # a key of a mapping (``languages.en``): its value's model next
+            annotation, current = held, _inner_model(held)
             continue
         parent = current
         field = current.model_fields.get(part) if current is not None else None

@@ -88,6 +88,9 @@ class RunSummary(_File):
     errors: dict[str, Any] = Field(default_factory=dict)
     cost: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
+    unheard: dict[str, Any] = Field(default_factory=dict)
+    """Graded sessions, failed and passed, with agent turns the simulated user did not
+    understand (a question no cue of the domain names), and the commonest such questions."""
     tool_results: dict[str, Any] = Field(default_factory=dict)
     """The target's tool calls and how many came without their results."""
     pass_hat_k: dict[str, Any] = Field(default_factory=dict)

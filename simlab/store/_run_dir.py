@@ -169,7 +169,20 @@ class SessionsFile:
 TOOL_CALL_COUNTS_META = "tool_call_counts"
 """A slim record's ``meta`` entry: ``[calls, calls without reported results]``."""
 
-SUMMARY_META_KEYS = ("llm", "retries", "simulator_faults", "grader_error", "truncated", "imported")
+UNHEARD_META = "unheard"
+"""A record's ``meta`` entry for the agent turns its simulated user answered without
+understanding them (a question no cue of the domain names): ``{count, first_turn,
+first_text}``; absent when there were none (and in records written before it existed)."""
+
+SUMMARY_META_KEYS = (
+    "llm",
+    "retries",
+    "simulator_faults",
+    "grader_error",
+    "truncated",
+    "imported",
+    UNHEARD_META,
+)
 """The ``meta`` entries a run's summary reads; a slim record keeps only these."""
 
 

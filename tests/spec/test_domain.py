@@ -344,6 +344,20 @@ def test_a_small_domain_in_two_files_loads(tmp_path: Path) -> None:
             "add a neutral phrasing for each of ['gave_up']",
         ),
         (
+            "domain.yaml",
+            '    confirm_cues: ["shall i"]\n',
+            '    open_cue: ["anything else"]\n    confirm_cues: ["shall i"]\n',
+            "languages.en.open_cue",
+            "unknown field (did you mean 'open_cues'?); valid fields: confirm_cues,",
+        ),
+        (
+            "domain.yaml",
+            '{state: ["I want {value}."], ask:',
+            '{state: ["I want {value}."], asks:',
+            "slots.0.say.en.asks",
+            "unknown field (did you mean 'ask'?)",
+        ),
+        (
             "tools.yaml",
             "    effect: write\n",
             "    effect: writes\n",
