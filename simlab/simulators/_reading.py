@@ -111,7 +111,8 @@ class ReplyReader:
         slots: list[Slot] = []
         confirm = False
         cues, confirm_cues = self._cues, self._confirm
-        for question in _questions(low):
+        questions = _questions(low)
+        for question in questions:
             if any(c in question for c in confirm_cues):
                 confirm = True  # a proposal's recap is not a question about its facts
             else:
@@ -120,7 +121,7 @@ class ReplyReader:
             _slots_in(cues, low, slots)
             confirm = any(c in low for c in confirm_cues)
         if not slots and not confirm and self._open:
-            asked = [q for q in _questions(low) if q.strip()]
+            asked = [q for q in questions if q.strip()]
             if asked and all(any(c in q for c in self._open) for q in asked):
                 return _OPEN
         return ReplyReading(tuple(slots), confirm)

@@ -108,21 +108,24 @@ def _type_problem(field_: ResultField, value: Any) -> str | None:
     )
 
 
+# a value's JSON type, by its Python type (bool before int: YAML's true is no number)
+_TYPE_WORDS: tuple[tuple[type, ResultType], ...] = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
+
+
+def _json_word(value: Any) -> ResultType | None:
+    return next((word for kind, word in _TYPE_WORDS if isinstance(value, kind)), None)
+
+
 def _holds(kind: ResultType, value: Any) -> bool:
-    if kind == "any":
-        return True
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False  # YAML's true is no number
-    checks: dict[ResultType, type | tuple[type, ...]] = {
-        "string": str,
-        "integer": int,
-        "number": (int, float),
-        "array": list,
-        "object": dict,
-    }
-    return isinstance(value, checks[kind])
+    word = _json_word(value)
+    return kind in ("any", word) or (kind == "number" and word == "integer")
 
 
 def _is_date(value: Any) -> bool:
@@ -134,19 +137,8 @@ def _kind(value: Any) -> str:
         return "null"
     if _is_date(value):
         return "a date"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
+    word = _json_word(value)
+    return f"a {type(value).__name__}" if word is None else _word(word)
 
 
 def _word(kind: ResultType) -> str:
