@@ -1,8 +1,9 @@
 """The driver's own limits: what one process can take whoever plays the sessions.
 
 * records written per second by ``SessionWriter`` (one flushed line each), and
-  records read back from worker JSON per second (what the Ray executor's driver
-  does for each record before writing it);
+  what the Ray executor's driver does per record: it writes the line a worker sent
+  as it came and parses the slim record sent beside it (``simlab run`` keeps slim
+  records); before 2026-12-02 it parsed the whole record and serialized it again;
 * memory per session in flight: sessions of the default suite held open at their
   first agent turn, RSS before and after.
 
@@ -15,6 +16,7 @@ import argparse
 import gc
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -29,7 +31,8 @@ from simlab.engine import (
     run_session,
     simulator_factory,
 )
-from simlab.store import SessionRecord, SessionWriter
+from simlab.engine._ray import worker_lines
+from simlab.store import SessionRecord, SessionWriter, slim_record
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,21 +55,37 @@ def sample_records(out: Path) -> list[SessionRecord]:
     return from_engine
 
 
-def writer_rate(records: list[SessionRecord], n: int, out: Path) -> tuple[float, float, float]:
-    """Records/s appended by SessionWriter, records/s parsed from JSON, mean bytes per line."""
-    run_dir = out / "writer"
-    run_dir.mkdir()
-    lines = [r.model_dump_json() for r in records]
-    started = time.perf_counter()
-    with SessionWriter(run_dir) as writer:
+def writer_rate(records: list[SessionRecord], n: int, out: Path) -> dict[str, float]:
+    """Records/s: appended by SessionWriter, and each step of the Ray driver's per record
+    (now: the slim JSON parsed and slimmed, the line written as it came; before: the whole
+    record parsed, then appended); and the mean bytes per line."""
+    pairs = [worker_lines(r) for r in records]
+
+    def rate(step: Callable[[int], object]) -> float:
+        started = time.perf_counter()
         for i in range(n):
-            writer.append(records[i % len(records)])
-    written = n / (time.perf_counter() - started)
-    started = time.perf_counter()
-    for i in range(n):
-        SessionRecord.model_validate_json(lines[i % len(lines)])
-    parsed = n / (time.perf_counter() - started)
-    return written, parsed, sum(map(len, lines)) / len(lines)
+            step(i % len(records))
+        return n / (time.perf_counter() - started)
+
+    figures: dict[str, float] = {"size": sum(len(line) for line, _ in pairs) / len(pairs)}
+    for name in ("written", "lines", "whole"):
+        run_dir = out / name
+        run_dir.mkdir()
+        with SessionWriter(run_dir) as writer:
+            if name == "written":  # the local executor's: serialized here
+                figures[name] = rate(lambda i: writer.append(records[i]))
+            elif name == "lines":  # the Ray driver's now
+                figures[name] = rate(
+                    lambda i: (
+                        slim_record(SessionRecord.model_validate_json(pairs[i][1])),
+                        writer.append_line(pairs[i][0]),
+                    )
+                )
+            else:  # the Ray driver's before: the whole record parsed, serialized again
+                figures[name] = rate(
+                    lambda i: writer.append(SessionRecord.model_validate_json(pairs[i][0]))
+                )
+    return figures
 
 
 class Held:
@@ -121,14 +140,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         records = sample_records(out / "sample")
-        written, parsed, size = writer_rate(records, args.records, out)
+        rates = writer_rate(records, args.records, out)
         per_session, n = memory_in_flight(args.in_flight, out / "held")
-    print(f"record size         {size:,.0f} bytes per line (default suite, mean)")
+    print(f"record size         {rates['size']:,.0f} bytes per line (default suite, mean)")
     print(
-        f"SessionWriter       {written:,.0f} records/s appended, flushed ({args.records} records)"
+        f"SessionWriter       {rates['written']:,.0f} records/s appended, flushed "
+        f"({args.records} records)"
     )
     print(
-        f"JSON -> record      {parsed:,.0f} records/s (the Ray driver's parse of a worker's line)"
+        f"Ray driver          {rates['lines']:,.0f} records/s (a worker's slim record parsed, "
+        f"its line written as it came); whole record parsed and written again: "
+        f"{rates['whole']:,.0f} records/s"
     )
     print(f"memory in flight    {per_session * 1000:,.1f} KB RSS per session ({n} held at turn 1)")
 

@@ -32,17 +32,21 @@ from simlab.store import SessionRecord
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed_run(plan: RunPlan) -> tuple[list[SessionRecord], float, float]:
-    """The run's records, its wall time, and when its first record came."""
+def timed_run(plan: RunPlan) -> tuple[list[SessionRecord], float, float, float]:
+    """The run's (slim) records, its wall time, when its first record came, and this
+    process's CPU seconds (on Ray: the driver's alone; the workers are other processes)."""
     first: list[float] = []
+    cpu = time.process_time()
     started = time.perf_counter()
 
     def seen(record: SessionRecord) -> None:
         if not first:
             first.append(time.perf_counter() - started)
 
-    records = anyio.run(execute, plan, seen)
-    return records, time.perf_counter() - started, first[0] if first else float("nan")
+    # slim, as `simlab run` keeps them: the driver writes whole records, keeps slim ones
+    records = anyio.run(lambda: execute(plan, seen, slim=True))
+    wall = time.perf_counter() - started
+    return records, wall, first[0] if first else float("nan"), time.process_time() - cpu
 
 
 def limiter_rate(ray: Any, n: int) -> float:
@@ -79,11 +83,11 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as out:
             local_plan = plan_new_run(args.suite, Path(out) / "local", reps=args.reps)
-            local, local_s, _ = timed_run(local_plan)
+            local, local_s, _, _ = timed_run(local_plan)
             ray_plan = plan_new_run(args.suite, Path(out) / "ray", reps=args.reps)
             spec = RayExecutorSpec(workers=args.workers, batch=args.batch)
             ray_plan.suite = ray_plan.suite.model_copy(update={"executor": spec})
-            on_ray, ray_s, first_s = timed_run(ray_plan)
+            on_ray, ray_s, first_s, driver_cpu = timed_run(ray_plan)
         permits_s = limiter_rate(ray, args.permits)
     finally:
         ray.shutdown()
@@ -100,6 +104,11 @@ def main() -> None:
         f"(first record after {first_s:.2f} s: actors start, roles rebuilt)"
     )
     print(f"ratio ray/local     {local_s / ray_s:.2f}x throughput")
+    print(
+        f"driver cpu          {driver_cpu:.2f} s on Ray, {1e6 * driver_cpu / n:,.0f} µs per "
+        "session (dispatch, parse, write, progress): its ceiling is "
+        f"{n / driver_cpu:,.0f} sessions/s on one core"
+    )
     print(f"same records        {same} (key, score, passed of every session)")
     print(
         f"limiter             {permits_s:,.0f} permits/s ({args.permits} requests asked at "

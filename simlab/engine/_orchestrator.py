@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol
 
 import anyio
 import anyio.lowlevel
@@ -11,14 +12,29 @@ from simlab.engine._expand import SessionJob
 from simlab.store import SessionRecord
 
 SessionRunner = Callable[[SessionJob], Awaitable[SessionRecord]]
-RecordSink = Callable[[SessionRecord], None]
+
+
+class RecordSink(Protocol):
+    """Where an executor hands each finished session: the driver's one writer."""
+
+    def __call__(self, record: SessionRecord, line: bytes | None = None) -> None:
+        """Take one session's record.
+
+        Args:
+            record: The record; with ``line``, the slim record of it
+                (``store.slim_record``): where it ran, it was serialized whole.
+            line: The whole record as its ``sessions.jsonl`` line
+                (``store.record_line``), written as it is: the driver neither
+                parses nor serializes it again unless it keeps whole records.
+        """
+        ...
 
 
 async def run_jobs(
     jobs: Iterable[SessionJob],
     runner: SessionRunner,
     concurrency: int,
-    on_record: RecordSink,
+    on_record: Callable[[SessionRecord], None],
     should_start: Callable[[], bool] = lambda: True,
 ) -> None:
     """Run ``jobs`` with at most ``concurrency`` running.

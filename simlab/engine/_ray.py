@@ -45,7 +45,7 @@ from simlab.engine._roles import RoleLimitsFactory
 from simlab.engine._session import unrun_record
 from simlab.llm import Budget, LLMSpec, RoleLimits
 from simlab.spec import Problem, RayExecutorSpec, SpecError
-from simlab.store import SessionRecord, StopReason
+from simlab.store import SessionRecord, StopReason, record_line, slim_record
 
 INSTALL = "pip install 'simlab[ray]'"
 MAX_ATTEMPTS = 3
@@ -162,16 +162,23 @@ class SessionWorker:
         """This worker's process id."""
         return os.getpid()
 
-    async def play(self, tickets: Sequence[JobTicket]) -> list[str]:
-        """The records of these sessions, as ``sessions.jsonl`` lines (no newline)."""
+    async def play(self, tickets: Sequence[JobTicket]) -> list[tuple[bytes, bytes]]:
+        """The records of these sessions: each as its ``sessions.jsonl`` line (no
+        newline) and its slim record's JSON (what the driver keeps and reads)."""
         records = await self._player.play(tickets)
         for record in records:
             record.meta["worker"] = self._id  # where it ran: never part of the result
-        return [r.model_dump_json() for r in records]
+        return [worker_lines(r) for r in records]
 
     async def close(self) -> None:
         """Close the roles' clients."""
         await self._player.aclose()
+
+
+def worker_lines(record: SessionRecord) -> tuple[bytes, bytes]:
+    """What a worker sends the driver of one record: its ``sessions.jsonl`` line and
+    its slim record's JSON (what the driver keeps and reads)."""
+    return record_line(record), record_line(slim_record(record))
 
 
 def default_batch(suite: dict[str, Any]) -> int:
@@ -293,10 +300,13 @@ class _Dispatch:
                 return
             finally:
                 self._active -= 1
-            for line in lines:
-                record = SessionRecord.model_validate_json(line)
+            # the driver parses the slim record only (a tenth of the whole one's
+            # JSON) and writes the line as it came: its per-record cost bounds a
+            # cluster's rate
+            for line, slim in lines:
+                record = SessionRecord.model_validate_json(slim)
                 self._budget.charge(record.cost_usd)  # charged once, here
-                self._on_record(record)
+                self._on_record(record, line)
 
     def _take(self) -> list[tuple[SessionJob, int]]:
         n = min(self._batch, len(self._queue))

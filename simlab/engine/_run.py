@@ -366,7 +366,9 @@ async def execute(
 
     ``slim``: hand back each new record as ``store.slim_record`` makes it (no
     transcript), so a run's memory does not grow by 60 KB per finished session;
-    its reports read the file.
+    its reports read the file. ``on_record`` gets each finished session's record
+    (with ``slim``, the slim one when the session ran on a Ray worker: the driver
+    does not parse the whole record it only writes).
 
     Returns each key's outcome, earlier records (on resume) included, in the
     suite's session order: a retried session's new record replaces its error
@@ -392,9 +394,15 @@ async def execute(
 
     with SessionWriter(plan.run_dir, plan.truncate_to, plan.lock) as writer:
 
-        def sink(record: SessionRecord) -> None:
-            writer.append(record)
-            outcomes[record.key] = slim_record(record) if slim else record
+        def sink(record: SessionRecord, line: bytes | None = None) -> None:
+            if line is None:
+                writer.append(record)
+                kept = slim_record(record) if slim else record
+            else:  # serialized where it ran, ``record`` its slim record
+                writer.append_line(line)
+                kept = slim_record(record) if slim else SessionRecord.model_validate_json(line)
+                record = kept
+            outcomes[record.key] = kept
             on_record(record)
 
         async def runner(job: SessionJob) -> SessionRecord:

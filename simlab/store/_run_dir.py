@@ -184,6 +184,9 @@ SUMMARY_META_KEYS = (
     UNHEARD_META,
 )
 """The ``meta`` entries a run's summary reads; a slim record keeps only these."""
+_SLIM_META_KEYS = (*SUMMARY_META_KEYS, TOOL_CALL_COUNTS_META)
+"""What a slim record's meta keeps: a slim record made again from a slim one (read
+back from JSON, say) keeps the counts the first made from the transcript."""
 
 
 def slim_record(record: SessionRecord) -> SessionRecord:
@@ -194,7 +197,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     A run's full records take about 60 KB each in memory; slim ones share what
     repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
     """
-    meta = {k: record.meta[k] for k in SUMMARY_META_KEYS if k in record.meta}
+    meta = {k: record.meta[k] for k in _SLIM_META_KEYS if k in record.meta}
     counts = tool_call_counts(record.transcript)
     if counts != (0, 0):  # what the summary counts from the transcript it drops
         meta[TOOL_CALL_COUNTS_META] = list(counts)
@@ -449,6 +452,11 @@ def _pause_for_tests() -> None:
 _RECORD_JSON = SessionRecord.__pydantic_serializer__
 
 
+def record_line(record: SessionRecord) -> bytes:
+    """``record`` as its ``sessions.jsonl`` line (UTF-8 JSON, no newline)."""
+    return _RECORD_JSON.to_json(record)
+
+
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
@@ -467,7 +475,11 @@ class SessionWriter:
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
         # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding
-        self._file.write(_RECORD_JSON.to_json(record) + b"\n")
+        self.append_line(_RECORD_JSON.to_json(record))
+
+    def append_line(self, line: bytes) -> None:
+        """Write one record already serialized (``record_line``), as ``append`` does."""
+        self._file.write(line + b"\n")
         self._file.flush()
 
     def close(self) -> None:

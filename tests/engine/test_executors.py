@@ -30,7 +30,7 @@ from simlab.engine import (
     plan_new_run,
     run_session,
 )
-from simlab.engine._ray import MAX_ATTEMPTS, _Dispatch
+from simlab.engine._ray import MAX_ATTEMPTS, _Dispatch, worker_lines
 from simlab.llm import Budget
 from simlab.spec import SpecError, Suite
 from simlab.store import SessionRecord
@@ -107,7 +107,7 @@ class FakeWorker:
         self.calls = 0
         self.play = SimpleNamespace(remote=self._play)
 
-    async def _play(self, tickets: Sequence[tuple[Any, int]]) -> list[str]:
+    async def _play(self, tickets: Sequence[tuple[Any, int]]) -> list[tuple[bytes, bytes]]:
         self.calls += 1
         await anyio.sleep(0)
         if self.deaths > 0 or any(key.id == self.doomed for key, _ in tickets):
@@ -116,7 +116,7 @@ class FakeWorker:
         records = await self.player.play(tickets)
         for r in records:
             r.cost_usd = self.cost  # what its LLM calls cost, as a worker reports it
-        return [r.model_dump_json() for r in records]
+        return [worker_lines(r) for r in records]
 
 
 def dispatch(
@@ -128,8 +128,15 @@ def dispatch(
         )
     )
     got: list[SessionRecord] = []
+
+    def sink(record: SessionRecord, line: bytes | None = None) -> None:
+        if line is not None:  # a played session: its slim record and its whole line
+            assert not record.transcript.turns
+            record = SessionRecord.model_validate_json(line)
+        got.append(record)
+
     budget = budget or Budget()
-    d = _Dispatch(fake_ray, jobs, batch, got.append, lambda: not budget.exhausted, budget)
+    d = _Dispatch(fake_ray, jobs, batch, sink, lambda: not budget.exhausted, budget)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:

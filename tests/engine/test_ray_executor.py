@@ -18,10 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import simlab
 from simlab.core import SessionKey
+from simlab.engine import execute, plan_new_run
 from simlab.spec import RayExecutorSpec
 from simlab.testing import FakeProvider, FakeProviderConfig, FakeRequest, roleplay
 
@@ -93,6 +95,32 @@ def test_the_default_suite_on_two_ray_workers_writes_the_local_sessions(
     assert by_key(there) == by_key(here)
     assert len({r["meta"]["worker"] for r in there}) == 2
     assert on_ray.summary.overall.model_dump() == local.summary.overall.model_dump()
+
+
+def test_slim_records_from_ray_workers_are_the_local_ones(cluster: Any, tmp_path: Path) -> None:
+    # the command line's way: the driver keeps slim records, parsing only the slim JSON a
+    # worker sends and writing the whole line as it came
+    text = (ROOT / "simlab.yaml").read_text(encoding="utf-8").replace("reps: 8", "reps: 2")
+    for name in ("personas", "goals", "domains", "perturbations"):
+        (tmp_path / name).symlink_to(ROOT / name)
+
+    def slim_run(name: str, executor: str) -> tuple[list[Any], Path]:
+        suite = tmp_path / f"{name}.yaml"
+        suite.write_text(f"{text}\nexecutor: {executor}\n", encoding="utf-8")
+        plan = plan_new_run(suite, tmp_path / name)
+        kept = anyio.run(lambda: execute(plan, slim=True))
+        return [_timeless(r) for r in kept], plan.run_dir
+
+    here, local_dir = slim_run("local", "local")
+    there, ray_dir = slim_run("ray", "{kind: ray, workers: 2}")
+    assert len(here) == 384 and all(not r["transcript"]["turns"] for r in there)
+    assert there == here
+    assert by_key(lines(ray_dir)) == by_key(lines(local_dir))
+
+
+def _timeless(record: Any) -> dict[str, Any]:
+    found: dict[str, Any] = record.model_dump(mode="json", exclude={"duration_s", "agent_turn_s"})
+    return found
 
 
 SLOW_AGENT = """

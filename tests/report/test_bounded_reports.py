@@ -17,7 +17,13 @@ import simlab.report._html as html_module
 from simlab.engine import execute, plan_new_run
 from simlab.report import summarize, write_run_reports
 from simlab.spec import Suite
-from simlab.store import SessionRecord, read_sessions, slim_record
+from simlab.store import (
+    TOOL_CALL_COUNTS_META,
+    SessionRecord,
+    read_sessions,
+    record_line,
+    slim_record,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,6 +69,17 @@ def test_slim_records_share_one_string_of_each_name(tmp_path: Path) -> None:
     assert all(len(ids) == 1 for ids in by_persona.values()), by_persona
     # a key expanded by the run has its names interned already: kept as it is
     assert all(slim_record(r).key is r.key for r in full)
+
+
+def test_a_slim_record_made_again_from_its_own_json_is_the_same(tmp_path: Path) -> None:
+    # a Ray worker sends the driver a slim record's JSON; the driver slims it again (to
+    # share names and checks): the tool-call counts the first made from the transcript stay
+    _, full = small_run(tmp_path)
+    slim = [slim_record(r) for r in full]
+    assert any(r.meta.get(TOOL_CALL_COUNTS_META) for r in slim)
+    again = [slim_record(SessionRecord.model_validate_json(record_line(r))) for r in slim]
+    assert again == slim
+    assert [record_line(r) for r in again] == [record_line(r) for r in slim]
 
 
 def test_the_viewer_holds_at_most_its_limit_failures_first(
