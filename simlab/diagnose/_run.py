@@ -287,7 +287,7 @@ async def diagnose_run_async(
     await _replay_all(cases, plan, concurrency)
     try:
         domains: DomainSet | None = load_domains(plan.suite.domains, plan.suite_dir)
-    except SpecError:  # read as the run was planned; were it not, the default domain's cues
+    except SpecError:  # unreadable now: the replays say why; open questions read by default
         domains = None
     for c, found, black in zip(
         cases,
