@@ -8,6 +8,16 @@ turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
    (``AgentReply.context.seen_user_turns``). For a session that never took
    its final action: the user had to restate a fact, with the same value, in
    reply to an agent turn that no longer saw where it was first stated.
+   Or (either kind of failure) the agent lost the user's *opening*, what the
+   user came for: the opening is the user turns up to the agent's first reply
+   on the request (asking for a slot, proposing or acting; turn 1 when it took
+   the request up at once). The agent's last reply, where the failure is still
+   in force, sees none of them in its reported view and asks again what the
+   user wants (every question in it holds one of the domain's ``open_cues``,
+   and it made no tool call), and its last reply that still saw the opening
+   was on the request, not at a dead end; for a broken constraint, that reply,
+   if it came after ``s``, restated the fact's value (the agent took the fact
+   up, and then lost the request: ``_opening_lost``).
    A target that reports no view (a black box) is judged by experiment
    instead: the unlimited-window replay fixes the failure and the reminder
    replay does not (``window_alone``).
@@ -50,7 +60,8 @@ from typing import Any
 from simlab.core import AgentReply, ToolCall, Transcript
 from simlab.diagnose._failure import FirstFailure
 from simlab.graders import final_action
-from simlab.spec import Goal
+from simlab.simulators import questions_in, read_reply
+from simlab.spec import Domain, Goal
 from simlab.store import Cause, SessionRecord
 
 DEFAULT_LATE_TURN = 5
@@ -152,6 +163,87 @@ def _restated_unseen(transcript: Transcript) -> tuple[int, str, int] | None:
     return None
 
 
+def _asks_anew(reply: AgentReply, domain: Domain | None) -> bool:
+    """Whether ``reply`` only asks what the user wants: an open question (all its
+    questions hold the domain's ``open_cues``), and no tool call."""
+    return not reply.tool_calls and read_reply(reply.text, domain).open
+
+
+def _on_request(reply: AgentReply, goal: Goal, domain: Domain | None) -> bool:
+    """Whether ``reply`` works on the user's request: it carries out the goal's final
+    action, or, asking no open question, asks for a slot, proposes or calls a tool.
+
+    A reply that ends in an open question after other tool calls ("nothing fits;
+    anything else?") has come to a dead end: it is no longer on the request.
+    """
+    if any(c.name == goal.final_tool and c.error is None for c in reply.tool_calls):
+        return True
+    reading = read_reply(reply.text, domain)
+    return not reading.open and (bool(reading.slots) or reading.confirm or bool(reply.tool_calls))
+
+
+def _took_up(transcript: Transcript, failure: FirstFailure, turn: int, reply: AgentReply) -> bool:
+    """Whether ``reply`` (at ``turn``) had taken up the fact of a broken constraint: it
+    came before the fact was stated, or it states the fact's value."""
+    if failure.kind != "constraint" or failure.fact is None or failure.stated_turn is None:
+        return True
+    if turn < failure.stated_turn:
+        return True
+    said = next((t.user.disclosed for t in transcript.turns if t.index == failure.stated_turn), {})
+    return failure.fact in said and _states_all(reply.text, [said[failure.fact]])
+
+
+def _opening_lost(
+    goal: Goal, transcript: Transcript, failure: FirstFailure, domain: Domain | None
+) -> Classification | None:
+    """Truncation of the user's opening, read at the agent's last reply.
+
+    The opening is the user turns up to the agent's first reply on the request
+    (``_on_request``). The agent's last reply (the failure is in force there:
+    the session ends failing) sees none of them and asks again what the user
+    wants (``_asks_anew``), and its last reply that still saw part of the
+    opening was on the request: the open question came when the opening left
+    the view. For a broken constraint, that reply, if it came after the fact was
+    stated, also restated the fact's value: the agent had taken the fact up, and
+    losing the opening, not ignoring the fact, kept the action wrong. An agent
+    that never took the request up, had come to a dead end or ignored the fact
+    before, or reports no view, gives no such evidence.
+    """
+    replies = [(t.index, t.agent) for t in transcript.turns if t.agent is not None]
+    if not replies:
+        return None
+    last, reply = replies[-1]
+    took = next((i for i, r in replies if i < last and _on_request(r, goal, domain)), None)
+    seen = _seen(transcript, last)
+    if took is None or seen is None or not _asks_anew(reply, domain):
+        return None
+    opening = range(transcript.turns[0].index, took + 1)
+    if set(seen) & set(opening):
+        return None
+    in_view: tuple[int, AgentReply] | None = None  # the last reply that saw the opening
+    since = last  # the first reply after it that asked anew
+    for i, r in replies[:-1]:
+        view = r.context.seen_user_turns if r.context is not None else None
+        if view is not None and set(view) & set(opening):
+            in_view, since = (i, r), last
+        elif view is not None and since == last and _asks_anew(r, domain):
+            since = i
+    if in_view is None or not _on_request(in_view[1], goal, domain):
+        return None
+    if not _took_up(transcript, failure, *in_view):
+        return None
+    asked = " ".join(questions_in((_reply(transcript, since) or reply).text))
+    still = f", and still did in its last reply (turn {last})" if since < last else ""
+    turns = "turn" if len(opening) == 1 else "turns"
+    return Classification(
+        Cause.TRUNCATION,
+        f"turn {since}: the user's opening ({turns} {_span(list(opening))}: what they came "
+        f"for) was outside the agent's context (it saw turns "
+        f"{_span(_seen(transcript, since) or seen)}), and it asked again what the user wants "
+        f"({asked!r}){still}",
+    )
+
+
 def without_internals(record: SessionRecord) -> SessionRecord:
     """``record`` as a black box shows it: no reply's view (``context``) or ``meta``.
 
@@ -186,6 +278,7 @@ def classify_multi_turn(
     rule_kept_for_goal: bool,
     late_turn: int = DEFAULT_LATE_TURN,
     window_alone: bool | None = None,
+    domain: Domain | None = None,
 ) -> Classification | None:
     """Rules 1-3 (truncation, anchoring, drift); ``None`` when none holds.
 
@@ -199,6 +292,8 @@ def classify_multi_turn(
         window_alone: Whether the unlimited-window replay fixes the failure and
             the reminder replay does not (``None``: not measured). Read only
             when the target reports no view.
+        domain: The goal's domain, whose ``open_cues`` tell an open question
+            (``None``: the shipped default domain).
     """
     if failure is None:
         return None
@@ -213,6 +308,9 @@ def classify_multi_turn(
                 f"turn {turn}: the user restated {fact} (first stated in turn {stated}), "
                 f"which the agent's previous reply no longer had in context",
             )
+        opening = _opening_lost(goal, transcript, failure, domain)
+        if opening is not None:
+            return opening
         if blind and window_alone:
             return Classification(Cause.TRUNCATION, f"turn {failure.turn}: {_BY_WINDOW}")
         return _anchored_without_action(goal, transcript, failure.turn)
@@ -224,6 +322,9 @@ def classify_multi_turn(
                 f"turn {failure.turn}: {failure.fact} was stated in turn {failure.stated_turn}, "
                 f"outside the agent's context (it saw turns {_span(seen)})",
             )
+        opening = _opening_lost(goal, transcript, failure, domain)
+        if opening is not None:
+            return opening
         if seen is None and blind and window_alone:
             return Classification(
                 Cause.TRUNCATION,

@@ -44,7 +44,7 @@ from simlab.engine import (
 )
 from simlab.graders import CONFIRMATION
 from simlab.llm import LLMError
-from simlab.spec import Mode, SpecError
+from simlab.spec import DomainSet, Mode, SpecError, load_domains
 from simlab.store import (
     DIAGNOSIS_FILE,
     Cause,
@@ -108,12 +108,17 @@ def _window_alone(case: _Case) -> bool | None:
 
 
 def _classify_all(
-    cases: Sequence[_Case], records: Sequence[SessionRecord], late_turn: int, black_box: bool
+    cases: Sequence[_Case],
+    records: Sequence[SessionRecord],
+    late_turn: int,
+    black_box: bool,
+    domains: DomainSet | None = None,
 ) -> list[Classification]:
     """Rules 1-3 for every failed session, then rule 4 (single-turn) over the run.
 
     With ``black_box`` the classifier sees each record as a black box shows it
     (``without_internals``): the replays' outcomes stand for the view it lacks.
+    ``domains`` are the run's (each goal's tells the agent's open questions).
     """
     kept = {
         r.key.goal
@@ -127,7 +132,13 @@ def _classify_all(
         record = without_internals(c.record) if black_box else c.record
         window = c.fixed.get("unlimited_window")
         got = classify_multi_turn(
-            c.job.goal, record, c.failure, record.key.goal in kept, late_turn, _window_alone(c)
+            c.job.goal,
+            record,
+            c.failure,
+            record.key.goal in kept,
+            late_turn,
+            _window_alone(c),
+            domains.of(c.job.goal.domain) if domains is not None else None,
         )
         found.append(got or classify_in_view(record, c.failure, window) or _UNKNOWN)
     # A full-mode failure that no multi-turn rule explains is a single-turn failure.
@@ -274,10 +285,14 @@ async def diagnose_run_async(
     records = plan.done
     cases = _failures(records, jobs)
     await _replay_all(cases, plan, concurrency)
+    try:
+        domains: DomainSet | None = load_domains(plan.suite.domains, plan.suite_dir)
+    except SpecError:  # unreadable now: the replays say why; open questions read by default
+        domains = None
     for c, found, black in zip(
         cases,
-        _classify_all(cases, records, late_turn, black_box=False),
-        _classify_all(cases, records, late_turn, black_box=True),
+        _classify_all(cases, records, late_turn, black_box=False, domains=domains),
+        _classify_all(cases, records, late_turn, black_box=True, domains=domains),
         strict=True,
     ):
         c.found, c.black_box = found, black

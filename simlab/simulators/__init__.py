@@ -22,7 +22,7 @@ from simlab.simulators._perturbation_stack import (
     session_canaries,
 )
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
-from simlab.simulators._reading import ReplyReading, read_reply
+from simlab.simulators._reading import ReplyReading, questions_in, read_reply
 from simlab.simulators._scripted import (
     PerturbationLookup,
     ScriptedSimulator,
@@ -53,6 +53,7 @@ __all__ = [
     "parse_answer",
     "plan_length",
     "planned_turns",
+    "questions_in",
     "read_reply",
     "session_canaries",
     "session_perturbations",

@@ -123,6 +123,7 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
         "http.yaml",
         "nightly.yaml",
         "simlab.yaml",
+        "sliding.yaml",
     ]
     first, last = runs["simlab.yaml"]
     # the project as `simlab init` wrote it: 24 sessions, every one graded and passed
@@ -175,6 +176,22 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
         evidence.append(session["evidence"])
     assert any("the user restated" in e for e in evidence), evidence  # the guide's two kinds
     assert any("outside the agent's context (it saw turns 1," in e for e in evidence), evidence
+    # the same window without the first message: what the user came for falls out, the
+    # agent greets again, and the diagnosis reads that (the greeting is an open_cue)
+    (sliding,) = runs["sliding.yaml"]
+    assert len(sliding) == 24 and all(r["status"] == "ok" for r in sliding)
+    assert sum(not r["passed"] for r in sliding) == 18  # "18 of the 24 fail"
+    assert all(r["passed"] == (r["n_user_turns"] <= 3) for r in sliding)  # "past two turns"
+    sliding_dx = _diagnosis(project, "sliding.yaml")
+    assert sliding_dx["n_failed"] == 18 and sliding_dx["verified"]["k"] == 18
+    for session in sliding_dx["sessions"]:
+        assert session["cause"] == "truncation"
+        assert session["evidence"].startswith(
+            "turn 3: the user's opening (turn 1: what they came for) was outside the agent's "
+            "context (it saw turns 2-3), and it asked again what the user wants ('Would you "
+            "like to order tea or return something?')"
+        ), session["evidence"]
+    assert any(s["evidence"].endswith("(turn 14)") for s in sliding_dx["sessions"])
     # the same agent behind the HTTP endpoint, reporting its tool results: graded the same
     (http,) = runs["http.yaml"]
     assert len(http) == 24 and all(r["status"] == "ok" and r["passed"] for r in http)
