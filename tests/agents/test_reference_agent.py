@@ -187,6 +187,17 @@ def test_knobs_defeat_truncation(knobs: Knobs) -> None:
     assert causes(replies, "truncation") == []
 
 
+def test_a_request_told_by_its_facts_alone_is_lost_with_them_and_says_so() -> None:
+    # no intent word: the request is inferred from the facts; once the window has dropped
+    # them the agent greets again, and its hidden truth says why
+    talk = ["I'm flying from Hanoi. I want to go to Da Nang.", "Hmm.", "Well."]
+    replies = chat(ReferenceAgent(AgentConfig(context_window=2)), talk)
+    assert replies[0].text != replies[-1].text
+    (cause,) = causes(replies, "truncation")
+    assert cause["turn"] == 3 and "origin=HAN (turn 1)" in cause["detail"]
+    assert causes(chat(ReferenceAgent(AgentConfig(context_window=0)), talk), "truncation") == []
+
+
 def test_v2_sees_the_early_budget() -> None:
     replies = chat(reference_agent("v2", 0), TRUNCATION_TALK)
     assert "comes to 152 USD, above your limit of 150 USD" in replies[-1].text

@@ -173,6 +173,9 @@ class ReferenceAgent:
         task = self._task or skill.infer_task(slots)
         self._asked = ()
         if task is None:
+            if slots is not self._full and skill.infer_task(self._full) is not None:
+                # the request is outside the window: the whole conversation would tell it
+                causes.append(self._truncation_cause(turn, slots))
             return skill.greet(lang)
         last = self._turns[-1].reading
         if last.yes and not last.slots and self._pending is not None:
