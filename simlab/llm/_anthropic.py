@@ -30,8 +30,9 @@ from simlab.llm._errors import (
     status_message,
 )
 from simlab.llm._escaped import EscapedStrings
+from simlab.llm._http1 import default_transport
 from simlab.llm._spec import LLMSpec
-from simlab.llm._transport import Transport, default_transport
+from simlab.llm._transport import Transport
 from simlab.llm._types import LLMRequest, LLMResponse, Usage
 
 if TYPE_CHECKING:
