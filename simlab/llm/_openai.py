@@ -90,7 +90,7 @@ class OpenAILLM(LLM):
     Args:
         spec: The role's spec (model, base_url, key variable, timeout, concurrency).
         transport: How requests are sent (tests pass an ``HttpxTransport``
-            over a mock); None picks aiohttp or httpx on first use.
+            over a mock); None: simlab's own HTTP/1.1 client, made on first use.
 
     Raises:
         LLMConfigError: No key is set and the endpoint is OpenAI's own.
