@@ -2,7 +2,7 @@
 
 aiohttp's client spends about 250 us of CPU on each request for machinery a
 JSON POST to an LLM API does not use (a cookie jar, tracing hooks, multidict
-headers, a stream reader and response objects): with 256 sessions in flight
+headers, a stream reader and response objects): with 256 sessions running
 against the fake provider that was a quarter of the client's CPU
 (``bench/llm_sessions.py``'s profile), and on a shared 2-core machine every
 CPU-millisecond the client spends is latency its calls wait. This client keeps
