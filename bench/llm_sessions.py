@@ -130,11 +130,11 @@ shared with other work; ``--concurrency 64 256 --reps 4``, 576 sessions and
 * What remains, by the client's profile at C=256 after this work (0.67
   CPU-ms per call, the server 0.86): the simulated user's prompt building and
   audit ~15%, the LLM layer's own code ~16% (request encoding, response
-  reading, accounting), the socket writes and loop callbacks ~13%, JSON
-  encoding ~12% (the LLM agent's context, tool-argument validation, prompts),
-  pydantic model construction ~8%, jsonschema 3%. The fake provider now spends
-  more CPU per call than the client, half of it in aiohttp's server: on shared
-  cores it is the larger share of what a call waits.
+  reading, accounting), the socket writes and loop callbacks ~13%, JSON ~15%
+  (encoding ~10%: the LLM agent's context, tool-argument validation, prompts;
+  decoding the replies ~5%), pydantic model construction ~10%, jsonschema 3%.
+  The fake provider now spends more CPU per call than the client, half of it in
+  aiohttp's server: on shared cores it is the larger share of what a call waits.
 """
 
 from __future__ import annotations
