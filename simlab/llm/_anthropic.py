@@ -1,7 +1,7 @@
 """The ``anthropic`` backend: the Messages API with prompt caching.
 
-Requests go over simlab's aiohttp transport (the official SDK's client when a
-test hands one in). The SDK's own retries are off (``max_retries=0``): simlab's
+Requests go over simlab's own HTTP/1.1 client (``_http1``; the official SDK's
+client when a test hands one in). The SDK's own retries are off (``max_retries=0``): simlab's
 retry layer owns them, so every attempt is classified, counted and priced. Two cache
 breakpoints are set per request, on the system prompt and on the last block of
 the transcript, so each turn reads the previous turn's prefix from the cache.
@@ -30,8 +30,9 @@ from simlab.llm._errors import (
     status_message,
 )
 from simlab.llm._escaped import EscapedStrings
+from simlab.llm._http1 import default_transport
 from simlab.llm._spec import LLMSpec
-from simlab.llm._transport import Transport, default_transport
+from simlab.llm._transport import Transport
 from simlab.llm._types import LLMRequest, LLMResponse, Usage
 
 if TYPE_CHECKING:
@@ -94,10 +95,6 @@ def _raw_post(sdk: Any, client: Any) -> tuple[Any, bool]:
 _API_VERSION = "2023-06-01"
 
 
-def _has_aiohttp() -> bool:
-    return importlib.util.find_spec("aiohttp") is not None
-
-
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _DUMPS = json.JSONEncoder().encode  # json.dumps with its defaults, for the body's scalars
 # The fixed text around the escaped strings of ``request_json``: ``json.dumps`` of
@@ -112,14 +109,14 @@ _JSON_RULE_TAIL = _DUMPS(f"\n\n{_JSON_RULE}")[1:]  # the rule's literal, without
 
 
 class AnthropicLLM(LLM):
-    """Claude through the Messages API: simlab's aiohttp transport, or ``anthropic.AsyncAnthropic``.
+    """Claude through the Messages API: simlab's HTTP client, or ``anthropic.AsyncAnthropic``.
 
     Args:
         spec: The role's spec (model, base_url, key variable, timeout).
         http_client: An ``httpx2.AsyncClient`` for the SDK (tests pass a
             mock transport), which then sends every request; None posts with
-            simlab's aiohttp transport when aiohttp is installed, else with
-            the SDK's default client.
+            simlab's own HTTP/1.1 client (``lean_post`` False: the SDK's
+            typed call on its default client).
 
     Raises:
         LLMConfigError: The key variable is unset and the endpoint is not a
@@ -147,10 +144,10 @@ class AnthropicLLM(LLM):
             key = _OFFLINE_KEY
         self._key = key
         self._secrets = (key,)
-        # No client given: simlab's own aiohttp transport posts the body straight to
+        # No client given: simlab's own HTTP/1.1 client posts the body straight to
         # the Messages endpoint (see ``complete``), and the SDK is never imported.
         self._transport: Transport | None = None
-        self._direct = http_client is None and self.lean_post and _has_aiohttp()
+        self._direct = http_client is None and self.lean_post
         base = self._url or "https://api.anthropic.com"
         self._endpoint = base.rstrip("/") + "/v1/messages"
         # The key lives only in these headers, never on the request or spec.
@@ -214,10 +211,10 @@ class AnthropicLLM(LLM):
         pydantic ``Message`` per call, and its request machinery costs as much
         again, which bounded a client with hundreds of sessions running
         (``bench/llm_client_cpu.py``: about 5x the CPU per call). By default the
-        body goes straight to ``/v1/messages`` over simlab's aiohttp transport (as
+        body goes straight to ``/v1/messages`` over simlab's HTTP/1.1 client (as
         the ``openai`` backend's does), encoded by ``request_json`` (each long text
-        escaped once per client); with an ``http_client`` given (tests), or
-        without aiohttp, it goes through the SDK client's ``post`` as bytes. No
+        escaped once per client); with an ``http_client`` given (tests) it goes
+        through the SDK client's ``post`` as bytes. No
         retries either way: simlab's retry layer owns them.
         """
         model = req.model or self._model

@@ -20,8 +20,9 @@ from simlab.llm._errors import (
     redact,
     status_message,
 )
+from simlab.llm._http1 import default_transport
 from simlab.llm._spec import LLMSpec
-from simlab.llm._transport import Transport, default_transport
+from simlab.llm._transport import Transport
 from simlab.llm._types import LLMRequest, LLMResponse, Usage
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
@@ -89,7 +90,7 @@ class OpenAILLM(LLM):
     Args:
         spec: The role's spec (model, base_url, key variable, timeout, concurrency).
         transport: How requests are sent (tests pass an ``HttpxTransport``
-            over a mock); None picks aiohttp or httpx on first use.
+            over a mock); None: simlab's own HTTP/1.1 client, made on first use.
 
     Raises:
         LLMConfigError: No key is set and the endpoint is OpenAI's own.

@@ -1,9 +1,12 @@
-"""JSON-over-HTTP POST for the ``openai`` backend: aiohttp when installed, else httpx.
+"""JSON-over-HTTP POST: the ``Transport`` seam of the LLM backends, and its aiohttp and
+httpx implementations.
 
+The default is simlab's own HTTP/1.1 client (``_http1.default_transport``).
 Measured here against a loopback server answering in 300 ms (2 cores, loaded
 by a compile): aiohttp 179 calls/s at 64 concurrent and 442 at 256; httpx2 72
 and 90; httpx 0.28 25 and 21. The HTTP stack is the bound at high
-concurrency, so aiohttp is preferred (ARCHITECTURE.md section 7).
+concurrency; simlab's own client needs about half aiohttp's CPU per call
+(``bench/llm_sessions.py``'s docstring).
 """
 
 from __future__ import annotations
@@ -117,10 +120,3 @@ class HttpxTransport(Transport):
 
     async def aclose(self) -> None:
         await self._client.aclose()
-
-
-def default_transport(*, max_connections: int, timeout_s: float) -> Transport:
-    """aiohttp when installed, else an httpx-compatible client."""
-    if importlib.util.find_spec("aiohttp") is not None:
-        return AiohttpTransport(max_connections=max_connections, timeout_s=timeout_s)
-    return HttpxTransport.build(max_connections=max_connections, timeout_s=timeout_s)

@@ -42,6 +42,12 @@ _PARSERS: dict[Api, Callable[[dict[str, Any], int], FakeRequest]] = {
     "anthropic": parse_anthropic,
     "openai": parse_openai,
 }
+_BACKLOG = 4096
+"""Connections the listening socket queues before they are accepted (aiohttp's default
+is 128; the kernel caps it at ``net.core.somaxconn``). A client starting 256 sessions
+opens 256 connections at once: with 128, the kernel dropped the rest's handshakes
+and each waited for a SYN retransmit, a second later (``bench/llm_sessions.py``)
+-- a delay a real API's load balancers do not add."""
 _FAULT_ERRORS: dict[FaultKind, ErrorKind] = {
     "rate_limit": "rate_limit",
     "overloaded": "overloaded",
@@ -146,7 +152,7 @@ class FakeProvider:
         )
         try:
             await runner.setup()
-            await web.TCPSite(runner, host, port).start()
+            await web.TCPSite(runner, host, port, backlog=_BACKLOG).start()
             yield _base_url(runner.addresses[0])
         finally:
             self._stopping.set()  # wakes hanging `timeout` faults
