@@ -1,12 +1,12 @@
-"""JSON-over-HTTP POST: the ``Transport`` seam of the LLM backends, and its aiohttp and
-httpx implementations.
+"""JSON-over-HTTP POST: the ``Transport`` seam of the LLM backends, and an httpx
+implementation (tests hand it a client of their own).
 
 The default is simlab's own HTTP/1.1 client (``_http1.default_transport``).
 Measured here against a loopback server answering in 300 ms (2 cores, loaded
 by a compile): aiohttp 179 calls/s at 64 concurrent and 442 at 256; httpx2 72
 and 90; httpx 0.28 25 and 21. The HTTP stack is the bound at high
 concurrency; simlab's own client needs about half aiohttp's CPU per call
-(``bench/llm_sessions.py``'s docstring).
+(``bench/llm_sessions.py``'s docstring), so aiohttp's transport was dropped.
 """
 
 from __future__ import annotations
@@ -38,48 +38,6 @@ class Transport(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Close pooled connections."""
-
-
-class AiohttpTransport(Transport):
-    """aiohttp with a connection pool sized to the role's concurrency.
-
-    The session is created on first use, inside the running event loop.
-    """
-
-    def __init__(self, *, max_connections: int, timeout_s: float) -> None:
-        import aiohttp
-
-        self._aiohttp = aiohttp
-        self._limit = max_connections
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
-        self._session: aiohttp.ClientSession | None = None
-
-    async def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Reply:
-        return await self._post(url, headers, {"json": body})
-
-    async def post_bytes(self, url: str, content: bytes, headers: dict[str, str]) -> Reply:
-        return await self._post(url, headers, {"data": content})
-
-    async def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
-        aiohttp = self._aiohttp
-        if self._session is None:
-            connector = aiohttp.TCPConnector(limit=self._limit)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout)
-        try:
-            async with self._session.post(url, headers=headers, **body) as resp:
-                content = await resp.read()
-                return resp.status, {k.lower(): v for k, v in resp.headers.items()}, content
-        except TimeoutError:
-            raise ProviderTimeoutError(f"no answer from {url} in time") from None
-        except aiohttp.ClientError as exc:
-            raise ProviderConnectionError(
-                f"connection to {url} failed: {type(exc).__name__}"
-            ) from None
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
 
 
 class HttpxTransport(Transport):
