@@ -99,9 +99,11 @@ class Page:
 
 
 async def _drain(stream: Any) -> None:
-    # chromium logs to stderr all along; an unread pipe would fill and stall it
-    async for _ in stream:
-        pass
+    # chromium logs to stderr all along; an unread pipe would fill and stall it. The
+    # launcher closes the pipe when the page is done: that ends the draining too
+    with contextlib.suppress(anyio.ClosedResourceError):
+        async for _ in stream:
+            pass
 
 
 @asynccontextmanager
