@@ -7,6 +7,7 @@ injected ``<script>`` as text, and let the viewer filter and expand sessions.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -21,7 +22,7 @@ from typing import Any
 import aiohttp
 import anyio
 import pytest
-from anyio.abc import TaskGroup
+from anyio.abc import Process, TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
 from simlab.report import render_html, session_anchor, summarize
@@ -98,20 +99,41 @@ class Page:
 
 
 async def _drain(stream: Any) -> None:
-    # chromium logs to stderr all along; an unread pipe would fill and stall it
-    async for _ in stream:
-        pass
+    # chromium logs to stderr all along; an unread pipe would fill and stall it. The
+    # launcher closes the pipe when the page is done: that ends the draining too
+    with contextlib.suppress(anyio.ClosedResourceError):
+        async for _ in stream:
+            pass
+
+
+@asynccontextmanager
+async def browser_process(argv: list[str]) -> AsyncIterator[Process]:
+    """A browser process whose stderr is piped; stopped, reaped and its pipes closed at exit.
+
+    The pipes are closed here, not left to the process's end: the browser's helpers inherit
+    them and may outlive it, and a pipe still open when the event loop closes is finalized
+    later by the garbage collector, as "Event loop is closed" in whichever test it runs.
+    """
+    proc = await anyio.open_process(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        yield proc
+    finally:
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            with anyio.move_on_after(10):
+                await proc.wait()
+            if proc.returncode is None:
+                proc.kill()
+            await proc.aclose()
 
 
 @asynccontextmanager
 async def chromium_page(tg: TaskGroup) -> AsyncIterator[Page]:
     """Start headless Chromium with a fresh profile and attach to its blank page."""
     with tempfile.TemporaryDirectory() as profile:
-        proc = await anyio.open_process(
-            [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdout=subprocess.DEVNULL,
-        )
-        try:
+        argv = [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", "about:blank"]
+        async with browser_process(argv) as proc:
             assert proc.stderr is not None
             seen = b""
             with anyio.fail_after(30):
@@ -127,12 +149,6 @@ async def chromium_page(tg: TaskGroup) -> AsyncIterator[Page]:
                     page = Page(ws)
                     tg.start_soon(page.read_forever)
                     yield page
-        finally:
-            proc.terminate()
-            with anyio.move_on_after(10):
-                await proc.wait()
-            if proc.returncode is None:
-                proc.kill()
 
 
 def default_suite_report(out: Path) -> Path:
