@@ -147,3 +147,21 @@ def test_a_confirm_field_the_final_tool_does_not_return_is_a_problem(project: Pa
         "goals/order_tea.yaml:21: confirm_fields.1: no 'totl' in what place_order takes or returns"
         in (checked.stderr)
     ), checked.stderr
+
+
+def test_a_goal_without_a_fact_its_final_tool_requires_is_a_problem(project: Path) -> None:
+    # the user was asked for the delivery day, could only say "I don't have that", and
+    # every session of the goal failed, while `simlab validate` said the files were valid
+    goal = project / "goals" / "order_tea.yaml"
+    edit(goal, '  - {id: delivery_date, slot: delivery_date, value: "2027-01-15"}\n', "")
+    edit(goal, "  - {fact: delivery_date, field: delivery_date}\n", "")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2, checked.stderr
+    assert "Traceback" not in checked.stderr
+    assert (
+        "goals/order_tea.yaml:7: facts: place_order requires 'delivery_date', a slot of "
+        "domain 'shop', but no fact of the goal holds it" in checked.stderr
+    ), checked.stderr
+    assert "`- {id: delivery_date, slot: delivery_date, value: ...}`" in checked.stderr
+    ran = simlab("run", "--quiet", cwd=project)
+    assert ran.returncode == 2, ran.stderr  # refused before any session starts
