@@ -182,8 +182,7 @@ def _by_bucket(s: dict[str, Any]) -> ReportTable:
     note = (
         "Length is the planned length: the user turns the session's plan needs (its facts, "
         "mind changes and perturbations, then the closing turn), fixed before it runs, so "
-        "the same key is in the same bucket in every run and with every agent. Within a "
-        "length bucket a cell holds only its sessions of that length."
+        "the same key is in the same bucket in every run and with every agent."
     )
     return ReportTable(
         "Pass rate by planned length (user turns the plan needs)",
@@ -463,8 +462,9 @@ def _overall_spread(o: dict[str, Any]) -> str:
 def overall_line(s: dict[str, Any]) -> str:
     """The overall figure, with n, intervals (or why there are none) and the errors left out."""
     o = s["overall"]
+    ci = f" {rate_ci(o['pass_ci'], o['n'])}" if o["n"] else ""  # no rate: no second dash
     return (
-        f"Overall: pass rate {pct(o['pass_rate'])} {rate_ci(o['pass_ci'], o['n'])} "
+        f"Overall: pass rate {pct(o['pass_rate'])}{ci} "
         f"(n={o['n']}, {plural(o['n_errors'], 'error')} excluded); {_overall_spread(o)}."
     )
 
