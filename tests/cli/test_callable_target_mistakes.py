@@ -53,3 +53,26 @@ def test_tool_calls_of_the_wrong_shape_say_which_field_and_what_to_return(
     assert "TargetReplyError: the target returned a dict that is not a reply: tool_calls.0" in (
         report
     )
+
+
+def test_a_class_whose_constructor_needs_arguments_is_refused_before_any_session(
+    tmp_path: Path,
+) -> None:
+    # every session ended as agent_error "TypeError: Bot.__init__() missing 1 required
+    # positional argument: 'model'", with nothing saying how simlab makes the instance
+    root = project(tmp_path, "bot:Bot")
+    (root / "bot.py").write_text(
+        "from agent import reply\n\n\n"
+        "class Bot:\n"
+        "    def __init__(self, model, *, temperature=0.0):\n"
+        "        self.model = model\n\n"
+        "    async def reply(self, history, ctx):\n"
+        "        return {'text': 'hello'}\n"
+    )
+    ran = simlab("run", "--quiet", cwd=root)
+    assert ran.returncode == 2, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert (
+        "class 'bot:Bot' is made with no arguments, one instance per session, but its "
+        "__init__ requires model; give them defaults"
+    ) in ran.stderr, ran.stderr
