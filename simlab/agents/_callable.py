@@ -177,9 +177,9 @@ class _IsolatedAgent:
         self.capabilities = getattr(agent, "capabilities", AgentCapabilities())
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
-        """The wrapped agent's reply."""
-        reply: AgentReply = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
-        return reply
+        """The wrapped agent's reply: an ``AgentReply``, or a str or dict as a function's."""
+        reply = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
+        return to_reply(reply)
 
 
 def callable_target_factory(
