@@ -178,7 +178,7 @@ class _IsolatedAgent:
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """The wrapped agent's reply: an ``AgentReply``, or a str or dict as a function's."""
-        reply = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
+        reply: object = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
         return to_reply(reply)
 
 
