@@ -26,7 +26,7 @@ from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
 from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
-from simlab.report._tables import escape_controls
+from simlab.report._tables import escape_controls, overall_line
 from simlab.report._terminal import PIPED_WIDTH, render_terminal, stdout_console
 from simlab.store import BRITTLENESS_FILE, DIAGNOSIS_FILE, HTML_REPORT_FILE
 
@@ -54,6 +54,7 @@ __all__ = [
     "first_failing_turn",
     "forest_chart",
     "json_for_script",
+    "overall_line",
     "pass_rate_chart",
     "planned_bucket",
     "realised_bucket",

@@ -30,3 +30,12 @@ def test_a_run_with_no_graded_session_shows_one_dash_for_its_rate(project: Path)
     (run_dir,) = (project / "results").iterdir()
     report = (run_dir / "report.md").read_text()
     assert "Overall: pass rate — (n=0, 24 errors excluded)" in report, report[-400:]
+
+
+def test_a_quiet_run_still_says_its_overall_figure(project: Path) -> None:
+    # `simlab run --quiet` (as the guide runs it) said only the target and the folder:
+    # nothing said whether the agent passed
+    ran = simlab("run", "--quiet", cwd=project)
+    assert ran.returncode == 0, ran.stderr
+    assert "Overall: pass rate 100.0% [86.2%, 100.0%] (n=24, 0 errors excluded)" in ran.stderr
+    assert "Pass rate by persona" not in ran.stdout + ran.stderr  # no tables
