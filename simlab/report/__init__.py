@@ -24,7 +24,14 @@ from simlab.report._lengths import (
 )
 from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
-from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
+from simlab.report._runs import (
+    RunRow,
+    render_runs,
+    run_rows,
+    runs_cli,
+    trend_interval,
+    trends,
+)
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._tables import escape_controls, overall_line
 from simlab.report._terminal import PIPED_WIDTH, render_terminal, stdout_console
@@ -70,6 +77,7 @@ __all__ = [
     "summarize",
     "survival_chart",
     "transition_heatmap_chart",
+    "trend_interval",
     "trends",
     "write_html_report",
     "write_run_reports",
