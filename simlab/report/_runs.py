@@ -143,7 +143,8 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
     """The runs table; the trend column is in percentage points."""
     table = Table(title="Runs (oldest first)")
     for name in ("run", "created", "suite", "target", "n", "pass rate [95% CI]"):
-        table.add_column(name, justify="right" if name == "n" else "left")
+        # a run id is what compare and report take: never cut
+        table.add_column(name, justify="right" if name == "n" else "left", no_wrap=name == "run")
     for name in ("aptitude [95% CI]", "unreliability [95% CI]", "trend, pts [95% CI]"):
         table.add_column(name, justify="right")
     changes = zip(rows, trends(rows), trend_intervals(rows), strict=True)
@@ -196,5 +197,5 @@ def runs_cli(argv: Sequence[str]) -> int:
         print(json.dumps(data, indent=2))
     else:
         # piped output has no width; 80 columns would wrap every row
-        render_runs(rows, Console(highlight=False, width=None if sys.stdout.isatty() else 160))
+        render_runs(rows, Console(highlight=False, width=None if sys.stdout.isatty() else 240))
     return 0

@@ -101,3 +101,11 @@ def test_the_runs_table_gives_every_figure_its_interval(tmp_path: Path) -> None:
     assert f"+10.0 [{lo * 100:+.1f}, {hi * 100:+.1f}]" in text
     assert "no graded session (all errors)" in text  # it said "no summary (interrupted?)"
     assert "Newcombe's interval for independent samples" in text
+
+
+def test_a_run_id_is_never_cut_in_a_narrow_table(tmp_path: Path) -> None:
+    # with the intervals added, a 160-column table cut ids to "20260101-000000-…"
+    fake_run(tmp_path, "20260101-000000-abcd", "reference:v1", 0.50)
+    console = Console(record=True, width=120)
+    render_runs(run_rows(tmp_path), console)
+    assert "20260101-000000-abcd" in console.export_text()
