@@ -12,6 +12,7 @@ from simlab.report._charts import (
     survival_chart,
     transition_heatmap_chart,
 )
+from simlab.report._failures import failed_indices, failures_section
 from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._junit import render_run_junit
@@ -58,6 +59,8 @@ __all__ = [
     "confusion_chart",
     "escape_cell",
     "escape_controls",
+    "failed_indices",
+    "failures_section",
     "first_failing_turn",
     "forest_chart",
     "json_for_script",

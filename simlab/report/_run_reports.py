@@ -66,6 +66,9 @@ def write_run_reports(
         summary["failed_sessions"] = failures_section([full[n] for n in listed], n_failed)
     else:
         summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
+        n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
+        shown = [records[i] for i in failed_indices(records)]
+        summary["failed_sessions"] = failures_section(shown, n_failed)
     summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if info.imported is not None else "simlab run"

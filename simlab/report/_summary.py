@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from simlab.report._checks import check_rows
-from simlab.report._failures import failed_indices, failures_section
 from simlab.report._judge import judge_section
 from simlab.report._lengths import (
     UNBUCKETED,
@@ -426,10 +425,6 @@ def summarize(
         "full_vs_sharded": _full_vs_sharded(by_mode, scores, settings),
         "pass_hat_k": _pass_hat_k(ok, settings),
         "by_check": check_rows(ok),
-        "failed_sessions": failures_section(
-            [recs[i] for i in failed_indices(recs)],
-            sum(1 for r in ok if not r.passed),
-        ),
         "judge": judge_section(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
