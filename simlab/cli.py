@@ -154,7 +154,9 @@ def _parser() -> argparse.ArgumentParser:
         "Ray workers (ray starts a local cluster, ray:auto or ray:HOST:PORT joins one; "
         "pip install 'simlab[ray]'); records do not depend on it",
     )
-    run.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress bar or tables: the overall line only"
+    )
     run.add_argument(
         "--junit",
         type=Path,
@@ -327,7 +329,7 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
 def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.api import RunInterrupted, execute_plan
     from simlab.engine import target_label
-    from simlab.report import render_terminal, stdout_console
+    from simlab.report import overall_line, render_terminal, stdout_console
 
     run_plan = _plan_run(args)
     if run_plan is None:
@@ -359,6 +361,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     summary = result.summary.model_dump(mode="json")
     if not args.quiet:
         render_terminal(summary, stdout_console())
+    else:  # no tables, but the headline with its n and interval
+        _eprint(overall_line(summary))
     _eprint(f"results: {run_plan.run_dir}")
     ungraded = _nothing_graded(summary, run_plan.run_dir)
     if ungraded is not None:

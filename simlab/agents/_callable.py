@@ -177,9 +177,9 @@ class _IsolatedAgent:
         self.capabilities = getattr(agent, "capabilities", AgentCapabilities())
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
-        """The wrapped agent's reply."""
-        reply: AgentReply = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
-        return reply
+        """The wrapped agent's reply: an ``AgentReply``, or a str or dict as a function's."""
+        reply: object = await self._calls.call_async(lambda: self._agent.reply(history, ctx))
+        return to_reply(reply)
 
 
 def callable_target_factory(
@@ -209,8 +209,30 @@ def object_target_factory(
     if inspect.isclass(obj):
         if not callable(getattr(obj, "reply", None)):
             raise TargetLoadError(f"class {name!r} must define `async def reply(history, ctx)`")
+        needed = _required_init_args(obj)
+        if needed:
+            raise TargetLoadError(
+                f"class {name!r} is made with no arguments, one instance per session, but "
+                f"its __init__ requires {', '.join(needed)}; give them defaults (or a "
+                "function target that builds the instance)"
+            )
         cls = cast("type[TargetAgent]", obj)
         return lambda seed: _IsolatedAgent(cls(), calls)
     if not callable(obj):
         raise TargetLoadError(f"target {name!r} is a {type(obj).__name__}, not a callable")
     return lambda seed: CallableTarget(obj, calls)
+
+
+def _required_init_args(cls: type) -> list[str]:
+    """The parameters a class's constructor cannot be called without (none readable: [])."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # a builtin or C type: nothing to read
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+             inspect.Parameter.KEYWORD_ONLY)  # fmt: skip
+    return [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in kinds and p.default is inspect.Parameter.empty
+    ]

@@ -12,6 +12,7 @@ from simlab.report._charts import (
     survival_chart,
     transition_heatmap_chart,
 )
+from simlab.report._failures import failed_indices, failures_section
 from simlab.report._html import EXTRA_CHARTS, render_html, write_html_report
 from simlab.report._html_viewer import first_failing_turn, json_for_script, session_anchor
 from simlab.report._junit import render_run_junit
@@ -24,9 +25,16 @@ from simlab.report._lengths import (
 )
 from simlab.report._markdown import escape_cell, render_markdown
 from simlab.report._run_reports import analysis_charts, write_run_reports
-from simlab.report._runs import RunRow, render_runs, run_rows, runs_cli, trends
+from simlab.report._runs import (
+    RunRow,
+    render_runs,
+    run_rows,
+    runs_cli,
+    trend_interval,
+    trends,
+)
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
-from simlab.report._tables import escape_controls
+from simlab.report._tables import escape_controls, overall_line
 from simlab.report._terminal import PIPED_WIDTH, render_terminal, stdout_console
 from simlab.store import BRITTLENESS_FILE, DIAGNOSIS_FILE, HTML_REPORT_FILE
 
@@ -51,9 +59,12 @@ __all__ = [
     "confusion_chart",
     "escape_cell",
     "escape_controls",
+    "failed_indices",
+    "failures_section",
     "first_failing_turn",
     "forest_chart",
     "json_for_script",
+    "overall_line",
     "pass_rate_chart",
     "planned_bucket",
     "realised_bucket",
@@ -69,6 +80,7 @@ __all__ = [
     "summarize",
     "survival_chart",
     "transition_heatmap_chart",
+    "trend_interval",
     "trends",
     "write_html_report",
     "write_run_reports",

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from simlab.report._failures import failed_indices, failures_section
 from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
 from simlab.report._summary import summarize
@@ -28,6 +29,7 @@ from simlab.store import (
     SessionRecord,
     Share,
     first_problem,
+    read_lines,
     read_run_info,
     read_sessions,
     write_atomic,
@@ -57,9 +59,16 @@ def write_run_reports(
         sessions = read_sessions(run_dir, slim=True)
         summary = summarize(sessions.records, suite.buckets, suite.seed, replaced=sessions.replaced)
         selection = select_viewer(sessions.records, sessions.lines)
+        listed = [sessions.lines[i] for i in failed_indices(sessions.records)]
+        n_failed = sum(1 for r in sessions.records if r.status == "ok" and not r.passed)
         del sessions  # let the run's records go before the page is built
+        full = read_lines(run_dir, listed) if listed else {}  # slim ones hold no detail
+        summary["failed_sessions"] = failures_section([full[n] for n in listed], n_failed)
     else:
         summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
+        n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
+        shown = [records[i] for i in failed_indices(records)]
+        summary["failed_sessions"] = failures_section(shown, n_failed)
     summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if info.imported is not None else "simlab run"

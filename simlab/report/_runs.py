@@ -4,13 +4,16 @@ Each row comes from the run's own ``run.json`` and ``summary.json``; runs
 without a summary (interrupted before their report) are listed as such, and so
 are run directories whose files cannot be read, with the reason. The
 trend compares each run with the previous run of the same suite (same name and
-target), so a nightly job shows drift at a glance.
+target), so a nightly job shows drift at a glance; its interval is Newcombe's
+hybrid score interval from the two runs' Wilson intervals, as for independent
+samples (`simlab compare` pairs sessions of the same seed, and is narrower then).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -39,6 +42,8 @@ class RunRow:
     unreliability: float | None
     problem: str | None = None
     """Why the run's files cannot be read (its figures are then None), or None."""
+    aptitude_ci: tuple[float, float] | None = None
+    unreliability_ci: tuple[float, float] | None = None
 
 
 def run_rows(results: Path) -> list[RunRow]:
@@ -68,6 +73,8 @@ def run_rows(results: Path) -> list[RunRow]:
                 aptitude=overall.aptitude if overall else None,
                 unreliability=overall.unreliability if overall else None,
                 problem=problem,
+                aptitude_ci=overall.aptitude_ci if overall else None,
+                unreliability_ci=overall.unreliability_ci if overall else None,
             )
         )
     return rows
@@ -95,17 +102,58 @@ def trends(rows: Sequence[RunRow]) -> list[float | None]:
     return out
 
 
+def trend_interval(before: RunRow, after: RunRow) -> tuple[float, float] | None:
+    """A 95% interval for ``after``'s pass rate minus ``before``'s, as independent samples.
+
+    Newcombe's hybrid score interval, built from each run's Wilson interval (the
+    ``pass_ci`` of its summary). None when a run has no rate or interval.
+    """
+    a, b = before, after
+    if a.pass_rate is None or b.pass_rate is None or a.pass_ci is None or b.pass_ci is None:
+        return None
+    (la, ua), (lb, ub) = a.pass_ci, b.pass_ci
+    d = b.pass_rate - a.pass_rate
+    lo = d - math.sqrt((b.pass_rate - lb) ** 2 + (ua - a.pass_rate) ** 2)
+    hi = d + math.sqrt((ub - b.pass_rate) ** 2 + (a.pass_rate - la) ** 2)
+    return max(-1.0, lo), min(1.0, hi)
+
+
+def trend_intervals(rows: Sequence[RunRow]) -> list[tuple[float, float] | None]:
+    """Per row, ``trend_interval`` against the previous run of the same suite and target."""
+    last: dict[tuple[str, str], RunRow] = {}
+    out: list[tuple[float, float] | None] = []
+    for row in rows:
+        key = (row.suite, row.target)
+        before = last.get(key)
+        out.append(None if before is None else trend_interval(before, row))
+        if row.pass_rate is not None:
+            last[key] = row
+    return out
+
+
+def _with_ci(x: float | None, ci: tuple[float, float] | None) -> str:
+    if x is None:
+        return "—"
+    if ci is None:
+        return f"{x:.1f}"
+    return f"{x:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
 def render_runs(rows: Sequence[RunRow], console: Console) -> None:
     """The runs table; the trend column is in percentage points."""
     table = Table(title="Runs (oldest first)")
     for name in ("run", "created", "suite", "target", "n", "pass rate [95% CI]"):
-        table.add_column(name, justify="right" if name == "n" else "left")
-    for name in ("aptitude", "unreliability", "trend, pts"):
+        # a run id is what compare and report take: never cut
+        table.add_column(name, justify="right" if name == "n" else "left", no_wrap=name == "run")
+    for name in ("aptitude [95% CI]", "unreliability [95% CI]", "trend, pts [95% CI]"):
         table.add_column(name, justify="right")
-    for row, trend in zip(rows, trends(rows), strict=True):
+    changes = zip(rows, trends(rows), trend_intervals(rows), strict=True)
+    for row, trend, trend_ci in changes:
         rate = "no summary (interrupted?)"
         if row.problem is not None:
             rate = escape(escape_controls(f"unreadable: {row.problem}"))
+        elif row.n == 0:  # a summary, but every session ended in error
+            rate = "no graded session (all errors)"
         elif row.pass_rate is not None and row.pass_ci is not None:
             lo, hi = row.pass_ci
             rate = f"{row.pass_rate:.1%} [{lo:.1%}, {hi:.1%}]"
@@ -116,11 +164,21 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
             escape(escape_controls(row.target)),
             "—" if row.n is None else str(row.n),
             rate,
-            _num(row.aptitude),
-            _num(row.unreliability),
-            "—" if trend is None else f"{trend * 100:+.1f}",
+            _with_ci(row.aptitude, row.aptitude_ci),
+            _with_ci(row.unreliability, row.unreliability_ci),
+            "—" if trend is None else _trend(trend, trend_ci),
         )
     console.print(table)
+    console.print(
+        "trend: the pass rate's change from the previous run of the same suite and target, "
+        "in points, with Newcombe's interval for independent samples; `simlab compare` "
+        "pairs two runs' sessions of the same seed."
+    )
+
+
+def _trend(trend: float, ci: tuple[float, float] | None) -> str:
+    shown = f"{trend * 100:+.1f}"
+    return shown if ci is None else f"{shown} [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]"
 
 
 def runs_cli(argv: Sequence[str]) -> int:
@@ -134,13 +192,10 @@ def runs_cli(argv: Sequence[str]) -> int:
         return 2
     rows = run_rows(args.results)
     if args.json:
-        data = [{**asdict(row), "trend": t} for row, t in zip(rows, trends(rows), strict=True)]
+        changes = zip(rows, trends(rows), trend_intervals(rows), strict=True)
+        data = [{**asdict(row), "trend": t, "trend_ci": ci} for row, t, ci in changes]
         print(json.dumps(data, indent=2))
     else:
         # piped output has no width; 80 columns would wrap every row
-        render_runs(rows, Console(highlight=False, width=None if sys.stdout.isatty() else 160))
+        render_runs(rows, Console(highlight=False, width=None if sys.stdout.isatty() else 240))
     return 0
-
-
-def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"

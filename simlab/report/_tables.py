@@ -182,8 +182,7 @@ def _by_bucket(s: dict[str, Any]) -> ReportTable:
     note = (
         "Length is the planned length: the user turns the session's plan needs (its facts, "
         "mind changes and perturbations, then the closing turn), fixed before it runs, so "
-        "the same key is in the same bucket in every run and with every agent. Within a "
-        "length bucket a cell holds only its sessions of that length."
+        "the same key is in the same bucket in every run and with every agent."
     )
     return ReportTable(
         "Pass rate by planned length (user turns the plan needs)",
@@ -352,6 +351,37 @@ def _errors(s: dict[str, Any]) -> Section:
     )
 
 
+def _failed_sessions(s: dict[str, Any]) -> Section | None:
+    f = s.get("failed_sessions")
+    if not f:  # a summary written by summarize alone, or before failures were listed
+        return None
+    if not f["n"]:
+        return None
+    rows = []
+    for session in f["shown"]:
+        said = "; ".join(
+            f"{c['check']}" + (f" (turn {c['turn']})" if c["turn"] is not None else "")
+            + (f": {c['detail']}" if c["detail"] else "")
+            for c in session["checks"]
+        )  # fmt: skip
+        score = _DASH if session["score"] is None else f"{session['score']:.1f}"
+        rows.append([session["session"], score, session["stop_reason"], said or _DASH])
+    shown = len(f["shown"])
+    title = (
+        f"Failed sessions: {f['n']}"
+        if shown == f["n"]
+        else f"Failed sessions: the first {shown} of {f['n']}, by key"
+    )
+    return ReportTable(
+        title,
+        ["Session", "Score", "Stop reason", "Failed checks (first failing turn): detail"],
+        rows,
+        "Session: persona/goal/mode/rep. Each session's transcript is in report.html's "
+        "viewer and in sessions.jsonl (its checks in full there too).",
+        numeric={1},
+    )
+
+
 def _faults(s: dict[str, Any]) -> str:
     f = s.get("faults")
     if not f or not (f["simulator"]["findings"] or f["grader"]["sessions"]):
@@ -432,8 +462,9 @@ def _overall_spread(o: dict[str, Any]) -> str:
 def overall_line(s: dict[str, Any]) -> str:
     """The overall figure, with n, intervals (or why there are none) and the errors left out."""
     o = s["overall"]
+    ci = f" {rate_ci(o['pass_ci'], o['n'])}" if o["n"] else ""  # no rate: no second dash
     return (
-        f"Overall: pass rate {pct(o['pass_rate'])} {rate_ci(o['pass_ci'], o['n'])} "
+        f"Overall: pass rate {pct(o['pass_rate'])}{ci} "
         f"(n={o['n']}, {plural(o['n_errors'], 'error')} excluded); {_overall_spread(o)}."
     )
 
@@ -527,6 +558,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         efficiency_table(summary),
         stage_share_table(summary),
         stage_transition_table(summary),
+        _failed_sessions(summary),
         _errors(summary),
         _faults(summary),
         _tool_results(summary),

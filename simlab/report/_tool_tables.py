@@ -51,7 +51,7 @@ def _trajectory_row(name: str, r: dict[str, Any]) -> list[str]:
         _unit(r["recall"], r["recall_ci"], n),
         _share(r.get("wasteful"), n),
         _share(r.get("gave_up_early"), n),
-        r.get("label") or "",
+        r.get("label") or ("ok" if r["precision"] is not None else _DASH),  # as compare says
     ]
 
 

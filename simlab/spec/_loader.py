@@ -190,6 +190,10 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
         return field, f"missing required field; add `{name}:`{extra}"
     got = err.get("input")
     shown = f" (got {_short(got)})" if not isinstance(got, dict | list) and got is not None else ""
+    if got is None and "input" in err and isinstance(name, str):  # `key:` with nothing after
+        empty = {"list_type": "[]", "dict_type": "{}", "model_type": "{}"}.get(kind)
+        fix = f"write `{name}: {empty}` for none, or remove the line" if empty else "give it one"
+        shown = f" (got nothing: `{name}:` has no value; {fix})"
     msg = str(err["msg"])
     if parent is not None and isinstance(name, str) and name in parent.model_fields:
         choices = _choices(parent.model_fields[name].annotation)

@@ -53,3 +53,57 @@ def test_tool_calls_of_the_wrong_shape_say_which_field_and_what_to_return(
     assert "TargetReplyError: the target returned a dict that is not a reply: tool_calls.0" in (
         report
     )
+
+
+def test_a_class_whose_constructor_needs_arguments_is_refused_before_any_session(
+    tmp_path: Path,
+) -> None:
+    # every session ended as agent_error "TypeError: Bot.__init__() missing 1 required
+    # positional argument: 'model'", with nothing saying how simlab makes the instance
+    root = project(tmp_path, "bot:Bot")
+    (root / "bot.py").write_text(
+        "from agent import reply\n\n\n"
+        "class Bot:\n"
+        "    def __init__(self, model, *, temperature=0.0):\n"
+        "        self.model = model\n\n"
+        "    async def reply(self, history, ctx):\n"
+        "        return {'text': 'hello'}\n"
+    )
+    ran = simlab("run", "--quiet", cwd=root)
+    assert ran.returncode == 2, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert (
+        "class 'bot:Bot' is made with no arguments, one instance per session, but its "
+        "__init__ requires model; give them defaults"
+    ) in ran.stderr, ran.stderr
+
+
+def test_a_class_may_return_a_dict_as_a_function_does(tmp_path: Path) -> None:
+    # a class's reply returning the guide's dict crashed the whole run: a traceback
+    # ending "AttributeError: 'dict' object has no attribute 'text'", no run written
+    root = project(tmp_path, "bot:Bot")
+    (root / "bot.py").write_text(
+        "from agent import reply\n\n\n"
+        "class Bot:\n"
+        "    async def reply(self, history, ctx):\n"
+        "        messages = [{'role': m.role, 'content': m.text} for m in history]\n"
+        "        return reply(messages, ctx)\n\n\n"
+        "class Wrong:\n"
+        "    def reply(self, history, ctx):\n"
+        "        return {'reply': 'hello'}\n"
+    )
+    ran = simlab("run", "--quiet", cwd=root)
+    assert ran.returncode == 0, ran.stderr
+    (run_dir,) = (root / "results").iterdir()
+    records = [json.loads(ln) for ln in (run_dir / "sessions.jsonl").read_text().splitlines()]
+    assert len(records) == 24 and all(r["status"] == "ok" for r in records)
+    assert all(r["passed"] for r in records)  # the sample agent, wrapped: it passes them all
+
+    suite = root / "simlab.yaml"
+    suite.write_text(suite.read_text().replace("target: bot:Bot", "target: bot:Wrong"))
+    wrong = simlab("run", "--quiet", cwd=root)
+    assert wrong.returncode == 1  # no session graded: each an agent_error
+    assert "Traceback" not in wrong.stderr
+    assert "the target returned a dict that is not a reply: text: Field required" in (
+        wrong.stderr
+    ), wrong.stderr

@@ -147,3 +147,39 @@ def test_a_confirm_field_the_final_tool_does_not_return_is_a_problem(project: Pa
         "goals/order_tea.yaml:21: confirm_fields.1: no 'totl' in what place_order takes or returns"
         in (checked.stderr)
     ), checked.stderr
+
+
+def test_a_goal_without_a_fact_its_final_tool_requires_is_a_problem(project: Path) -> None:
+    # the user was asked for the delivery day, could only say "I don't have that", and
+    # every session of the goal failed, while `simlab validate` said the files were valid
+    goal = project / "goals" / "order_tea.yaml"
+    edit(goal, '  - {id: delivery_date, slot: delivery_date, value: "2027-01-15"}\n', "")
+    edit(goal, "  - {fact: delivery_date, field: delivery_date}\n", "")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2, checked.stderr
+    assert "Traceback" not in checked.stderr
+    assert (
+        "goals/order_tea.yaml:7: facts: place_order requires 'delivery_date', a slot of "
+        "domain 'shop', but no fact of the goal holds it" in checked.stderr
+    ), checked.stderr
+    assert "`- {id: delivery_date, slot: delivery_date, value: ...}`" in checked.stderr
+    ran = simlab("run", "--quiet", cwd=project)
+    assert ran.returncode == 2, ran.stderr  # refused before any session starts
+
+
+def test_a_key_left_empty_says_so_and_how_to_write_none(project: Path) -> None:
+    # `mind_changes:` with its only entry deleted is null in YAML: it was said as
+    # "mind_changes: Input should be a valid list", with no fix
+    goal = project / "goals" / "order_tea.yaml"
+    edit(goal, "  - {fact: quantity, value: 3}\n", "")
+    edit(project / "personas" / "calm.yaml", "name: Sarah Miller", "name:")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        "goals/order_tea.yaml:13: mind_changes: Input should be a valid list (got nothing: "
+        "`mind_changes:` has no value; write `mind_changes: []` for none, or remove the line)"
+    ) in checked.stderr, checked.stderr
+    assert (
+        "personas/calm.yaml:4: name: Input should be a valid string (got nothing: `name:` has "
+        "no value; give it one)"
+    ) in checked.stderr, checked.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simlab.report import summarize
+from simlab.report import failed_indices, failures_section, summarize
 from simlab.spec import Bucket
 from simlab.store import SessionRecord
 
@@ -57,6 +57,10 @@ def test_summarize_over_the_lines_reproduces_summary_json(run_dir: Path) -> None
     buckets = [Bucket.model_validate(b) for b in summary["buckets"]]
     again = summarize(records, buckets, summary["seed"])
     summary.pop("run_id")
+    # the reports add the failed sessions they list, read from the same lines
+    listed = summary.pop("failed_sessions")
+    n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
+    assert listed == failures_section([records[i] for i in failed_indices(records)], n_failed)
     assert again == summary
 
 

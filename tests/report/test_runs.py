@@ -1,7 +1,13 @@
 import json
+import random
 from pathlib import Path
 
-from simlab.report import run_rows, runs_cli, trends
+import pytest
+from rich.console import Console
+
+from simlab.compare import newcombe_interval
+from simlab.report import RunRow, render_runs, run_rows, runs_cli, trend_interval, trends
+from simlab.stats import wilson_interval
 from simlab.store import write_json
 
 
@@ -50,3 +56,56 @@ def test_a_run_id_with_terminal_escapes_is_shown_inert(tmp_path: Path, capsys) -
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "\\x1b" in out
+
+
+def _row(passes: int, n: int) -> RunRow:
+    lo, hi = wilson_interval(passes, n)
+    return RunRow("r", "", "s", "t", n, passes / n, (lo, hi), None, None)
+
+
+def test_the_trend_interval_is_newcombes_hybrid_score_interval() -> None:
+    # Newcombe (1998), Statistics in Medicine 17:873, example (a): 56/70 - 48/80 = 0.2000,
+    # method 10 (score, no continuity correction): 0.0524 to 0.3339
+    lo, hi = trend_interval(_row(48, 80), _row(56, 70))  # type: ignore[misc]
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+    # the same as compare's implementation, for a run that went from 31/48 to 48/48
+    assert trend_interval(_row(31, 48), _row(48, 48)) == pytest.approx(
+        newcombe_interval(31, 48, 48, 48)
+    )
+
+
+def test_the_trend_interval_covers_an_unchanged_rate_about_95_percent_of_the_time() -> None:
+    rng = random.Random(7)
+    trials, covered = 2000, 0
+    for _ in range(trials):
+        a = sum(rng.random() < 0.6 for _ in range(40))
+        b = sum(rng.random() < 0.6 for _ in range(40))
+        ci = trend_interval(_row(a, 40), _row(b, 40))
+        assert ci is not None
+        covered += ci[0] <= 0.0 <= ci[1]
+    assert 0.93 <= covered / trials <= 0.99, covered / trials
+
+
+def test_the_runs_table_gives_every_figure_its_interval(tmp_path: Path) -> None:
+    fake_run(tmp_path, "20260101-000000-a", "reference:v1", 0.50)
+    fake_run(tmp_path, "20260102-000000-b", "reference:v1", 0.60)
+    results = tmp_path / "20260103-000000-c"
+    fake_run(tmp_path, "20260103-000000-c", "reference:v1", 0.60)
+    summary = json.loads((results / "summary.json").read_text())
+    summary["overall"] = {"n": 0, "pass_rate": None, "pass_ci": None}  # all errors
+    write_json(results / "summary.json", summary)
+    console = Console(record=True, width=300)
+    render_runs(run_rows(tmp_path), console)
+    text = console.export_text()
+    lo, hi = trend_interval(*run_rows(tmp_path)[:2])  # type: ignore[misc]
+    assert f"+10.0 [{lo * 100:+.1f}, {hi * 100:+.1f}]" in text
+    assert "no graded session (all errors)" in text  # it said "no summary (interrupted?)"
+    assert "Newcombe's interval for independent samples" in text
+
+
+def test_a_run_id_is_never_cut_in_a_narrow_table(tmp_path: Path) -> None:
+    # with the intervals added, a 160-column table cut ids to "20260101-000000-…"
+    fake_run(tmp_path, "20260101-000000-abcd", "reference:v1", 0.50)
+    console = Console(record=True, width=120)
+    render_runs(run_rows(tmp_path), console)
+    assert "20260101-000000-abcd" in console.export_text()
