@@ -77,13 +77,6 @@ from simlab.compare._cli import cli_main
 from simlab.compare._gates import GateResult, Gates, GateStatus, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
-from simlab.compare._newcombe import (
-    PairedTable,
-    newcombe_interval,
-    overlap_newcombe_interval,
-    overlap_newcombe_p_value,
-    paired_newcombe_interval,
-)
 from simlab.compare._pairing import (
     ErrorSession,
     LocatedRecord,
@@ -95,6 +88,13 @@ from simlab.compare._pairing import (
 from simlab.compare._simpson import BucketShift, SimpsonCheck, simpson_check
 from simlab.compare._terminal import render_terminal
 from simlab.compare._trajectory import TrajectoryDelta, trajectory_deltas
+from simlab.stats import (
+    PairedTable,
+    newcombe_interval,
+    overlap_newcombe_interval,
+    overlap_newcombe_p_value,
+    paired_newcombe_interval,
+)
 
 __all__ = [
     "MIN_BOOTSTRAP_CELLS",

@@ -29,12 +29,6 @@ from typing import Literal
 
 import numpy as np
 
-from simlab.compare._newcombe import (
-    PairedTable,
-    overlap_newcombe_interval,
-    overlap_newcombe_p_value,
-    paired_newcombe_interval,
-)
 from simlab.compare._pairing import (
     ErrorSession,
     LocatedRecord,
@@ -49,9 +43,13 @@ from simlab.report import UNPLANNED, bucket_order, planned_bucket, session_ancho
 from simlab.spec import Bucket
 from simlab.stats import (
     McNemar,
+    PairedTable,
     aptitude,
     fisher_exact,
     holm,
+    overlap_newcombe_interval,
+    overlap_newcombe_p_value,
+    paired_newcombe_interval,
     score_differences,
     two_level_bootstrap,
     unreliability,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from simlab.compare._newcombe import newcombe_interval
+from simlab.stats import newcombe_interval
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ without a summary (interrupted before their report) are listed as such, and so
 are run directories whose files cannot be read, with the reason. The
 trend compares each run with the previous run of the same suite (same name and
 target), so a nightly job shows drift at a glance; its interval is Newcombe's
-hybrid score interval from the two runs' Wilson intervals, as for independent
+hybrid score interval of the two runs' pass rates, as for independent
 samples (`simlab compare` pairs sessions of the same seed, and is narrower then).
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -24,6 +23,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from simlab.report._tables import escape_controls
+from simlab.stats import newcombe_interval
 from simlab.store import RunDirError, iter_run_dirs, read_run_info, read_summary
 
 
@@ -105,17 +105,18 @@ def trends(rows: Sequence[RunRow]) -> list[float | None]:
 def trend_interval(before: RunRow, after: RunRow) -> tuple[float, float] | None:
     """A 95% interval for ``after``'s pass rate minus ``before``'s, as independent samples.
 
-    Newcombe's hybrid score interval, built from each run's Wilson interval (the
-    ``pass_ci`` of its summary). None when a run has no rate or interval.
+    Newcombe's hybrid score interval (``stats.newcombe_interval``) of the two runs'
+    passes out of their graded sessions. None when a run has no rate.
     """
-    a, b = before, after
-    if a.pass_rate is None or b.pass_rate is None or a.pass_ci is None or b.pass_ci is None:
+    counts = [
+        (round(row.pass_rate * row.n), row.n)
+        for row in (before, after)
+        if row.pass_rate is not None and row.n
+    ]
+    if len(counts) < 2:
         return None
-    (la, ua), (lb, ub) = a.pass_ci, b.pass_ci
-    d = b.pass_rate - a.pass_rate
-    lo = d - math.sqrt((b.pass_rate - lb) ** 2 + (ua - a.pass_rate) ** 2)
-    hi = d + math.sqrt((ub - b.pass_rate) ** 2 + (a.pass_rate - la) ** 2)
-    return max(-1.0, lo), min(1.0, hi)
+    (passed_a, n_a), (passed_b, n_b) = counts
+    return newcombe_interval(passed_a, n_a, passed_b, n_b)
 
 
 def trend_intervals(rows: Sequence[RunRow]) -> list[tuple[float, float] | None]:

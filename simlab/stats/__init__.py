@@ -14,6 +14,13 @@ from simlab.stats._buckets import LengthBucket, bucket_of
 from simlab.stats._fisher import fisher_exact
 from simlab.stats._intervals import bootstrap_mean_ci, bootstrap_means_ci, wilson_interval
 from simlab.stats._multiplicity import holm
+from simlab.stats._newcombe import (
+    PairedTable,
+    newcombe_interval,
+    overlap_newcombe_interval,
+    overlap_newcombe_p_value,
+    paired_newcombe_interval,
+)
 from simlab.stats._paired import McNemar, mcnemar
 from simlab.stats._passk import pass_hat_k, pass_hat_k_by_task, pass_hat_k_curve
 from simlab.stats._percentile import aptitude, percentile, unreliability
@@ -34,6 +41,7 @@ __all__ = [
     "LengthBucket",
     "LogRank",
     "McNemar",
+    "PairedTable",
     "Spread",
     "SurvivalStep",
     "agreement",
@@ -50,6 +58,10 @@ __all__ = [
     "kappa_from_table",
     "log_rank",
     "mcnemar",
+    "newcombe_interval",
+    "overlap_newcombe_interval",
+    "overlap_newcombe_p_value",
+    "paired_newcombe_interval",
     "pass_hat_k",
     "pass_hat_k_by_task",
     "pass_hat_k_curve",

@@ -68,7 +68,7 @@ def test_the_trend_interval_is_newcombes_hybrid_score_interval() -> None:
     # method 10 (score, no continuity correction): 0.0524 to 0.3339
     lo, hi = trend_interval(_row(48, 80), _row(56, 70))  # type: ignore[misc]
     assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
-    # the same as compare's implementation, for a run that went from 31/48 to 48/48
+    # the passes read back from a row's rate and n: a run that went from 31/48 to 48/48
     assert trend_interval(_row(31, 48), _row(48, 48)) == pytest.approx(
         newcombe_interval(31, 48, 48, 48)
     )

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from simlab.stats import McNemar, mcnemar, wilson_interval
+from simlab.stats._intervals import wilson_interval
+from simlab.stats._paired import McNemar, mcnemar
 
 
 def newcombe_interval(
