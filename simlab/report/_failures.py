@@ -13,20 +13,35 @@ from typing import Any
 from simlab.store import SessionRecord
 
 MAX_FAILED_LISTED = 10
-"""Failed sessions a report lists, the first by key; the rest are counted."""
+"""Failed sessions a report lists, spread over personas and goals; the rest are counted."""
 
 _MAX_DETAIL_CHARS = 300
 
 
 def failed_indices(records: Sequence[SessionRecord], limit: int = MAX_FAILED_LISTED) -> list[int]:
-    """The positions in ``records`` of the first ``limit`` failed graded sessions, by key."""
-    failed = [i for i, r in enumerate(records) if r.status == "ok" and not r.passed]
+    """The positions in ``records`` of up to ``limit`` failed graded sessions, in key order.
+
+    Spread over the run: each persona and goal's first failure (by key) in turn, then
+    each one's second, and so on, so a run whose first persona fails often does not
+    list that persona alone.
+    """
 
     def key(i: int) -> tuple[str, str, str, int, tuple[str, ...]]:
         k = records[i].key
         return (k.persona, k.goal, str(k.mode), k.rep, tuple(k.perturbations))
 
-    return sorted(failed, key=key)[:limit]
+    failed = sorted(
+        (i for i, r in enumerate(records) if r.status == "ok" and not r.passed), key=key
+    )
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i in failed:
+        groups.setdefault((records[i].key.persona, records[i].key.goal), []).append(i)
+    picked: list[int] = []
+    depth = 0
+    while len(picked) < min(limit, len(failed)):
+        picked += [g[depth] for g in groups.values() if depth < len(g)][: limit - len(picked)]
+        depth += 1
+    return sorted(picked, key=key)
 
 
 def failures_section(shown: Sequence[SessionRecord], n_failed: int) -> dict[str, Any]:

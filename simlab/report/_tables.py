@@ -370,7 +370,7 @@ def _failed_sessions(s: dict[str, Any]) -> Section | None:
     title = (
         f"Failed sessions: {f['n']}"
         if shown == f["n"]
-        else f"Failed sessions: the first {shown} of {f['n']}, by key"
+        else f"Failed sessions: {shown} of {f['n']}, spread over personas and goals"
     )
     return ReportTable(
         title,

@@ -42,10 +42,19 @@ def test_failed_sessions_are_listed_with_their_checks_detail(project: Path) -> N
     said = f"confirmation (turn {check['turn']}): {check['detail']}"
 
     report = (run_dir / "report.md").read_text()
-    assert "## Failed sessions: the first 10 of 24, by key" in report
+    assert "## Failed sessions: 10 of 24, spread over personas and goals" in report
     assert f"| {session} | {first['score']:.1f} | {first['stop_reason']} | {said} |" in report
     assert report.count("| calm/") + report.count("| fickle/") == 10
-    assert "Failed sessions: the first 10 of 24, by key" in ran.stdout  # the terminal too
+    # every persona and goal that failed is listed: 6 failures each, 3 or 2 of each shown
+    listed = {g: report.count(f"| {g}/") for g in ("calm/order_tea", "calm/return_mug")}
+    listed |= {g: report.count(f"| {g}/") for g in ("fickle/order_tea", "fickle/return_mug")}
+    assert listed == {
+        "calm/order_tea": 3,
+        "calm/return_mug": 3,
+        "fickle/order_tea": 2,
+        "fickle/return_mug": 2,
+    }
+    assert "Failed sessions: 10 of 24, spread over personas and goals" in ran.stdout
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["failed_sessions"]["n"] == 24
 
