@@ -329,7 +329,7 @@ _DELEGATED: dict[str, Callable[[list[str]], int]] = {
 def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.api import RunInterrupted, execute_plan
     from simlab.engine import target_label
-    from simlab.report import overall_line, render_terminal, stdout_console
+    from simlab.report import analysis_tables, overall_line, render_terminal, stdout_console
 
     run_plan = _plan_run(args)
     if run_plan is None:
@@ -360,7 +360,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     summary = result.summary.model_dump(mode="json")
     if not args.quiet:
-        render_terminal(summary, stdout_console())
+        render_terminal(summary, stdout_console(), analysis_tables(run_plan.run_dir))
     else:  # no tables, but the headline with its n and interval
         _eprint(overall_line(summary))
     _eprint(f"results: {run_plan.run_dir}")
@@ -533,7 +533,7 @@ def _write_reports(
     tracebacks: bool = False,
 ) -> dict[str, Any]:
     """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
-    from simlab.report import render_terminal, write_run_reports
+    from simlab.report import analysis_tables, render_terminal, write_run_reports
     from simlab.store import SessionsFile
 
     if isinstance(sessions, SessionsFile):
@@ -541,7 +541,7 @@ def _write_reports(
     else:
         summary = write_run_reports(run_dir, sessions, tracebacks=tracebacks)
     if console is not None:
-        render_terminal(summary, console)
+        render_terminal(summary, console, analysis_tables(run_dir))
     return summary
 
 

@@ -275,13 +275,7 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
     results: list[PrefixResult] = []
     if suite.prefix_cases:
         results = await run_suite_prefix_cases(suite, run_plan.suite_dir, run_dir)
-        for r in results:
-            lo, hi = r.ci
-            rate = "—" if r.keep_rate is None else f"{r.keep_rate:.0%}"
-            tell(
-                f"prefix case {r.case_id}: kept {r.kept}/{r.n} that acted = {rate} "
-                f"[{lo:.0%}, {hi:.0%}], {r.no_action} no action, {r.errors} errors"
-            )
+        tell(_prefix_cases_line(results))
     if "diagnosis" in suite.experiments:
         tell("experiment: coherence diagnosis")
         await diagnose_run_async(run_dir, overrides=run_plan.overrides)
@@ -293,6 +287,17 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
             overrides=run_plan.overrides,
         )
     return results
+
+
+def _prefix_cases_line(results: Sequence[PrefixResult]) -> str:
+    """One line for the suite's prefix cases; each case's row is in the reports."""
+    kept = sum(1 for r in results if r.keep_rate == 1.0)
+    broke = sum(1 for r in results if r.broken)
+    return (
+        f"prefix cases: {len(results)} replayed; {kept} kept every constraint in every "
+        f"replay that acted, {broke} broke one at least once (each case's keep-rate and "
+        "interval: the report's Prefix regression cases table)"
+    )
 
 
 def _retried_outcome(retried: Sequence[SessionRecord], records: Sequence[SessionRecord]) -> str:

@@ -242,7 +242,8 @@ def paired_section(c: Comparison) -> Section:
         f"both runs; {c.bucket_moves} pair(s) are planned in two buckets and count in the "
         "overall row only. The change is (fixed - regressed) / pairs with Newcombe's paired "
         f"{_level(c)} interval; McNemar: exact two-sided test on regressed vs fixed; "
-        f"Holm p: {_HOLM}.",
+        f"Holm p: {_HOLM}; the overall row's test is the pass-rate table's overall test, "
+        "its Holm p shown there ('-' here).",
     )
 
 

@@ -141,7 +141,8 @@ def _load(
     personas = source.personas or load_personas([base / d for d in suite.persona_dirs])
     goals = source.goals or load_goals([base / d for d in suite.goal_dirs])
     # a goal its domain cannot voice fails here, with file:line, not as simulator errors
-    check_fit(suite, base, source.personas, source.goals, source.path)
+    graders = None if overrides.graders is None else [g.name for g in overrides.graders]
+    check_fit(suite, base, source.personas, source.goals, source.path, graders)
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}

@@ -24,7 +24,7 @@ from simlab.report._lengths import (
     realised_bucket,
 )
 from simlab.report._markdown import escape_cell, render_markdown
-from simlab.report._run_reports import analysis_charts, write_run_reports
+from simlab.report._run_reports import analysis_charts, analysis_tables, write_run_reports
 from simlab.report._runs import (
     RunRow,
     render_runs,
@@ -54,6 +54,7 @@ __all__ = [
     "RunRow",
     "SurvivalStep",
     "analysis_charts",
+    "analysis_tables",
     "aptitude_unreliability_chart",
     "bucket_order",
     "confusion_chart",

@@ -32,6 +32,7 @@ from simlab.report._lengths import UNBUCKETED, UNPLANNED
 from simlab.report._summary import summarize
 from simlab.report._tables import (
     ReportTable,
+    Section,
     build_sections,
     escape_controls,
     metric,
@@ -130,8 +131,8 @@ def _table(t: ReportTable) -> str:
     )
 
 
-def _tables(summary: dict[str, Any]) -> str:
-    sections = build_sections(summary)
+def _tables(summary: dict[str, Any], more: Sequence[Section]) -> str:
+    sections = build_sections(summary, more)
     parts = []
     for i, s in enumerate(sections):
         if isinstance(s, ReportTable):
@@ -274,6 +275,7 @@ def render_html(
     extras: Mapping[str, Any] | None = None,
     tracebacks: bool = False,
     n_sessions: int | None = None,
+    more: Sequence[Section] = (),
 ) -> str:
     """Render a run as one self-contained HTML page.
 
@@ -293,6 +295,7 @@ def render_html(
             default only their error's type and message are published.
         n_sessions: How many sessions the run has, when ``records`` (the
             viewer's) are fewer (see ``viewer_choice``); the page says so.
+        more: Tables of analyses made on the run (see ``build_sections``).
 
     Returns:
         The HTML text. It makes no network request: a Content-Security-Policy
@@ -322,7 +325,7 @@ bootstrap intervals over cells. Transcripts are shown as text, exactly as record
 <main>
 <section id="overview"><h2>Overview</h2>{_overview(summary)}</section>
 <section id="charts"><h2>Charts</h2><div class="charts">{"".join(charts)}</div></section>
-<section id="tables"><h2>Tables</h2>{_tables(summary)}</section>
+<section id="tables"><h2>Tables</h2>{_tables(summary, more)}</section>
 <section id="sessions"><h2>Sessions</h2>{_viewer_note(len(records), n_sessions)}
 {render_viewer(records, _buckets(summary), tracebacks)}
 </section>
@@ -386,6 +389,7 @@ def write_html_report(
     tracebacks: bool = False,
     lines: Sequence[int] | None = None,
     selection: ViewerSelection | None = None,
+    more: Sequence[Section] = (),
 ) -> Path:
     """Write ``run_dir/report.html`` from the run directory alone (or from what is given).
 
@@ -400,6 +404,7 @@ def write_html_report(
             slim (``store.slim_record``): the viewer's sessions are read from there.
         selection: The viewer's sessions, chosen beforehand (``select_viewer``):
             ``records`` are not needed, so a caller can let go of them first.
+        more: Tables of analyses made on the run; see ``render_html``.
 
     Returns:
         The path written.
@@ -428,7 +433,7 @@ def write_html_report(
     if summary is None:
         raise ValueError("a ViewerSelection comes with the summary it was made with")
     title = f"simlab run {info.run_id}"
-    page = render_html(summary, shown, title, extras, tracebacks, selection.n_sessions)
+    page = render_html(summary, shown, title, extras, tracebacks, selection.n_sessions, more)
     path = run_dir / HTML_REPORT_FILE
     write_atomic(path, page)
     return path

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from simlab.report._tables import ReportTable, build_sections, escape_controls
+from simlab.report._tables import ReportTable, Section, build_sections, escape_controls
 
 # Markdown syntax a cell's text could open, each broken where it would start:
 # always-active characters (table pipe, code, emphasis, strikethrough, GitHub math,
@@ -55,17 +56,18 @@ def _table(t: ReportTable) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(summary: dict[str, Any], title: str) -> str:
+def render_markdown(summary: dict[str, Any], title: str, more: Sequence[Section] = ()) -> str:
     """Render a run's summary as markdown; the overall figure is the last line.
 
     Args:
         summary: The output of ``summarize``.
         title: The document's title (escaped).
+        more: Tables of analyses made on the run (see ``build_sections``).
 
     Returns:
         The markdown text, ending with a newline.
     """
     parts = [f"# {escape_cell(title)}"]
-    for section in build_sections(summary):
+    for section in build_sections(summary, more):
         parts.append(_table(section) if isinstance(section, ReportTable) else escape_cell(section))
     return "\n\n".join(parts) + "\n"

@@ -1,7 +1,8 @@
 """Every report of a run directory, written from its files: summary.json, report.md, report.html.
 
 Analyses that ran on the run (``diagnosis.json``, ``brittleness.json``) add
-their charts to the HTML report when present.
+their charts to the HTML report when present; its prefix regression cases
+(``prefix_cases.json``) add their table to report.md and report.html.
 """
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ from pydantic import BaseModel, ValidationError
 from simlab.report._failures import failed_indices, failures_section
 from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
+from simlab.report._prefix_cases import prefix_cases_table
+from simlab.report._report_table import ReportTable
 from simlab.report._summary import summarize
 from simlab.store import (
     BRITTLENESS_FILE,
     DIAGNOSIS_FILE,
+    PREFIX_CASES_FILE,
     REPORT_FILE,
     SUMMARY_FILE,
     Brittleness,
     DiagnosisReport,
     Estimate,
+    PrefixCases,
     RunDirError,
     SessionRecord,
     Share,
@@ -73,7 +78,8 @@ def write_run_reports(
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if info.imported is not None else "simlab run"
     title = f"{kind} {info.run_id}"
-    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title))
+    more = analysis_tables(run_dir)
+    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title, more=more))
     write_html_report(
         run_dir,
         summary=summary,
@@ -81,8 +87,20 @@ def write_run_reports(
         extras=analysis_charts(run_dir),
         tracebacks=tracebacks,
         selection=selection,
+        more=more,
     )
     return summary
+
+
+def analysis_tables(run_dir: Path) -> list[ReportTable]:
+    """Tables from the analyses saved in ``run_dir`` beside its sessions (its prefix
+    regression cases); none when absent.
+
+    Raises:
+        RunDirError: an analysis file is not what simlab writes (file and field named).
+    """
+    cases = _read_model(run_dir / PREFIX_CASES_FILE, PrefixCases)
+    return [] if cases is None or not cases.cases else [prefix_cases_table(cases)]
 
 
 def analysis_charts(run_dir: Path) -> dict[str, Any]:

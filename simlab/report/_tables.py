@@ -8,7 +8,7 @@ overall figure comes last.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simlab.core import escape_controls as escape_controls
@@ -540,8 +540,12 @@ def _chance(k: dict[str, Any]) -> str:
     return _DASH if k.get("expected") is None else f"{k['expected']:.2f}"
 
 
-def build_sections(summary: dict[str, Any]) -> list[Section]:
-    """Every table and line of a report, in order; the overall line is last."""
+def build_sections(summary: dict[str, Any], more: Sequence[Section] = ()) -> list[Section]:
+    """Every table and line of a report, in order; the overall line is last.
+
+    ``more``: the tables of analyses made on the run beside its sessions (its prefix
+    regression cases), placed after the sessions' tables, before the closing lines.
+    """
     sections: list[Section | None] = [
         _by_persona(summary),
         _giving_up(summary),
@@ -565,6 +569,7 @@ def build_sections(summary: dict[str, Any]) -> list[Section]:
         _truncated(summary),
         _cost(summary),
         _stop_reasons(summary),
+        *more,
         unheard_line(summary),  # next to the headline: it says whose the failures may be
         overall_line(summary),
     ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from simlab.report._tables import ReportTable, build_sections, escape_controls
+from simlab.report._tables import ReportTable, Section, build_sections, escape_controls
 
 PIPED_WIDTH = 160
 """Columns of piped output (CI logs, files): rich's 80 would cut figures short."""
@@ -40,14 +41,17 @@ def _table(t: ReportTable) -> Table:
     return table
 
 
-def render_terminal(summary: dict[str, Any], console: Console) -> None:
+def render_terminal(
+    summary: dict[str, Any], console: Console, more: Sequence[Section] = ()
+) -> None:
     """Print a run's summary as tables; the overall figure is the last line.
 
     Args:
         summary: The output of ``summarize``.
         console: Where to print.
+        more: Tables of analyses made on the run (see ``build_sections``).
     """
-    for i, section in enumerate(build_sections(summary)):
+    for i, section in enumerate(build_sections(summary, more)):
         if i:
             console.print()
         console.print(_table(section) if isinstance(section, ReportTable) else _text(section))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from simlab.spec._domain_load import (
     shipped_domains,
     suite_domains,
 )
+from simlab.spec._grading_fit import grading_problems
 from simlab.spec._loader import (
     Loc,
     Problem,
@@ -273,18 +274,36 @@ def _suite_domains_of(suite_path: Path) -> DomainSet:
     return suite_domains(_validated(Suite, suite_path, data, lines), suite_path)
 
 
-def _fit(path: Path, spec: BaseModel, lines: dict[Loc, int], domains: DomainSet) -> list[Problem]:
+def _fit(
+    path: Path,
+    spec: BaseModel,
+    lines: dict[Loc, int],
+    domains: DomainSet,
+    graders: Collection[str] | None = None,
+) -> list[Problem]:
+    """A goal or persona against its domain; a goal also against the graders its suite
+    runs (``graders``: their names; None: checked without a suite)."""
     if isinstance(spec, Goal):
-        return goal_problems(spec, domains, str(path), lines)
+        problems = goal_problems(spec, domains, str(path), lines)
+        if graders is not None:
+            problems += grading_problems(spec, graders, str(path), lines)
+        return problems
     if isinstance(spec, Persona):
         return persona_problems(spec, domains, str(path), lines)
     return []
 
 
 def _library_fit(
-    path: Path, suite: Suite, domains: DomainSet, personas: bool = True, goals: bool = True
+    path: Path,
+    suite: Suite,
+    domains: DomainSet,
+    personas: bool = True,
+    goals: bool = True,
+    graders: Collection[str] | None = None,
 ) -> list[Problem]:
-    """Each goal and persona of a suite's libraries against the suite's domains."""
+    """Each goal and persona of a suite's libraries against the suite's domains, and each
+    goal against the graders the suite runs (``graders``; None: its ``grading.graders``)."""
+    running = _running(suite, graders)
     problems: list[Problem] = []
     libraries: list[tuple[list[str], type[Persona] | type[Goal]]] = []
     if personas:
@@ -298,8 +317,13 @@ def _library_fit(
                 spec = _validated(model, file, data, lines)
             except SpecError:
                 continue  # reported with the suite's libraries
-            problems.extend(_fit(file, spec, lines, domains))
+            problems.extend(_fit(file, spec, lines, domains, running))
     return problems
+
+
+def _running(suite: Suite, graders: Collection[str] | None) -> Collection[str]:
+    # the built-ins when the suite lists none: they check no tool policy and no agency
+    return graders if graders is not None else (suite.grading.graders or ())
 
 
 def suite_perturbation_dir(suite: Suite, base: Path) -> Path | None:
@@ -396,6 +420,7 @@ def check_fit(
     personas: Mapping[str, Persona] | None = None,
     goals: Mapping[str, Goal] | None = None,
     suite_path: Path | None = None,
+    graders: Collection[str] | None = None,
 ) -> DomainSet:
     """The suite's domains, once every goal and persona it runs is shown to fit them.
 
@@ -406,6 +431,8 @@ def check_fit(
             without lines); None checks the files of ``persona_dirs``.
         goals: The same for goals and ``goal_dirs``.
         suite_path: The suite file (for messages), None for a suite built in code.
+        graders: The names of the graders the run runs, when given in place of the
+            suite's ``grading.graders``: a goal's tool policy or agency must have its grader.
 
     Raises:
         SpecError: every goal or persona that does not fit its domain (file:line,
@@ -416,14 +443,17 @@ def check_fit(
     domains = load_domains(suite.domains, base, where)
     problems: list[Problem] = []
     if personas is None or goals is None:
-        problems.extend(_library_fit(where, suite, domains, personas is None, goals is None))
+        problems.extend(
+            _library_fit(where, suite, domains, personas is None, goals is None, graders)
+        )
     shelf = suite_perturbation_dir(suite, base) if "brittleness" in suite.experiments else None
     if personas is None and shelf is not None:  # the experiment runs after the sessions
         problems.extend(perturbation_fit(where, suite, load_perturbations([shelf]), shelf, domains))
     for given in (personas, goals):
         for item_id, spec in (given or {}).items():
             kind = "persona" if isinstance(spec, Persona) else "goal"
-            problems.extend(_fit(Path(f"{kind} {item_id!r}"), spec, {}, domains))
+            running = _running(suite, graders)
+            problems.extend(_fit(Path(f"{kind} {item_id!r}"), spec, {}, domains, running))
     if problems:
         raise SpecError(list(dict.fromkeys(problems)))
     return domains

@@ -7,10 +7,12 @@ import asyncio
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from simlab.spec import SpecError, load_domains
 from simlab.testing._config import FakeProviderConfig, FaultMix
 from simlab.testing._responders import Responder, default_responder, echo
-from simlab.testing._roleplay import Roleplay, roleplay, roleplay_models
+from simlab.testing._roleplay import Roleplay, roleplay, roleplay_models, roleplay_of
 from simlab.testing._server import FakeProvider
 
 _RESPONDERS: dict[str, Responder] = {
@@ -74,7 +76,29 @@ def _parser() -> argparse.ArgumentParser:
         "starting fake-small and as v2 for any other (two quality profiles, for simlab "
         "routing); default is a generic answer; echo repeats the last user message",
     )
+    parser.add_argument(
+        "--domain",
+        help="the domain the played agent serves: a domain folder or a shipped domain's "
+        "name (default: the shipped travel domain); give yours for a hosted agent "
+        "(target kind llm) of your own domain",
+    )
     return parser
+
+
+def _responder(name: str, domain: str | None) -> Responder:
+    """The ``--responder`` named, its played agent serving ``domain`` when one is given.
+
+    Raises:
+        SpecError: ``domain`` names no domain, or one with problems.
+        ValueError: a domain given to a responder that plays no agent.
+    """
+    if domain is None:
+        return _RESPONDERS[name]
+    found = load_domains([domain], Path.cwd())
+    played = roleplay_of(found.domains[found.default])
+    if name not in played:
+        raise ValueError(f"--domain is for the roleplay responders; {name} plays no agent")
+    return played[name]
 
 
 async def _serve_forever(fake: FakeProvider, host: str, port: int) -> None:
@@ -110,7 +134,12 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print(f"simlab fake-provider: error: {exc}", file=sys.stderr)
         return 2
-    fake = FakeProvider(config, _RESPONDERS[args.responder])
+    try:
+        responder = _responder(args.responder, args.domain)
+    except (SpecError, ValueError) as exc:
+        print(f"simlab fake-provider: error: {exc}", file=sys.stderr)
+        return 2
+    fake = FakeProvider(config, responder)
     try:
         asyncio.run(_serve_forever(fake, args.host, args.port))
     except KeyboardInterrupt:

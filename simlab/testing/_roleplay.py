@@ -28,6 +28,7 @@ from typing import Any
 
 from simlab.agents.reference import reference_agent
 from simlab.core import Message, SessionContext
+from simlab.spec import Domain
 from simlab.testing._judge_play import fake_judge
 from simlab.testing._request import FakeRequest
 from simlab.testing._responders import ByModel
@@ -49,10 +50,13 @@ class Roleplay:
     """The responder; ``agent_version`` picks the reference agent that plays the agent.
 
     ``v1`` (with its defects) makes longer, failing conversations; ``v2`` correct ones.
+    ``domain`` is the domain the played agent serves (None: the shipped default, travel):
+    a hosted agent of your own domain is played only with your domain.
     """
 
-    def __init__(self, agent_version: str = "v2") -> None:
+    def __init__(self, agent_version: str = "v2", domain: Domain | None = None) -> None:
         self.agent_version = agent_version
+        self.domain = domain
         # conversation so far (user texts) -> (agent, history, its reply to the last text);
         # a conversation only grows, so each agent call advances one cached agent one turn
         # instead of replaying the whole conversation (which made the server the bottleneck)
@@ -93,7 +97,8 @@ class Roleplay:
             agent, history, _ = before
             todo = user_texts[-1:]
         else:
-            agent, history, todo = reference_agent(self.agent_version, 0), [], user_texts
+            agent = reference_agent(self.agent_version, 0, self.domain)
+            history, todo = [], user_texts
         reply = _advance(agent, history, todo)
         self._agents[user_texts] = (agent, history, reply)
         while len(self._agents) > _MAX_CONVERSATIONS:
@@ -111,6 +116,17 @@ LARGE_MODEL = "fake-large"
 roleplay_models = ByModel({SMALL_MODEL: Roleplay("v1")}, default=roleplay)
 """Plays simlab's roles with two quality profiles: the agent of model names starting
 ``fake-small`` is reference v1, of any other model v2."""
+
+
+def roleplay_of(domain: Domain) -> dict[str, ByModel | Roleplay]:
+    """The roleplay responders by their ``simlab fake-provider --responder`` names, with
+    the played agent serving ``domain``."""
+    v2 = Roleplay("v2", domain)
+    return {
+        "roleplay": v2,
+        "roleplay-v1": Roleplay("v1", domain),
+        "roleplay-models": ByModel({SMALL_MODEL: Roleplay("v1", domain)}, default=v2),
+    }
 
 
 def _user_turn(prompt: str, draft: str) -> str:

@@ -233,6 +233,11 @@ def test_p_values_are_holm_adjusted_in_every_output(
     assert cell in md.read_text()
     props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
     assert props["p:bucket:10+"] == f"McNemar: p={2.0**-29:.3g}, Holm-adjusted p={4 * 2.0**-29:.3g}"
+    # the paired table's overall row shows no Holm p of its own, and says where it is
+    paired = md.read_text().split("## Paired outcomes by planned length", 1)[1].split("##")[0]
+    overall_row = next(line for line in paired.splitlines() if line.startswith("| overall"))
+    assert overall_row.rstrip(" |").endswith("/ -")
+    assert "its Holm p shown there ('-' here)" in paired
 
 
 def test_issue_simpson_example_warns_in_every_output(

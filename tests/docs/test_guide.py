@@ -221,3 +221,6 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     (outcome,) = outcomes["cases"]
     assert outcome["logged"] == "broken"
     assert (outcome["kept"], outcome["broken"], outcome["n"]) == (20, 0, 20)
+    report = (nightly_dir / "report.md").read_text(encoding="utf-8")
+    assert "Prefix regression cases: 1 replayed after the run" in report
+    assert "| 100% (20/20) [84%, 100%] |" in report

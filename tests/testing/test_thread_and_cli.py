@@ -154,3 +154,12 @@ def test_a_burst_of_connections_is_queued_not_dropped() -> None:
             s.close()
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=10)
+
+
+def test_cli_domain_names_a_domain_for_a_responder_that_plays_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(["--domain", str(tmp_path / "nowhere")]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert cli_main(["--domain", "bank", "--responder", "echo"]) == 2
+    assert "--domain is for the roleplay responders; echo plays no agent" in capsys.readouterr().err
