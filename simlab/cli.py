@@ -17,6 +17,7 @@ from rich.console import Console
 
 from simlab._argtypes import at_least_one
 from simlab.agents import HttpAgentError, TargetLoadError
+from simlab.api import PartError
 from simlab.core import simlab_version
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError, parse_executor
@@ -64,7 +65,7 @@ def _dispatch(argv: list[str]) -> int:
         for p in e.problems:
             _eprint(f"  {p}")
         return EXIT_USAGE
-    except (RunDirError, TargetLoadError, LLMError, HttpAgentError) as e:
+    except (RunDirError, TargetLoadError, LLMError, HttpAgentError, PartError) as e:
         _eprint(f"error: {e}")
         return EXIT_USAGE
     except OSError as e:  # a path that is a folder, a file, unreadable: say which, no traceback
@@ -123,6 +124,14 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a suite (default: simlab.yaml) and report")
     run.add_argument("suite", nargs="?", type=Path, default=None, help="suite file")
     run.add_argument("--seed", type=int, default=None, help="override the suite's seed")
+    run.add_argument(
+        "--target",
+        default=None,
+        metavar="SPEC",
+        help="the agent to test, over the suite's `target:`: reference:VERSION, module:attr "
+        "(a Python callable or class, found from the suite's folder) or an http(s):// URL; "
+        "one suite then tests each release",
+    )
     run.add_argument(
         "--reps", type=at_least_one, default=None, help="override the suite's repetitions"
     )
@@ -449,6 +458,7 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         suite = args.suite if args.suite is not None else _suite_here_or_shipped()
         return plan(
             suite,
+            target=args.target,
             out=args.out,
             seed=args.seed,
             reps=args.reps,
@@ -457,7 +467,12 @@ def _plan_run(args: argparse.Namespace) -> RunPlan | None:
         )
     clashing = [
         flag
-        for flag, value in (("--seed", args.seed), ("--reps", args.reps), ("--llm", args.llm))
+        for flag, value in (
+            ("--seed", args.seed),
+            ("--reps", args.reps),
+            ("--llm", args.llm),
+            ("--target", args.target),
+        )
         if value
     ]
     if clashing:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from simlab.agents import object_target_factory
 from simlab.contracts import (
@@ -60,14 +60,14 @@ def with_parts(
     target_name: str | None = None
     if isinstance(target, str | BaseModel):
         spec = target.model_dump() if isinstance(target, BaseModel) else target
-        suite = Suite.model_validate({**suite.model_dump(), "target": spec})
+        suite = _with_field(suite, "target", spec, target)
     elif target is not None:
         target_factory, target_name = _target(target, suite.concurrency)
     sim_factory: SimulatorFactory | None = None
     sim_name: str | None = None
     if isinstance(simulator, str | BaseModel):
         spec = simulator.model_dump() if isinstance(simulator, BaseModel) else {"kind": simulator}
-        suite = Suite.model_validate({**suite.model_dump(), "simulator": spec})
+        suite = _with_field(suite, "simulator", spec, simulator)
     elif simulator is not None:
         if not callable(simulator):
             raise PartError(
@@ -92,6 +92,30 @@ def with_parts(
         grader_names=grader_names,
     )
     return suite, overrides
+
+
+def _with_field(suite: Suite, name: str, spec: Any, given: object) -> Suite:
+    """``suite`` with its ``name`` field set to ``spec``.
+
+    Raises:
+        PartError: ``spec`` is no valid value of the field, each problem said.
+    """
+    try:
+        return Suite.model_validate({**suite.model_dump(), name: spec})
+    except ValidationError as e:
+        # pydantic's own text names union branches and a docs URL: say it plainly
+        problems = "; ".join(
+            f"{err['loc'][-1] if err['loc'] else name}: {err['msg']}" for err in e.errors()
+        )
+        hint = _FORMS.get(name, "")
+        raise PartError(f"{name} {given!r}: {problems}{hint}") from None
+
+
+_FORMS = {
+    "target": "; a target is reference:VERSION (v1, v2), module:attr (a Python callable or "
+    "class) or an http(s):// URL",
+    "simulator": "; a simulator is scripted or llm",
+}
 
 
 def _grader(obj: GraderLike) -> Grader:

@@ -162,9 +162,14 @@ def plan(
     if retry_errors:
         raise ValueError("retry_errors needs resume=RUN_DIR: it re-runs an earlier run's errors")
     assert source is not None
+    replaced = {
+        name: getattr(new_suite, name).model_dump(mode="json")
+        for name in ("target", "simulator", "grading")
+        if getattr(new_suite, name) != getattr(source.suite, name)
+    }
     source = replace(source, suite=_with_executor(new_suite, executor))
     return plan_new_run(
-        source, Path(out or DEFAULT_OUT), seed, reps, tuple(llm), overrides=overrides
+        source, Path(out or DEFAULT_OUT), seed, reps, tuple(llm), overrides, replaced
     )
 
 

@@ -7,8 +7,8 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -195,8 +195,13 @@ def plan_new_run(
     reps: int | None = None,
     llm: Sequence[str] = (),
     overrides: RoleOverrides = NO_OVERRIDES,
+    fields: Mapping[str, Any] | None = None,
 ) -> RunPlan:
-    """Load the suite (``seed``, ``reps`` override it), create the run folder, write run.json."""
+    """Load the suite (``seed``, ``reps`` override it), create the run folder, write run.json.
+
+    ``fields``: the suite's fields the caller replaced (a ``--target``), as JSON; kept
+    in run.json and put back into the suite file's content on resume and diagnosis.
+    """
     if isinstance(source, Path):
         source = SuiteSource.from_file(source)
     suite, jobs, chash = _load(source, seed, reps, llm, overrides)
@@ -212,7 +217,13 @@ def plan_new_run(
         "suite_path": None if source.path is None else str(source.path.resolve()),
         "suite_dir": str(source.base_dir.resolve()),
         # command-line overrides, reapplied on resume; roles given in code by name
-        "overrides": {"seed": seed, "reps": reps, "llm": list(llm), **overrides.names()},
+        "overrides": {
+            "seed": seed,
+            "reps": reps,
+            "llm": list(llm),
+            **overrides.names(),
+            **({"suite_fields": dict(fields)} if fields else {}),
+        },
         "suite": suite.model_dump(mode="json"),
         "n_sessions": len(jobs),
         "personas": sorted({j.persona.id for j in jobs}),
@@ -254,6 +265,14 @@ def source_of_run(info: RunInfo, suite_path: Path | None = None) -> SuiteSource:
     return SuiteSource(suite, base, None, personas or None, goals or None)
 
 
+def with_suite_fields(source: SuiteSource, fields: Mapping[str, Any] | None) -> SuiteSource:
+    """``source`` with the suite fields a run replaced (``--target``) put back in."""
+    if not fields:
+        return source
+    suite = Suite.model_validate({**source.suite.model_dump(mode="json"), **fields})
+    return replace(source, suite=suite)
+
+
 def plan_resume(
     run_dir: Path,
     suite_path: Path | None = None,
@@ -288,6 +307,7 @@ def plan_resume(
     info = read_run_info(run_dir)
     source = source or source_of_run(info, suite_path)
     recorded = info.overrides
+    source = with_suite_fields(source, recorded.get("suite_fields"))
     suite, jobs, chash = _load(
         source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
     )

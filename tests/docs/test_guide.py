@@ -63,8 +63,14 @@ def _runs(project: Path) -> dict[str, list[list[dict[str, Any]]]]:
         lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
         records = [json.loads(line) for line in lines]
         assert len(records) == info["n_sessions"]
-        runs.setdefault(Path(info["suite_path"]).name, []).append(records)
+        runs.setdefault(_label(info), []).append(records)
     return runs
+
+
+def _label(info: dict[str, Any]) -> str:
+    """A run's suite file name, or the target it ran when ``--target`` replaced the file's."""
+    replaced = info["overrides"].get("suite_fields", {}).get("target")
+    return str(replaced["ref"]) if replaced else Path(info["suite_path"]).name
 
 
 def _diagnosis(project: Path, suite: str) -> dict[str, Any]:
@@ -72,8 +78,7 @@ def _diagnosis(project: Path, suite: str) -> dict[str, Any]:
     (run_dir,) = [
         d
         for d in (project / "results").iterdir()
-        if Path(json.loads((d / "run.json").read_text(encoding="utf-8"))["suite_path"]).name
-        == suite
+        if _label(json.loads((d / "run.json").read_text(encoding="utf-8"))) == suite
     ]
     report: dict[str, Any] = json.loads((run_dir / "diagnosis.json").read_text(encoding="utf-8"))
     return report
@@ -118,18 +123,18 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     project = work / "shop-tests"
     runs = _runs(project)
     assert sorted(runs) == [
-        "careless.yaml",
-        "forgetful.yaml",
+        "careless_agent:reply",
+        "forgetful_agent:reply",
         "http.yaml",
         "nightly.yaml",
         "simlab.yaml",
-        "sliding.yaml",
+        "sliding_agent:reply",
     ]
     first, last = runs["simlab.yaml"]
     # the project as `simlab init` wrote it: 24 sessions, every one graded and passed
     assert len(first) == 24 and all(r["status"] == "ok" and r["passed"] for r in first)
     # the careless agent acts but never states the result: confirmation fails, alone
-    (careless,) = runs["careless.yaml"]
+    (careless,) = runs["careless_agent:reply"]
     assert len(careless) == 24 and not any(r["passed"] for r in careless)
     for record in careless:
         assert not _check(record, "confirmation")["passed"]
@@ -143,7 +148,7 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     # diagnosed, the careless agent's failures are single-turn ones it cannot verify:
     # a plain function honours no knob
     said = " ".join(out.split())  # the console wraps long lines
-    careless_dx = _diagnosis(project, "careless.yaml")
+    careless_dx = _diagnosis(project, "careless_agent:reply")
     assert careless_dx["n_failed"] == 24 and careless_dx["verified"]["k"] == 0
     for session in careless_dx["sessions"]:
         assert session["cause"] == "single_turn"
@@ -153,7 +158,7 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     assert "not verifiable in 24 session(s) (single_turn 24): the target does not honour" in said
     # the forgetful agent declares its knobs: its truncations are verified by replay, the
     # unlimited window fixing each and the reminder none, and the reply's view read
-    (forgetful,) = runs["forgetful.yaml"]
+    (forgetful,) = runs["forgetful_agent:reply"]
     failed = {
         "/".join(r["key"][k] for k in ("persona", "goal", "mode"))
         for r in forgetful
@@ -162,7 +167,7 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     assert len(forgetful) == 24 and all(r["status"] == "ok" for r in forgetful)
     assert failed == {"calm/order_tea/sharded", "fickle/order_tea/sharded"}, failed
     assert sum(not r["passed"] for r in forgetful) == 4  # "Four of the 24 fail"
-    forgetful_dx = _diagnosis(project, "forgetful.yaml")
+    forgetful_dx = _diagnosis(project, "forgetful_agent:reply")
     assert forgetful_dx["n_failed"] == sum(not r["passed"] for r in forgetful)
     assert forgetful_dx["verified"]["k"] == forgetful_dx["n_failed"]
     evidence = []
@@ -178,11 +183,11 @@ def test_the_guides_commands_run_and_grade_as_it_says(tmp_path: Path) -> None:
     assert any("outside the agent's context (it saw turns 1," in e for e in evidence), evidence
     # the same window without the first message: what the user came for falls out, the
     # agent greets again, and the diagnosis reads that (the greeting is an open_cue)
-    (sliding,) = runs["sliding.yaml"]
+    (sliding,) = runs["sliding_agent:reply"]
     assert len(sliding) == 24 and all(r["status"] == "ok" for r in sliding)
     assert sum(not r["passed"] for r in sliding) == 18  # "18 of the 24 fail"
     assert all(r["passed"] == (r["n_user_turns"] <= 3) for r in sliding)  # "past two turns"
-    sliding_dx = _diagnosis(project, "sliding.yaml")
+    sliding_dx = _diagnosis(project, "sliding_agent:reply")
     assert sliding_dx["n_failed"] == 18 and sliding_dx["verified"]["k"] == 18
     for session in sliding_dx["sessions"]:
         assert session["cause"] == "truncation"
