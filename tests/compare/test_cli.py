@@ -407,3 +407,42 @@ def test_runs_with_different_repetitions_are_warned_about(
     assert "differ in repetitions per cell (A 8, B 2)" in capsys.readouterr().out
     same = compare_runs(load_run(a), load_run(a))
     assert same.warnings == []
+
+
+def test_no_regressions_is_said_in_a_line_not_an_empty_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, passed=i % 2 == 0) for i in range(10)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i) for i in range(10)])
+    md = tmp_path / "c.md"
+    assert cli_main([str(a), str(b), "--markdown", str(md)]) == 0
+    out = capsys.readouterr().out
+    assert "No regressions: none of the 10 paired sessions passed in A and failed in B." in out
+    assert "Regressions: passed in A" not in out and "Score A -> B" not in out
+    text = md.read_text()
+    said = "None of the 10 paired sessions passed in A and failed in B."
+    assert f"## No regressions\n\n{said}" in text
+    assert "_none_" not in text
+
+
+def _paired_overall_row(markdown: str) -> str:
+    section = markdown.split("## Paired outcomes by planned length", 1)[1]
+    return next(line for line in section.splitlines() if line.startswith("| overall |"))
+
+
+def test_paired_overall_row_shows_its_holm_p_or_says_why_not(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, passed=i < 5) for i in range(20)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i) for i in range(20)])
+    md = tmp_path / "c.md"
+    cli_main([str(a), str(b), "--markdown", str(md), "--quiet"])
+    c = compare_runs(load_run(a), load_run(b))
+    # every session paired: the overall McNemar test is the overall pass-rate row's own
+    p, adjusted = c.overall.mcnemar.p_value, c.p_adjusted["overall"]
+    assert _paired_overall_row(md.read_text()).endswith(f"| {p:.3g} / {adjusted:.3g} |")
+    assert "counted once in the family: the same Holm p" in md.read_text()
+    # sessions only in B: the overall row's test is another one, so this one has no Holm p
+    extra = [rec("q", "g", i) for i in range(10)]
+    b2 = write_run(tmp_path / "B2", [rec("p", "g", i) for i in range(20)] + extra)
+    cli_main([str(a), str(b2), "--markdown", str(md), "--quiet"])
+    assert _paired_overall_row(md.read_text()).endswith(f"| {p:.3g} / - |")
+    assert "The overall row's Holm p is '-': not every session is paired" in md.read_text()
