@@ -476,6 +476,54 @@ class Domain(_Spec):
         """The tool called ``name``, if declared."""
         return next((t for t in self.tools if t.name == name), None)
 
+    def slots_needed(self, tool: str, required_tools: bool = True) -> dict[str, str]:
+        """The slots a call of ``tool`` cannot go ahead without, each with the tool that
+        needs it, in the domain's slot order.
+
+        A tool needs its required arguments that are slots, except those a lookup picks
+        from a row, and the slots its lookups that pick a required argument read (an
+        argument they take from another tool's result, ``get_booking.origin``, is not
+        a slot). What the agent must ask the user for, and what a goal must hold
+        (``simlab validate``), come from here.
+
+        Args:
+            tool: The tool's name; an undeclared one needs nothing.
+            required_tools: Add what each tool it ``requires`` needs, transitively
+                (the first tool of this walk to need a slot is the one named).
+        """
+        names = {s.name for s in self.slots}
+        needed: dict[str, str] = {}
+        seen: set[str] = set()
+        pending = [tool]
+        while pending:
+            spec = self.tool(pending.pop(0))
+            if spec is None or spec.name in seen:
+                continue
+            seen.add(spec.name)
+            for slot in _call_slots(self, spec):
+                if slot in names:
+                    needed.setdefault(slot, spec.name)
+            if required_tools:
+                pending.extend(spec.requires)
+        return {s.name: needed[s.name] for s in self.slots if s.name in needed}
+
+
+def _call_slots(domain: Domain, tool: DomainTool) -> list[str]:
+    """What one call of ``tool`` reads from the user: its required arguments no lookup
+    picks, and the arguments of its lookups that pick a required one (slots or not)."""
+    required = list(tool.parameters.get("required") or [])
+    picked = {arg for lookup in tool.lookups for arg in lookup.pick}
+    read = [name for name in required if name not in picked]
+    for lookup in tool.lookups:
+        if not set(required) & set(lookup.pick):
+            continue  # it supplies nothing the call needs: made, or skipped, without asking
+        source = domain.tool(lookup.tool)
+        for param in (source.parameters.get("required") or []) if source else []:
+            arg = lookup.args.get(param, param)
+            if "." not in arg:  # `tool.field`: a result's field, not the user's
+                read.append(arg)
+    return read
+
 
 _K = typing.TypeVar("_K")
 _T = typing.TypeVar("_T")

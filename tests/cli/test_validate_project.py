@@ -159,7 +159,7 @@ def test_a_goal_without_a_fact_its_final_tool_requires_is_a_problem(project: Pat
     assert checked.returncode == 2, checked.stderr
     assert "Traceback" not in checked.stderr
     assert (
-        "goals/order_tea.yaml:7: facts: place_order requires 'delivery_date', a slot of "
+        "goals/order_tea.yaml:7: facts: place_order needs 'delivery_date', a slot of "
         "domain 'shop', but no fact of the goal holds it" in checked.stderr
     ), checked.stderr
     assert "`- {id: delivery_date, slot: delivery_date, value: ...}`" in checked.stderr
