@@ -365,7 +365,7 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
     folders: dict[str, Path] = {}
     problems: list[Problem] = []
     entries = list(entries)
-    for entry in entries:
+    for i, entry in enumerate(entries):
         folder = resolve_domain(entry, base)
         if folder is None:
             shown = str(where) if where is not None else str(base / entry)
@@ -373,7 +373,7 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
                 f"domain {entry!r} not found: give a folder holding {DOMAIN_FILE} (relative "
                 f"to the suite file) or a shipped domain's name ({', '.join(shipped_domains())})"
             )
-            problems.append(Problem(shown, None, "domains", why))
+            problems.append(Problem(shown, _suite_line(where, ("domains", i)), "domains", why))
             continue
         try:
             shipped = folder.parent == shipped_dir("domains") and folder.name == entry
@@ -391,6 +391,16 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
         raise SpecError(problems)
     default = next(iter(domains)) if domains else DEFAULT_DOMAIN
     return DomainSet(domains, default, folders)
+
+
+def _suite_line(suite: Path | None, loc: Loc) -> int | None:
+    """The line of ``loc`` in the suite file (for a message), None when it cannot be read."""
+    if suite is None or not suite.is_file():
+        return None
+    try:
+        return _line_for(loc, _mapping(suite, _read(suite))[1])
+    except SpecError:
+        return None
 
 
 def shipped_domains() -> list[str]:

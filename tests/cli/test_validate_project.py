@@ -183,3 +183,50 @@ def test_a_key_left_empty_says_so_and_how_to_write_none(project: Path) -> None:
         "personas/calm.yaml:4: name: Input should be a valid string (got nothing: `name:` has "
         "no value; give it one)"
     ) in checked.stderr, checked.stderr
+
+
+def test_a_persona_with_an_unknown_domain_names_only_the_projects_domains(
+    project: Path,
+) -> None:
+    # the shipped domains, which the project's suite does not use, were named too:
+    # "known domains: bank, shop, travel"
+    edit(project / "personas" / "calm.yaml", "domain: shop", "domain: shoop")
+    checked = simlab("validate", "personas", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        "personas/calm.yaml:6: domain: unknown domain 'shoop'; known domains: shop (add its "
+        "folder to the suite's `domains`)"
+    ) in checked.stderr, checked.stderr
+
+
+def test_a_suites_domain_not_found_is_said_at_its_line(project: Path) -> None:
+    edit(project / "simlab.yaml", "domains: [domains/shop]", "domains: [domains/shopp]")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert "simlab.yaml:6: domains: domain 'domains/shopp' not found: give a folder" in (
+        checked.stderr
+    ), checked.stderr
+
+
+def test_a_reference_to_no_fact_says_the_fix(project: Path) -> None:
+    goal = project / "goals" / "order_tea.yaml"
+    edit(goal, "{fact: quantity, field: quantity}", "{fact: quantiy, field: quantity}")
+    checked = simlab("validate", "goals", cwd=project)
+    assert (
+        "goals/order_tea.yaml:17: constraints.1.fact: unknown fact 'quantiy'; did you mean "
+        "'quantity'? (the goal's facts: item, quantity, delivery_date, budget)"
+    ) in checked.stderr, checked.stderr
+    edit(goal, "{fact: quantiy, field: quantity}", "{fact: colour, field: quantity}")
+    checked = simlab("validate", "goals", cwd=project)
+    assert "unknown fact 'colour'; add a fact with `id: colour` to facts (the goal's" in (
+        checked.stderr
+    ), checked.stderr
+
+
+def test_a_long_value_is_quoted_whole(project: Path) -> None:
+    # it was cut inside its quotes: (got 'drip feed the facts ... until the agent...)
+    said = "drip feed the facts one by one across the whole conversation until the agent asks"
+    edit(project / "personas" / "calm.yaml", "disclosure: drip", f'disclosure: "{said}"')
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert f"Input should be 'drip' or 'batch' (got '{said}')" in checked.stderr, checked.stderr
