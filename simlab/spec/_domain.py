@@ -31,6 +31,7 @@ domain; the scripted user speaks, and reads an agent's questions, from it::
 from __future__ import annotations
 
 import re
+import string
 import typing
 from typing import Annotated, Any, Literal
 
@@ -87,6 +88,25 @@ Styled = Annotated[
 ]
 """Phrasings by persona style (``neutral``, ``terse``, ``chatty``, ``novice``,
 ``frustrated``...); ``neutral`` is every style's fallback. A plain list is ``neutral``."""
+
+
+PLACEHOLDERS: dict[str, tuple[str, ...]] = {
+    "enum": ("value", "code"),
+    "date": ("value", "day", "month", "month_name", "year"),
+    "time": ("value", "hour", "ampm", "hour24", "minute"),
+    "money": ("value", "amount", "currency"),
+}
+"""The placeholders a slot's phrasings may hold, by type (others: ``{value}``)."""
+
+
+def _placeholder_problem(template: str, known: tuple[str, ...]) -> str | None:
+    """Why ``template`` cannot be said (an unknown placeholder, a lone brace), or None."""
+    try:
+        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError as e:  # "Single '}' encountered": write {{ or }} for a brace
+        return f"cannot be filled in ({e}; write {{{{ or }}}} for a brace)"
+    unknown = [n for n in names if n not in known]
+    return f"holds {{{unknown[0]}}}, which it has no value for" if unknown else None
 
 
 class EnumValue(_Spec):
@@ -193,6 +213,26 @@ class DomainSlot(_Spec):
             except re.error as e:
                 raise ValueError(f"not a regular expression: {e}") from None
         return pattern
+
+    @field_validator("say")
+    @classmethod
+    def _placeholders(
+        cls, say: dict[str, SlotSpeech], info: ValidationInfo
+    ) -> dict[str, SlotSpeech]:
+        kind = info.data.get("type")  # None: the type failed, and says so itself
+        known = PLACEHOLDERS.get(kind, ("value",)) if isinstance(kind, str) else ("value",)
+        for language, speech in say.items():
+            styled = [*speech.state.values(), *speech.correct.values()]
+            for template in [*(t for ts in styled for t in ts), *speech.vague, *speech.heard]:
+                why = _placeholder_problem(template, known)
+                if why is not None:
+                    takes = ", ".join("{" + k + "}" for k in known)
+                    article = "an" if str(kind)[:1] in "aeiou" else "a"
+                    raise ValueError(
+                        f"the {language} phrasing {template!r} {why}; {article} {kind} "
+                        f"slot's phrasings take {takes}"
+                    )
+        return say
 
     def value(self, code: str) -> EnumValue | None:
         """The enum value written ``code`` in goals, if this slot has it."""

@@ -230,3 +230,21 @@ def test_a_long_value_is_quoted_whole(project: Path) -> None:
     checked = simlab("validate", cwd=project)
     assert checked.returncode == 2
     assert f"Input should be 'drip' or 'batch' (got '{said}')" in checked.stderr, checked.stderr
+
+
+def test_a_phrasing_with_a_placeholder_the_slot_has_no_value_for_is_a_problem(
+    project: Path,
+) -> None:
+    # it was valid, and every session whose user stated the item ended in a
+    # simulator_error (KeyError: 'valu')
+    domain = project / "domains" / "shop" / "domain.yaml"
+    edit(domain, "I'd like some {value}.", "I'd like some {valu}.")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        'domains/shop/domain.yaml:33: slots.0.say: the en phrasing "I\'d like some {valu}." '
+        "holds {valu}, which it has no value for; an enum slot's phrasings take {value}, {code}"
+    ) in checked.stderr, checked.stderr
+    edit(domain, "I'd like some {valu}.", "I'd like some {value} }.")
+    checked = simlab("validate", cwd=project)
+    assert "cannot be filled in (Single '}' encountered in format string" in checked.stderr
