@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from simlab.compare import (
     Gates,
@@ -18,6 +19,7 @@ from simlab.compare import (
     load_run,
     newcombe_interval,
     render_junit,
+    render_terminal,
     verdict,
 )
 from simlab.report import PIPED_WIDTH, stdout_console
@@ -446,3 +448,21 @@ def test_paired_overall_row_shows_its_holm_p_or_says_why_not(tmp_path: Path) -> 
     cli_main([str(a), str(b2), "--markdown", str(md), "--quiet"])
     assert _paired_overall_row(md.read_text()).endswith(f"| {p:.3g} / - |")
     assert "The overall row's Holm p is '-': not every session is paired" in md.read_text()
+
+
+def test_check_names_and_transcript_lines_are_never_cut_in_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the links are relative to here
+    # at 120 columns both read "constraint:new_limit:lim…", and a regression's transcript
+    # "…/sessions.jsonl:…": its line number cut
+    checks = {"constraint:new_limit:limit": True, "constraint:new_limit:new_limit": True}
+    a = write_run(tmp_path / "results" / "20261202-092436-106e", [rec(checks=checks)])
+    broken = {name: False for name in checks}
+    b = write_run(tmp_path / "results" / "20261202-092440-11a0", [rec(passed=False, checks=broken)])
+    console = Console(width=100, record=True)
+    render_terminal(compare_runs(load_run(a), load_run(b)), [], console)
+    out = console.export_text()
+    assert "…" not in out
+    assert "│ constraint:new_limit:limit " in out and "│ constraint:new_limit:new_limit " in out
+    assert f"│ {b.relative_to(tmp_path)}/sessions.jsonl:1 " in out
