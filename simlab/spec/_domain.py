@@ -522,7 +522,7 @@ class Domain(_Spec):
 
         A tool needs its required arguments that are slots, except those a lookup picks
         from a row, and the slots its lookups that pick a required argument read (an
-        argument they take from another tool's result, ``get_booking.origin``, is not
+        argument they take from another tool's result, ``other_tool.field``, is not
         a slot). What the agent must ask the user for, and what a goal must hold
         (``simlab validate``), come from here.
 
