@@ -608,7 +608,7 @@ _DEFAULT_SPECS = "domains/, personas/, goals/, perturbations/, simlab.yaml"
 def _cmd_validate(args: argparse.Namespace) -> int:
     from collections import Counter
 
-    from simlab.spec import validate_specs
+    from simlab.spec import SPEC_KINDS, validate_specs
 
     paths = args.paths or _specs_here_or_shipped()
     result = validate_specs(paths, args.kind)
@@ -616,15 +616,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         where = ", ".join(map(str, paths))
         _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")
         return EXIT_USAGE
-    for f in result.files:
-        if f.guessed:  # say which kind a file was read as when nothing named it
-            _eprint(
-                f"{f.path}: read as a {f.kind} ({f.why}); pass --kind to read it as another kind"
-            )
     if result.problems:
+        wrong = {p.file for p in result.problems}
+        for f in result.files:
+            if f.guessed and str(f.path) in wrong:  # its problems may be those of another kind
+                _eprint(
+                    f"{f.path}: checked as a {f.kind}, {f.why}; if it is another kind, pass "
+                    f"--kind {'|'.join(SPEC_KINDS)}"
+                )
         raise SpecError(result.problems)
     kinds = Counter(f.kind for f in result.files)
-    counts = ", ".join(f"{n} {kind}{_s(n)}" for kind, n in sorted(kinds.items()))
+    domains = len({f.path.parent.resolve() for f in result.files if f.kind == "domain"})
+    counts = ", ".join(
+        f"{domains} domain{_s(domains)} ({n} files)"
+        if kind == "domain" and n != domains  # a domain's folder may hold several files
+        else f"{n} {kind}{_s(n)}"
+        for kind, n in sorted(kinds.items())
+    )
     _eprint(f"{len(result.files)} file{_s(len(result.files))} valid: {counts}")
     return EXIT_OK
 

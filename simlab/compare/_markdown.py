@@ -23,6 +23,8 @@ def _table(s: Section) -> str:
     rule = "|" + "|".join("---:" if i in s.numeric else "---" for i in range(len(s.headers))) + "|"
     lines = [f"## {escape_cell(s.title)}", "", head, rule]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in s.rows]
+    if not s.rows and s.note:  # nothing to tabulate: the note says why
+        return "\n".join([*lines[:1], "", escape_cell(s.note[:1].upper() + s.note[1:])])
     if not s.rows:
         lines = [*lines[:1], "", "_none_"]
     if s.note:

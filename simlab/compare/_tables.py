@@ -221,8 +221,9 @@ def paired_section(c: Comparison) -> Section:
         )
     rows: list[list[Cell]] = [[g.name, *_paired_cells(c, g)] for g in c.by_bucket if g.paired.n]
     overall = _paired_cells(c, c.overall)
-    # the overall McNemar test is the overall row's test, adjusted there
-    overall[-1] = f"{_p(c.overall.mcnemar.p_value)} / -"
+    same_test = c.overall.test.name == "McNemar"  # every session paired: one test, one p
+    adjusted = c.p_adjusted["overall"] if same_test else None
+    overall[-1] = f"{_p(c.overall.mcnemar.p_value)} / {'-' if adjusted is None else _p(adjusted)}"
     rows.append(["overall", *overall])
     return Section(
         "Paired outcomes by planned length",
@@ -242,8 +243,21 @@ def paired_section(c: Comparison) -> Section:
         f"both runs; {c.bucket_moves} pair(s) are planned in two buckets and count in the "
         "overall row only. The change is (fixed - regressed) / pairs with Newcombe's paired "
         f"{_level(c)} interval; McNemar: exact two-sided test on regressed vs fixed; "
-        f"Holm p: {_HOLM}; the overall row's test is the pass-rate table's overall test, "
-        "its Holm p shown there ('-' here).",
+        f"Holm p: {_HOLM}. {_overall_holm_note(same_test)}",
+    )
+
+
+def _overall_holm_note(same_test: bool) -> str:
+    """Why the paired overall row's Holm p is the pass-rate table's, or '-'."""
+    if same_test:
+        return (
+            "The overall row's test is the overall row of 'Pass rate by planned length' "
+            "(every session is paired), counted once in the family: the same Holm p."
+        )
+    return (
+        "The overall row's Holm p is '-': not every session is paired, so this McNemar test "
+        "on the pairs alone is not in the family; the overall row of 'Pass rate by planned "
+        "length' tests every session and carries the adjusted p."
     )
 
 
@@ -349,6 +363,13 @@ def regression_section(c: Comparison, base: Path, max_listed: int) -> Section:
             ["Session"],
             [],
             note=f"{NOT_PAIRED_MESSAGE[0].upper()}{NOT_PAIRED_MESSAGE[1:]}.",
+        )
+    if not c.regressions:  # said in a line, not as an empty table
+        return Section(
+            "No regressions",
+            ["Session"],
+            [],
+            note=f"none of the {len(c.pairing.pairs)} paired sessions passed in A and failed in B.",
         )
     rows: list[list[Cell]] = []
     for r in c.regressions[:max_listed]:

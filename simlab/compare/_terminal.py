@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -21,6 +21,18 @@ def _text(cell: Cell) -> Text:
     return Text(escape_controls(cell.text if isinstance(cell, Link) else cell))
 
 
+_MAX_WORD = 60
+"""The longest one-word cells a column keeps whole (longer ones may be cut)."""
+
+
+def _one_word(s: Section, column: int) -> bool:
+    """Whether every cell of the column is one short word: kept whole, never cut with an
+    ellipsis (two checks' names differ at their ends; a transcript link is no use
+    without its line number), while the other columns wrap."""
+    cells = [c.text if isinstance(c, Link) else c for c in (row[column] for row in s.rows)]
+    return all(len(c) <= _MAX_WORD and len(c.split()) <= 1 for c in cells)
+
+
 def _table(s: Section) -> Table:
     table = Table(
         title=escape(s.title),
@@ -29,7 +41,9 @@ def _table(s: Section) -> Table:
         caption_justify="left",
     )
     for i, head in enumerate(s.headers):
-        table.add_column(escape(head), justify="right" if i in s.numeric else "left")
+        justify: JustifyMethod = "right" if i in s.numeric else "left"
+        # folded where a word is wider than its column: never an ellipsis in its place
+        table.add_column(escape(head), justify=justify, no_wrap=_one_word(s, i), overflow="fold")
     for row in s.rows:
         table.add_row(*(_text(c) for c in row))
     return table

@@ -29,6 +29,12 @@ from simlab.store import (
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
+STATES = (
+    "A state is the tool the agent called (the goal's final tool first), 'propose' (other "
+    "tools and a question), 'ask' (a question, no tool), 'reply' (neither); 'start': the "
+    "failure is in the first turn."
+)
+
 
 def _pct(share: Share) -> str:
     return share.shown(0)
@@ -106,8 +112,9 @@ def false_verification_table(report: DiagnosisReport) -> Table | None:
         return None
     table = Table(
         title="Specificity of verification (every replay on every failure)",
-        caption="false: failures whose true cause is another one that this cause's rule "
-        "verifies; true: failures of this true cause it verifies",
+        caption="falsely verified: failures whose true cause is another one, yet this "
+        "cause's rule verifies them; verified: failures of this true cause that its rule "
+        "verifies",
     )
     table.add_column("cause")
     table.add_column("other causes n", justify="right")
@@ -141,7 +148,7 @@ def confusion_table(report: DiagnosisReport, black_box: bool = False) -> Table |
         title=f"Diagnosed{which} (rows) x hidden true cause (columns)",
         caption=_caption(conf),
     )
-    table.add_column("diagnosed \\ true")
+    table.add_column("diagnosed cause")
     for label in conf.labels:
         table.add_column(label.value, justify="right")
     for label, row in zip(conf.labels, conf.matrix, strict=True):
@@ -154,9 +161,10 @@ def heatmap_table(report: DiagnosisReport) -> Table:
     heat = report.heatmap
     table = Table(
         title=f"First-failure transitions ({heat.n} sessions, first failure only)",
-        caption="rows: the agent's state the turn before; columns: its state at the first failure",
+        caption="rows: what the agent did the turn before the first failure; columns: what "
+        "it did at the first failure",
     )
-    table.add_column("from \\ in")
+    table.add_column("turn before")
     for label in heat.in_states:
         table.add_column(escape(label), justify="right")  # tool names come from the target
     for label, row in zip(heat.from_states, heat.counts, strict=True):
@@ -187,12 +195,25 @@ def unverifiable_lines(report: DiagnosisReport) -> list[str]:
     return lines
 
 
+def headline(report: DiagnosisReport) -> str:
+    """What was diagnosed: the failed sessions among the graded ones, errors set apart."""
+    errors = report.n_sessions - report.n_ok
+    failed = (
+        f"{report.n_failed} of {report.n_ok} graded sessions failed and are diagnosed"
+        if report.n_failed
+        else f"none of {report.n_ok} graded sessions failed: nothing to diagnose"
+    )
+    text = f"run {report.run_id} ({report.target}): {failed}"
+    if errors:
+        text += f"; {errors} ended in an error (not graded, not diagnosed)"
+    return escape(text)  # the run id and target come from run.json
+
+
 def print_report(report: DiagnosisReport, console: Console) -> None:
     """The diagnosis tables, in reading order."""
-    console.print(
-        f"run {report.run_id} ({report.target}): {report.n_ok} ok sessions, "
-        f"{report.n_failed} failed"
-    )
+    console.print(headline(report))
+    if not report.n_failed:
+        return
     console.print(causes_table(report))
     for line in unverifiable_lines(report):
         console.print(line)
@@ -206,9 +227,13 @@ def print_report(report: DiagnosisReport, console: Console) -> None:
         ):
             if table is not None:
                 console.print(table)
-    elif report.n_failed:
-        console.print("diagnosis accuracy: no hidden truth: the target does not report true causes")
+    else:
+        console.print(
+            "no accuracy figures: the target does not report the true cause of its failures "
+            "(the reference agent does)"
+        )
     console.print(heatmap_table(report))
+    console.print(STATES)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -41,7 +41,10 @@ from simlab.store import (
     write_json,
 )
 
-NO_TRUTH = "no hidden truth: the target does not report true causes"
+NO_TRUTH = (
+    "no accuracy figures: the target does not report the true cause of its failures "
+    "(the reference agent does)"
+)
 
 
 def write_run_reports(

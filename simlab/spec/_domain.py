@@ -31,6 +31,7 @@ domain; the scripted user speaks, and reads an agent's questions, from it::
 from __future__ import annotations
 
 import re
+import string
 import typing
 from typing import Annotated, Any, Literal
 
@@ -87,6 +88,25 @@ Styled = Annotated[
 ]
 """Phrasings by persona style (``neutral``, ``terse``, ``chatty``, ``novice``,
 ``frustrated``...); ``neutral`` is every style's fallback. A plain list is ``neutral``."""
+
+
+PLACEHOLDERS: dict[str, tuple[str, ...]] = {
+    "enum": ("value", "code"),
+    "date": ("value", "day", "month", "month_name", "year"),
+    "time": ("value", "hour", "ampm", "hour24", "minute"),
+    "money": ("value", "amount", "currency"),
+}
+"""The placeholders a slot's phrasings may hold, by type (others: ``{value}``)."""
+
+
+def _placeholder_problem(template: str, known: tuple[str, ...]) -> str | None:
+    """Why ``template`` cannot be said (an unknown placeholder, a lone brace), or None."""
+    try:
+        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError as e:  # "Single '}' encountered": write {{ or }} for a brace
+        return f"cannot be filled in ({e}; write {{{{ or }}}} for a brace)"
+    unknown = [n for n in names if n not in known]
+    return f"holds {{{unknown[0]}}}, which it has no value for" if unknown else None
 
 
 class EnumValue(_Spec):
@@ -193,6 +213,26 @@ class DomainSlot(_Spec):
             except re.error as e:
                 raise ValueError(f"not a regular expression: {e}") from None
         return pattern
+
+    @field_validator("say")
+    @classmethod
+    def _placeholders(
+        cls, say: dict[str, SlotSpeech], info: ValidationInfo
+    ) -> dict[str, SlotSpeech]:
+        kind = info.data.get("type")  # None: the type failed, and says so itself
+        known = PLACEHOLDERS.get(kind, ("value",)) if isinstance(kind, str) else ("value",)
+        for language, speech in say.items():
+            styled = [*speech.state.values(), *speech.correct.values()]
+            for template in [*(t for ts in styled for t in ts), *speech.vague, *speech.heard]:
+                why = _placeholder_problem(template, known)
+                if why is not None:
+                    takes = ", ".join("{" + k + "}" for k in known)
+                    article = "an" if str(kind)[:1] in "aeiou" else "a"
+                    raise ValueError(
+                        f"the {language} phrasing {template!r} {why}; {article} {kind} "
+                        f"slot's phrasings take {takes}"
+                    )
+        return say
 
     def value(self, code: str) -> EnumValue | None:
         """The enum value written ``code`` in goals, if this slot has it."""
@@ -475,6 +515,54 @@ class Domain(_Spec):
     def tool(self, name: str) -> DomainTool | None:
         """The tool called ``name``, if declared."""
         return next((t for t in self.tools if t.name == name), None)
+
+    def slots_needed(self, tool: str, required_tools: bool = True) -> dict[str, str]:
+        """The slots a call of ``tool`` cannot go ahead without, each with the tool that
+        needs it, in the domain's slot order.
+
+        A tool needs its required arguments that are slots, except those a lookup picks
+        from a row, and the slots its lookups that pick a required argument read (an
+        argument they take from another tool's result, ``other_tool.field``, is not
+        a slot). What the agent must ask the user for, and what a goal must hold
+        (``simlab validate``), come from here.
+
+        Args:
+            tool: The tool's name; an undeclared one needs nothing.
+            required_tools: Add what each tool it ``requires`` needs, transitively
+                (the first tool of this walk to need a slot is the one named).
+        """
+        names = {s.name for s in self.slots}
+        needed: dict[str, str] = {}
+        seen: set[str] = set()
+        pending = [tool]
+        while pending:
+            spec = self.tool(pending.pop(0))
+            if spec is None or spec.name in seen:
+                continue
+            seen.add(spec.name)
+            for slot in _call_slots(self, spec):
+                if slot in names:
+                    needed.setdefault(slot, spec.name)
+            if required_tools:
+                pending.extend(spec.requires)
+        return {s.name: needed[s.name] for s in self.slots if s.name in needed}
+
+
+def _call_slots(domain: Domain, tool: DomainTool) -> list[str]:
+    """What one call of ``tool`` reads from the user: its required arguments no lookup
+    picks, and the arguments of its lookups that pick a required one (slots or not)."""
+    required = list(tool.parameters.get("required") or [])
+    picked = {arg for lookup in tool.lookups for arg in lookup.pick}
+    read = [name for name in required if name not in picked]
+    for lookup in tool.lookups:
+        if not set(required) & set(lookup.pick):
+            continue  # it supplies nothing the call needs: made, or skipped, without asking
+        source = domain.tool(lookup.tool)
+        for param in (source.parameters.get("required") or []) if source else []:
+            arg = lookup.args.get(param, param)
+            if "." not in arg:  # `tool.field`: a result's field, not the user's
+                read.append(arg)
+    return read
 
 
 _K = typing.TypeVar("_K")

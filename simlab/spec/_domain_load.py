@@ -365,7 +365,7 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
     folders: dict[str, Path] = {}
     problems: list[Problem] = []
     entries = list(entries)
-    for entry in entries:
+    for i, entry in enumerate(entries):
         folder = resolve_domain(entry, base)
         if folder is None:
             shown = str(where) if where is not None else str(base / entry)
@@ -373,7 +373,7 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
                 f"domain {entry!r} not found: give a folder holding {DOMAIN_FILE} (relative "
                 f"to the suite file) or a shipped domain's name ({', '.join(shipped_domains())})"
             )
-            problems.append(Problem(shown, None, "domains", why))
+            problems.append(Problem(shown, _suite_line(where, ("domains", i)), "domains", why))
             continue
         try:
             shipped = folder.parent == shipped_dir("domains") and folder.name == entry
@@ -391,6 +391,16 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
         raise SpecError(problems)
     default = next(iter(domains)) if domains else DEFAULT_DOMAIN
     return DomainSet(domains, default, folders)
+
+
+def _suite_line(suite: Path | None, loc: Loc) -> int | None:
+    """The line of ``loc`` in the suite file (for a message), None when it cannot be read."""
+    if suite is None or not suite.is_file():
+        return None
+    try:
+        return _line_for(loc, _mapping(suite, _read(suite))[1])
+    except SpecError:
+        return None
 
 
 def shipped_domains() -> list[str]:
@@ -562,38 +572,33 @@ def goal_problems(
 def _unheld_slots(goal: Goal, domain: Domain, file: str, line: int | None) -> list[Problem]:
     """Slots the final tool (or a tool it requires) needs that no fact of the goal holds.
 
-    A required argument named as a slot is asked of the user; a goal without a fact for
-    it has a user who can only answer "I don't have that", so every session of the goal
-    fails. Arguments a lookup picks, and slots with a ``none_value``, are not asked.
+    A slot the call needs (``Domain.slots_needed``, as the reference agent asks) is
+    asked of the user; a goal without a fact for it has a user who can only answer
+    "I don't have that", so every session of the goal fails. A slot with a
+    ``none_value`` is answered with it.
     """
     held = {f.slot for f in goal.facts}
-    slots = {s.name: s for s in domain.slots}
-    missing: dict[str, str] = {}
-    seen: set[str] = set()
-    pending = [goal.final_tool]
-    while pending:
-        spec = domain.tool(pending.pop(0))
-        if spec is None or spec.name in seen:
-            continue
-        seen.add(spec.name)
-        picked = {arg for lookup in spec.lookups for arg in lookup.pick}
-        for name in spec.parameters.get("required") or []:
-            slot = slots.get(name)
-            if slot is None or name in picked or name in held or slot.none_value is not None:
-                continue
-            missing.setdefault(name, spec.name)
-        pending.extend(spec.requires)
+    missing = {
+        name: tool
+        for name, tool in domain.slots_needed(goal.final_tool).items()
+        if name not in held and _none_value(domain, name) is None
+    }
     return [
         Problem(
             file,
             line,
             "facts",
-            f"{tool} requires {name!r}, a slot of domain {domain.id!r}, but no fact of the goal "
+            f"{tool} needs {name!r}, a slot of domain {domain.id!r}, but no fact of the goal "
             f"holds it, so the user cannot answer when asked and every session fails; add "
             f"`- {{id: {name}, slot: {name}, value: ...}}` to facts",
         )
         for name, tool in missing.items()
     ]
+
+
+def _none_value(domain: Domain, slot: str) -> object:
+    found = domain.slot(slot)
+    return None if found is None else found.none_value
 
 
 def persona_problems(

@@ -18,7 +18,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simlab.spec._models import FieldError, Goal, Persona, Suite
-from simlab.spec._yaml import YamlInputError, YamlLimits, check_size, compose_bounded
+from simlab.spec._yaml import (
+    YamlInputError,
+    YamlLimits,
+    check_size,
+    compose_bounded,
+    shown_value,
+)
 
 M = TypeVar("M", bound=BaseModel)
 Loc = tuple[int | str, ...]
@@ -179,8 +185,10 @@ def _describe(model: type[BaseModel], err: Any) -> tuple[str, str]:
     if kind == "extra_forbidden" and parent is not None:
         valid = sorted(parent.model_fields)
         close = difflib.get_close_matches(str(name), valid, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return field, f"unknown field{hint}; valid fields: {', '.join(valid)}"
+        shown = ", ".join(valid)
+        if close:
+            return field, f"unknown field (did you mean {close[0]!r}?); valid fields: {shown}"
+        return field, f"unknown field; remove it, or use one of the valid fields: {shown}"
     if kind == "missing":
         missing = parent.model_fields.get(str(name)) if parent else None
         choices = _choices(missing.annotation) if missing is not None else []
@@ -219,8 +227,7 @@ def _located(err: Any) -> Any:
 def _short(value: Any) -> str:
     if isinstance(value, int) and value.bit_length() > 64:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
-    shown = repr(value)
-    return shown if len(shown) <= 80 else shown[:77] + "..."
+    return shown_value(value)
 
 
 _UNION_TAGS = {

@@ -7,6 +7,7 @@ valid choices, never silently dropped.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import re
 from enum import StrEnum
@@ -197,6 +198,13 @@ class Grading(_Spec):
         return base.model_copy(update=self.model_dump(exclude_unset=True, exclude_none=True))
 
 
+def _unknown_fact(ref: str, ids: list[str]) -> str:
+    """A reference to no fact of the goal, with the fix: the id meant, or a fact to add."""
+    close = difflib.get_close_matches(ref, ids, n=1)
+    fix = f"did you mean {close[0]!r}?" if close else f"add a fact with `id: {ref}` to facts"
+    return f"unknown fact {ref!r}; {fix} (the goal's facts: {', '.join(ids) or 'none'})"
+
+
 class Goal(_Spec):
     """What the simulated user wants done, and how success is checked."""
 
@@ -234,14 +242,17 @@ class Goal(_Spec):
         ids = [f.id for f in self.facts]
         for i, fact_id in enumerate(ids):
             if fact_id in ids[:i]:
-                raise FieldError(("facts", i, "id"), f"fact ids must be unique: {fact_id!r} twice")
+                raise FieldError(
+                    ("facts", i, "id"),
+                    f"fact ids must be unique: {fact_id!r} twice; give this fact another id",
+                )
         for where, refs in (
             ("mind_changes", [m.fact for m in self.mind_changes]),
             ("constraints", [c.fact for c in self.constraints]),
         ):
             for i, ref in enumerate(refs):
                 if ref not in ids:
-                    raise FieldError((where, i, "fact"), f"unknown fact {ref!r}; facts are {ids}")
+                    raise FieldError((where, i, "fact"), _unknown_fact(ref, ids))
         return self
 
     def fact(self, fact_id: str) -> Fact:

@@ -81,18 +81,17 @@ def kind_for(path: Path, data: Any = None) -> tuple[SpecKind, str]:
     """
     by_folder = _kind_from_folder(path)
     if by_folder is not None:
-        return by_folder[0], f"it is in a {by_folder[1]}/ folder"
+        return by_folder[0], f"as it is in a {by_folder[1]}/ folder"
     if path.name == DEFAULT_SUITE:
-        return "suite", f"its name, {DEFAULT_SUITE}"
+        return "suite", f"by its name, {DEFAULT_SUITE}"
     if isinstance(data, dict):
         scores = {
             kind: sorted(set(data) & fields) for kind, fields in _distinctive_fields().items()
         }
         best = max(SPEC_KINDS, key=lambda kind: len(scores[kind]))
         if scores[best]:
-            shown = ", ".join(scores[best][:3]) + (", ..." if len(scores[best]) > 3 else "")
-            return best, f"its fields {shown}"
-    return "suite", "no field of another kind"
+            return best, f"the kind its fields say ({', '.join(scores[best])})"
+    return "suite", "as no field says another kind"
 
 
 def _kind_from_folder(path: Path) -> tuple[SpecKind, str] | None:
@@ -249,22 +248,22 @@ def _project_suite(path: Path) -> Path | None:
 
 
 def _domains_beside(given: Sequence[str], suite_path: Path | None = None) -> DomainSet:
-    """The domains goals given without a suite are checked against: those given, those
-    of their project's suite (``suite_path``; its first is then the default), and shipped.
+    """The domains goals given without a suite are checked against: those given, and
+    those of their project's suite (``suite_path``; its first is then the default), else
+    the shipped ones (a project's goals run with its suite's domains only).
 
     Raises:
         SpecError: A domain does not load, or the project's suite is not a valid suite
             (said at its own file and line).
     """
-    shipped = load_domains(shipped_domains() or [DEFAULT_DOMAIN], Path("."))
-    shipped = DomainSet(shipped.domains, DEFAULT_DOMAIN, shipped.folders)
-    project = _suite_domains_of(suite_path) if suite_path is not None else None
-    if not given and project is None:
-        return shipped
     own = load_domains(given, Path(".")) if given else DomainSet({}, DEFAULT_DOMAIN)
-    merged = {**shipped.domains, **(project.domains if project else {}), **own.domains}
-    if project is not None:
-        return DomainSet(merged, project.default)
+    if suite_path is not None:
+        project = _suite_domains_of(suite_path)
+        return DomainSet({**project.domains, **own.domains}, project.default)
+    shipped = load_domains(shipped_domains() or [DEFAULT_DOMAIN], Path("."))
+    if not given:
+        return DomainSet(shipped.domains, DEFAULT_DOMAIN, shipped.folders)
+    merged = {**shipped.domains, **own.domains}
     return DomainSet(merged, own.default if len(own.domains) == 1 else DEFAULT_DOMAIN)
 
 

@@ -184,6 +184,21 @@ def _add(stack: list[_Shape], size: tuple[int, int]) -> None:
         stack[-1].height = max(stack[-1].height, size[1])
 
 
+SHOWN_CHARS = 200
+"""The most characters of a value a message quotes whole (a pasted paragraph fits)."""
+
+
+def shown_value(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """``value`` as a message quotes it: its repr, or for a long string its start, cut
+    at a word and still quoted, with its length (a repr cut anywhere loses its quote)."""
+    shown = repr(value)
+    if len(shown) <= limit or not isinstance(value, str):
+        return shown if len(shown) <= limit else f"{shown[: limit - 3]}..."
+    start = value[: limit // 2]
+    start = start.rsplit(" ", 1)[0] if " " in start[limit // 4 :] else start
+    return f"{start.rstrip()!r}... ({len(value):,} characters)"
+
+
 class _Constructor(yaml.SafeLoader):
     """PyYAML's safe constructor, with values a tag cannot build as YAML errors."""
 
@@ -197,7 +212,7 @@ class _Constructor(yaml.SafeLoader):
             raise
         except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:
             value = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            shown = shown_value(value)
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             why = _EXPECTED.get(tag) or str(e).split("\n")[0][:120] or type(e).__name__
             raise ConstructorError(

@@ -336,17 +336,29 @@ def test_fake_provider_bad_options_say_the_valid_ones(
 # ------------------------------------------------------------- 7. validate checks what run needs
 
 
-def test_validate_a_persona_outside_personas_says_it_read_a_persona(
+def test_validate_a_persona_outside_personas_says_its_kind_only_with_its_problems(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    # a valid file was said "read as a persona (its fields ...)": a notice that read as
+    # a warning; the count says its kind
     persona = tmp_path / "persona.yaml"
     persona.write_text((ROOT / "personas" / "terse_en.yaml").read_text())
     code, out = simlab(capsys, "validate", persona)
     assert code == 0, out
-    assert f"{persona}: read as a persona (its fields language, traits)" in out
-    assert "1 file valid: 1 persona" in out
+    assert out.strip() == "1 file valid: 1 persona"
     code, out = simlab(capsys, "validate", persona, "--kind", "suite")
-    assert code == 2 and "unknown field" in out
+    assert code == 2 and "unknown field" in out and "checked as" not in out
+    # broken, it is said which kind its problems are those of, every field that told it
+    goal = tmp_path / "goal.yaml"
+    goal.write_text((ROOT / "goals" / "one_way.yaml").read_text() + "priority: high\n")
+    code, out = simlab(capsys, "validate", goal)
+    assert code == 2, out
+    assert (
+        f"{goal}: checked as a goal, the kind its fields say (confirm_fields, constraints, "
+        "expected_tools, facts, final_tool, mind_changes, title_vi); if it is another kind, "
+        "pass --kind persona|goal|suite|perturbation|agent|domain"
+    ) in out
+    assert "priority: unknown field; remove it, or use one of the valid fields: agency," in out
 
 
 def test_validate_with_no_spec_files_fails(

@@ -76,7 +76,10 @@ def test_validate_in_an_empty_folder_checks_the_shipped_suite_and_library(
         "no simlab.yaml here: validating the shipped default suite and its library "
         f"({ROOT})" in proc.stderr
     )
-    valid = "45 files valid: 1 agent, 7 domains, 12 goals, 16 personas, 8 perturbations, 1 suite"
+    valid = (
+        "45 files valid: 1 agent, 2 domains (7 files), 12 goals, 16 personas, 8 perturbations, "
+        "1 suite"
+    )
     assert valid in proc.stderr
 
 

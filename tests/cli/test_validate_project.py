@@ -159,7 +159,7 @@ def test_a_goal_without_a_fact_its_final_tool_requires_is_a_problem(project: Pat
     assert checked.returncode == 2, checked.stderr
     assert "Traceback" not in checked.stderr
     assert (
-        "goals/order_tea.yaml:7: facts: place_order requires 'delivery_date', a slot of "
+        "goals/order_tea.yaml:7: facts: place_order needs 'delivery_date', a slot of "
         "domain 'shop', but no fact of the goal holds it" in checked.stderr
     ), checked.stderr
     assert "`- {id: delivery_date, slot: delivery_date, value: ...}`" in checked.stderr
@@ -183,3 +183,68 @@ def test_a_key_left_empty_says_so_and_how_to_write_none(project: Path) -> None:
         "personas/calm.yaml:4: name: Input should be a valid string (got nothing: `name:` has "
         "no value; give it one)"
     ) in checked.stderr, checked.stderr
+
+
+def test_a_persona_with_an_unknown_domain_names_only_the_projects_domains(
+    project: Path,
+) -> None:
+    # the shipped domains, which the project's suite does not use, were named too:
+    # "known domains: bank, shop, travel"
+    edit(project / "personas" / "calm.yaml", "domain: shop", "domain: shoop")
+    checked = simlab("validate", "personas", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        "personas/calm.yaml:6: domain: unknown domain 'shoop'; known domains: shop (add its "
+        "folder to the suite's `domains`)"
+    ) in checked.stderr, checked.stderr
+
+
+def test_a_suites_domain_not_found_is_said_at_its_line(project: Path) -> None:
+    edit(project / "simlab.yaml", "domains: [domains/shop]", "domains: [domains/shopp]")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert "simlab.yaml:6: domains: domain 'domains/shopp' not found: give a folder" in (
+        checked.stderr
+    ), checked.stderr
+
+
+def test_a_reference_to_no_fact_says_the_fix(project: Path) -> None:
+    goal = project / "goals" / "order_tea.yaml"
+    edit(goal, "{fact: quantity, field: quantity}", "{fact: quantiy, field: quantity}")
+    checked = simlab("validate", "goals", cwd=project)
+    assert (
+        "goals/order_tea.yaml:17: constraints.1.fact: unknown fact 'quantiy'; did you mean "
+        "'quantity'? (the goal's facts: item, quantity, delivery_date, budget)"
+    ) in checked.stderr, checked.stderr
+    edit(goal, "{fact: quantiy, field: quantity}", "{fact: colour, field: quantity}")
+    checked = simlab("validate", "goals", cwd=project)
+    assert "unknown fact 'colour'; add a fact with `id: colour` to facts (the goal's" in (
+        checked.stderr
+    ), checked.stderr
+
+
+def test_a_long_value_is_quoted_whole(project: Path) -> None:
+    # it was cut inside its quotes: (got 'drip feed the facts ... until the agent...)
+    said = "drip feed the facts one by one across the whole conversation until the agent asks"
+    edit(project / "personas" / "calm.yaml", "disclosure: drip", f'disclosure: "{said}"')
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert f"Input should be 'drip' or 'batch' (got '{said}')" in checked.stderr, checked.stderr
+
+
+def test_a_phrasing_with_a_placeholder_the_slot_has_no_value_for_is_a_problem(
+    project: Path,
+) -> None:
+    # it was valid, and every session whose user stated the item ended in a
+    # simulator_error (KeyError: 'valu')
+    domain = project / "domains" / "shop" / "domain.yaml"
+    edit(domain, "I'd like some {value}.", "I'd like some {valu}.")
+    checked = simlab("validate", cwd=project)
+    assert checked.returncode == 2
+    assert (
+        'domains/shop/domain.yaml:33: slots.0.say: the en phrasing "I\'d like some {valu}." '
+        "holds {valu}, which it has no value for; an enum slot's phrasings take {value}, {code}"
+    ) in checked.stderr, checked.stderr
+    edit(domain, "I'd like some {valu}.", "I'd like some {value} }.")
+    checked = simlab("validate", cwd=project)
+    assert "cannot be filled in (Single '}' encountered in format string" in checked.stderr

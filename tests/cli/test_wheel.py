@@ -123,7 +123,10 @@ def test_validate_and_perturbations_use_the_wheels_library(
     env = _env(venv)
     proc = _run(["python", "-m", "simlab", "validate"], tmp_path, env)
     assert "no simlab.yaml here: validating the shipped default suite" in proc.stderr
-    valid = "45 files valid: 1 agent, 7 domains, 12 goals, 16 personas, 8 perturbations, 1 suite"
+    valid = (
+        "45 files valid: 1 agent, 2 domains (7 files), 12 goals, 16 personas, 8 perturbations, "
+        "1 suite"
+    )
     assert valid in proc.stderr
     code = "from simlab.spec import resolve_perturbations, shipped_dirs; print(shipped_dirs()[0])"
     found = _run(["python", "-c", code + "; resolve_perturbations(['typos'])"], tmp_path, env)

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from simlab.compare import (
     Gates,
@@ -18,6 +19,7 @@ from simlab.compare import (
     load_run,
     newcombe_interval,
     render_junit,
+    render_terminal,
     verdict,
 )
 from simlab.report import PIPED_WIDTH, stdout_console
@@ -233,11 +235,12 @@ def test_p_values_are_holm_adjusted_in_every_output(
     assert cell in md.read_text()
     props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
     assert props["p:bucket:10+"] == f"McNemar: p={2.0**-29:.3g}, Holm-adjusted p={4 * 2.0**-29:.3g}"
-    # the paired table's overall row shows no Holm p of its own, and says where it is
+    # the paired table's overall row: every session is paired, so its test is the pass-rate
+    # table's overall test and shows that Holm p, and the note says so
     paired = md.read_text().split("## Paired outcomes by planned length", 1)[1].split("##")[0]
     overall_row = next(line for line in paired.splitlines() if line.startswith("| overall"))
-    assert overall_row.rstrip(" |").endswith("/ -")
-    assert "its Holm p shown there ('-' here)" in paired
+    assert not overall_row.rstrip(" |").endswith("/ -")
+    assert "counted once in the family: the same Holm p" in paired
 
 
 def test_issue_simpson_example_warns_in_every_output(
@@ -412,3 +415,60 @@ def test_runs_with_different_repetitions_are_warned_about(
     assert "differ in repetitions per cell (A 8, B 2)" in capsys.readouterr().out
     same = compare_runs(load_run(a), load_run(a))
     assert same.warnings == []
+
+
+def test_no_regressions_is_said_in_a_line_not_an_empty_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, passed=i % 2 == 0) for i in range(10)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i) for i in range(10)])
+    md = tmp_path / "c.md"
+    assert cli_main([str(a), str(b), "--markdown", str(md)]) == 0
+    out = capsys.readouterr().out
+    assert "No regressions: none of the 10 paired sessions passed in A and failed in B." in out
+    assert "Regressions: passed in A" not in out and "Score A -> B" not in out
+    text = md.read_text()
+    said = "None of the 10 paired sessions passed in A and failed in B."
+    assert f"## No regressions\n\n{said}" in text
+    assert "_none_" not in text
+
+
+def _paired_overall_row(markdown: str) -> str:
+    section = markdown.split("## Paired outcomes by planned length", 1)[1]
+    return next(line for line in section.splitlines() if line.startswith("| overall |"))
+
+
+def test_paired_overall_row_shows_its_holm_p_or_says_why_not(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, passed=i < 5) for i in range(20)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i) for i in range(20)])
+    md = tmp_path / "c.md"
+    cli_main([str(a), str(b), "--markdown", str(md), "--quiet"])
+    c = compare_runs(load_run(a), load_run(b))
+    # every session paired: the overall McNemar test is the overall pass-rate row's own
+    p, adjusted = c.overall.mcnemar.p_value, c.p_adjusted["overall"]
+    assert _paired_overall_row(md.read_text()).endswith(f"| {p:.3g} / {adjusted:.3g} |")
+    assert "counted once in the family: the same Holm p" in md.read_text()
+    # sessions only in B: the overall row's test is another one, so this one has no Holm p
+    extra = [rec("q", "g", i) for i in range(10)]
+    b2 = write_run(tmp_path / "B2", [rec("p", "g", i) for i in range(20)] + extra)
+    cli_main([str(a), str(b2), "--markdown", str(md), "--quiet"])
+    assert _paired_overall_row(md.read_text()).endswith(f"| {p:.3g} / - |")
+    assert "The overall row's Holm p is '-': not every session is paired" in md.read_text()
+
+
+def test_check_names_and_transcript_lines_are_never_cut_in_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the links are relative to here
+    # at 120 columns both read "constraint:new_limit:lim…", and a regression's transcript
+    # "…/sessions.jsonl:…": its line number cut
+    checks = {"constraint:new_limit:limit": True, "constraint:new_limit:new_limit": True}
+    a = write_run(tmp_path / "results" / "20261202-092436-106e", [rec(checks=checks)])
+    broken = {name: False for name in checks}
+    b = write_run(tmp_path / "results" / "20261202-092440-11a0", [rec(passed=False, checks=broken)])
+    console = Console(width=100, record=True)
+    render_terminal(compare_runs(load_run(a), load_run(b)), [], console)
+    out = console.export_text()
+    assert "…" not in out
+    assert "│ constraint:new_limit:limit " in out and "│ constraint:new_limit:new_limit " in out
+    assert f"│ {b.relative_to(tmp_path)}/sessions.jsonl:1 " in out

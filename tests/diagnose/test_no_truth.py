@@ -9,7 +9,10 @@ import pytest
 from simlab.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-NOTE = "no hidden truth: the target does not report true causes"
+NOTE = (
+    "no accuracy figures: the target does not report the true cause of its failures "
+    "(the reference agent does)"
+)
 
 
 def _suite(folder: Path, experiments: str) -> Path:
@@ -35,7 +38,7 @@ def test_report_after_diagnose_of_an_own_target_says_there_is_no_truth(
     (run_dir,) = (tmp_path / "res").iterdir()
     assert main(["diagnose", str(run_dir)]) == 0
     out = capsys.readouterr().out
-    assert "2 failed" in out and f"diagnosis accuracy: {NOTE}" in out
+    assert "2 of 2 graded sessions failed and are diagnosed" in out and NOTE in out
     (run_dir / "report.html").unlink()
     assert main(["report", str(run_dir)]) == 0
     html = (run_dir / "report.html").read_text(encoding="utf-8")

@@ -266,4 +266,4 @@ def test_piped_output_is_not_cut_at_80_columns(
     assert cli_main([str(run_dir), "--no-write"]) == 0
     first = capsys.readouterr().out.splitlines()[0]  # captured: not a terminal
     assert first.startswith(f"run {run_dir.name} ({module}:Anchored): ")
-    assert first.endswith(" failed") and len(first) > 80
+    assert first.endswith(" failed and are diagnosed") and len(first) > 80

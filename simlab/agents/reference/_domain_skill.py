@@ -116,8 +116,9 @@ class DomainReader:
             self.tool_named.setdefault(tool.name, tool)
         self.chains: dict[str, list[DomainTool]] = {}
         """Each task's tools, lookups first (``DomainSkill._chain``)."""
-        self.needed: dict[str, list[str]] = {}
-        """Each tool's slots it cannot go without (``DomainSkill._needed``)."""
+        self.needed: dict[tuple[str, bool], list[str]] = {}
+        """Each tool's slots it cannot go without, with or without those of the tools
+        it requires (``DomainSkill._needed``)."""
         self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
         """Slots whose values a misreading agent can slip on (``DomainSkill.misreadable``)."""
         self.order = [s.name for s in domain.slots]
@@ -580,29 +581,17 @@ class DomainSkill:
         needed = tool.parameters.get("required") or []
         return [s for s in self._order if s in needed]
 
-    def _needed(self, tool: DomainTool) -> list[str]:
-        """The slots a call of ``tool`` cannot go ahead without, in the domain's order:
-        its required arguments and the slots its lookups take for a required argument
-        (once per domain)."""
-        needed = self._reader.needed.get(tool.name)
+    def _needed(self, tool: DomainTool, required_tools: bool = False) -> list[str]:
+        """The slots a call of ``tool`` cannot go ahead without, in the domain's order
+        (``Domain.slots_needed``; with ``required_tools``, those of the tools it requires
+        too), once per domain."""
+        key = (tool.name, required_tools)
+        needed = self._reader.needed.get(key)
         if needed is None:
-            needed = self._reader.needed[tool.name] = self._make_needed(tool)
+            needed = self._reader.needed[key] = list(
+                self.domain.slots_needed(tool.name, required_tools)
+            )
         return needed
-
-    def _make_needed(self, tool: DomainTool) -> list[str]:
-        needed = set(self._required(tool))
-        required = set(tool.parameters.get("required") or [])
-        for lookup in tool.lookups:
-            if not required & set(lookup.pick):
-                continue  # it supplies nothing the call needs: skipped when a slot is missing
-            read = self._reader.tool_named.get(lookup.tool)
-            if read is None:
-                continue
-            for param in read.parameters.get("required") or []:
-                source = lookup.args.get(param, param)
-                if "." not in source:
-                    needed.add(source)
-        return [s for s in self._order if s in needed]
 
     def infer_task(self, slots: Mapping[str, FactValue]) -> str | None:
         """The intent whose final tool alone takes the slots the user stated, if one does."""
@@ -663,9 +652,8 @@ class DomainSkill:
         chain = self._chain(task)
         if not chain:
             return Decision(problem="refused", detail={"error": f"no tool {task!r}"})
-        needed = {s for tool in chain[:-1] for s in self._required(tool)}
-        needed.update(self._needed(chain[-1]))
-        missing = tuple(s for s in self._order if s in needed and s not in slots)
+        needed = self._needed(chain[-1], required_tools=True)
+        missing = tuple(s for s in needed if s not in slots)
         if missing:
             return Decision(ask=missing)
         *lookups, final = chain
