@@ -93,7 +93,7 @@ def session_trajectory(
     """
     calls = transcript.tool_calls() if calls is None else calls
     actual = [call.name for _, call in calls]
-    redos = redo_windows(transcript, goal.final_tool, calls)
+    redos = redo_windows(goal, transcript, calls)
     return actual, trajectory_metrics(goal.expected_tools, actual, redos)
 
 

@@ -81,7 +81,7 @@ def _record(rep: int, transcript: Transcript) -> SessionRecord:
 
 
 def test_a_rebooking_after_a_late_mind_change_is_right_not_waste() -> None:
-    assert redo_windows(LATE_CHANGE, "hold") == ((2, 4),)
+    assert redo_windows(GOAL, LATE_CHANGE) == ((2, 4),)
     use = tool_use(GOAL, LATE_CHANGE)
     assert (use.calls, use.lcs, use.repeats) == (4, 2, 2)
     assert (use.precision, use.recall) == (1.0, 1.0)
@@ -108,7 +108,7 @@ def test_the_report_and_compare_do_not_call_it_wasteful() -> None:
 
 
 def test_a_second_booking_with_nothing_new_said_is_still_waste() -> None:
-    assert redo_windows(DUPLICATE, "hold") == ()
+    assert redo_windows(GOAL, DUPLICATE) == ()
     use = tool_use(GOAL, DUPLICATE)
     assert (use.repeats, use.precision) == (0, 0.5)
     assert grade(GOAL, DUPLICATE).checks["trajectory"].score == pytest.approx(2 / 3, abs=1e-4)
@@ -118,7 +118,7 @@ def test_a_second_booking_with_nothing_new_said_is_still_waste() -> None:
 
 
 def test_a_repeat_before_any_change_after_the_action_is_waste() -> None:
-    assert redo_windows(EARLY_CHANGE, "hold") == ()
+    assert redo_windows(GOAL, EARLY_CHANGE) == ()
     use = tool_use(GOAL, EARLY_CHANGE)
     assert (use.calls, use.lcs, use.repeats) == (5, 2, 0)
     assert use.precision == pytest.approx(0.4)
@@ -127,14 +127,14 @@ def test_a_repeat_before_any_change_after_the_action_is_waste() -> None:
 def test_the_same_action_again_after_a_change_is_waste() -> None:
     # the user changed the date; the agent booked the 20th again, unchanged
     same = _session((D20, [SEARCH_20, HOLD_20]), (D21, [SEARCH_20, HOLD_20]))
-    assert redo_windows(same, "hold") == ()
+    assert redo_windows(GOAL, same) == ()
     assert tool_use(GOAL, same).precision == 0.5
 
 
 def test_a_change_ignored_once_still_asks_for_the_next_action() -> None:
     # change, an unchanged booking (waste), the user repeats it, then the right booking
     t = _session((D20, [HOLD_20]), (D21, [HOLD_20]), (D21, [SEARCH_21, HOLD_21]))
-    assert redo_windows(t, "hold") == ((1, 4),)
+    assert redo_windows(GOAL, t) == ((1, 4),)
     use = tool_use(GOAL, t)
     assert (use.calls, use.lcs, use.repeats) == (4, 2, 1)  # the unchanged booking is waste
 
@@ -142,21 +142,29 @@ def test_a_change_ignored_once_still_asks_for_the_next_action() -> None:
 def test_a_fact_first_said_after_the_action_asks_for_it_again() -> None:
     # a budget the user had never stated comes after the booking
     t = _session((D20, [SEARCH_20, HOLD_20]), ({"budget": 90}, [("hold", {**D20, "max": 90})]))
-    assert redo_windows(t, "hold") == ((2, 3),)
+    assert redo_windows(GOAL, t) == ((2, 3),)
     assert tool_use(GOAL, t).precision == 1.0
+
+
+def test_a_required_fact_first_said_after_the_action_asks_for_nothing() -> None:
+    # the agent booked before the user had given the date the goal needs: its first
+    # booking was premature, the second is the one that counts
+    t = _session(({}, [("hold", {})]), (D20, [SEARCH_20, HOLD_20]))
+    assert redo_windows(GOAL, t) == ()
+    assert tool_use(GOAL, t).precision == pytest.approx(2 / 3)
 
 
 def test_restating_what_the_agent_got_wrong_asks_for_nothing_new() -> None:
     # the user said the 21st before the booking; the booking for the 20th was the agent's
     # mistake, so its second booking is waste, whatever the user repeats
     t = _session((D21, [SEARCH_20, HOLD_20]), (D21, [SEARCH_21, HOLD_21]))
-    assert redo_windows(t, "hold") == ()
+    assert redo_windows(GOAL, t) == ()
     assert tool_use(GOAL, t).precision == 0.5
 
 
 def test_two_bookings_in_one_reply_are_waste() -> None:
     t = _session((D20, [SEARCH_20, HOLD_20, HOLD_21]))
-    assert redo_windows(t, "hold") == ()
+    assert redo_windows(GOAL, t) == ()
     assert tool_use(GOAL, t).precision == pytest.approx(2 / 3)
 
 
@@ -164,4 +172,4 @@ def test_a_failed_booking_is_no_action_to_redo() -> None:
     failed = ToolCall(name="hold", args=D20, error="sold out")
     t = _session((D20, [SEARCH_20]), (D21, [SEARCH_21, HOLD_21]))
     t.turns[0].agent.tool_calls.append(failed)  # type: ignore[union-attr]
-    assert redo_windows(t, "hold") == ()
+    assert redo_windows(GOAL, t) == ()
