@@ -1,7 +1,7 @@
 """Which repeats of the goal's final action the user asked for.
 
 When the user changes what they want *after* the agent took the goal's final action
-(booked, then "make it the 21st"), a correct agent acts again, with the lookups that
+(it acted, then "make it the 21st"), a correct agent acts again, with the lookups that
 action needs: those calls are required by the user, not waste. A repeat is *asked
 for* when, in a user turn after the previous successful final-tool call and up to the
 repeat's own turn, the user stated a value they had not stated by the time of that

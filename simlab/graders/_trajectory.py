@@ -3,8 +3,8 @@
 Recall is the LCS of the expected and the called tool names over the expected ones.
 Precision counts as right the LCS and, for each repeat of the final action the user
 asked for by changing their request after it (``simlab.graders._redo``), the calls of
-that repeat that redo the expected trajectory: re-booking after "make it the 21st" is
-not waste, a second booking with nothing new said is.
+that repeat that redo the expected trajectory: acting again after "make it the 21st"
+is not waste, acting twice with nothing new said is.
 """
 
 from __future__ import annotations
