@@ -27,6 +27,7 @@ from simlab.diagnose._counterfactual import (
     run_replays,
     settled_goal,
     specific_verdict,
+    told_changes,
     verdict,
 )
 from simlab.diagnose._failure import FailureKind, FirstFailure, first_failure
@@ -89,6 +90,7 @@ __all__ = [
     "run_replays",
     "settled_goal",
     "specific_verdict",
+    "told_changes",
     "transition",
     "true_cause",
     "verdict",

@@ -10,8 +10,11 @@ simulated user and the same agent draws) and one thing changed:
 * **one_turn** - *everything in one turn, as it finally stands*: ``full`` mode
   with the goal's mind changes folded into its facts, so every constraint is
   known before any proposal.
-* **one_turn_as_told** - ``full`` mode with the goal as the user tells it, mind
-  changes and all: the control for ``one_turn``.
+* **one_turn_as_told** - ``full`` mode with the goal as the user told it in the
+  session, the mind changes it stated and only those: the control for ``one_turn``.
+  (A persona changes its mind with a chance; re-drawn in another mode, a change the
+  session had could be left out of the control, which then passes for the wrong
+  reason.)
 * **agent_redrawn** - the unchanged session with the agent's own random draws
   re-drawn (its seed changed; the simulated user's kept): the control for
   chance. A failure this fixes was a bad draw (a misread), not a cause that
@@ -66,7 +69,7 @@ from simlab.engine import (
     run_session,
     session_setup,
 )
-from simlab.spec import Goal, Mode
+from simlab.spec import Goal, MindChange, Mode, Persona
 from simlab.store import Cause, SessionRecord
 
 NO_ACTION = "no final action"
@@ -132,8 +135,48 @@ def settled_goal(goal: Goal) -> Goal:
     return goal.model_copy(update={"facts": facts, "mind_changes": []})
 
 
-def replay_plan(job: SessionJob, replay: Replay) -> ReplayPlan:
-    """The job and knobs of ``replay`` applied to the original session ``job``."""
+def as_told(job: SessionJob, told: Sequence[MindChange]) -> tuple[Persona, Goal]:
+    """The persona and goal whose plan, in any mode, makes exactly the mind changes
+    ``told`` (those the original session's user stated; see ``told_changes``).
+
+    The plan draws each of a goal's changes with the persona's ``change_mind``, two
+    numbers per change whatever the chance; with the goal's changes kept and the chance
+    set to 1 (all were stated) or 0 (none was), every other draw of the plan is the
+    original's. When only some were stated the goal keeps only those, and the plan's
+    later draws (small talk) may differ from the original's.
+    """
+    changes = list(job.goal.mind_changes)
+    goal = job.goal
+    if told and len(told) < len(changes):  # some, not all: only those the user stated
+        goal = goal.model_copy(update={"mind_changes": list(told)})
+    chance = 1.0 if told else 0.0
+    traits = job.persona.traits.model_copy(update={"change_mind": chance})
+    return job.persona.model_copy(update={"traits": traits}), goal
+
+
+def told_changes(goal: Goal, record: SessionRecord) -> list[MindChange]:
+    """The goal's mind changes the session's user stated, in goal order: a change is
+    stated when a user turn disclosed its value for its fact after an earlier value."""
+    said: dict[str, list[object]] = {}
+    for turn in record.transcript.turns:
+        for fact, value in turn.user.disclosed.items():
+            said.setdefault(fact, []).append(value)
+    out: list[MindChange] = []
+    for change in goal.mind_changes:
+        values = said.get(change.fact, [])
+        if any(v == change.value for v in values[1:]):
+            out.append(change)
+    return out
+
+
+def replay_plan(
+    job: SessionJob, replay: Replay, told: Sequence[MindChange] | None = None
+) -> ReplayPlan:
+    """The job and knobs of ``replay`` applied to the original session ``job``.
+
+    ``told``: the mind changes the original session's user stated (``told_changes``),
+    which ``one_turn_as_told`` keeps; None keeps the goal's, each with the persona's chance.
+    """
     if replay == "unlimited_window":
         return ReplayPlan(job, Knobs(context_window=0))
     if replay == "instruction_reminder":
@@ -141,8 +184,12 @@ def replay_plan(job: SessionJob, replay: Replay) -> ReplayPlan:
     if replay == "agent_redrawn":
         return ReplayPlan(job, Knobs(), redraw_agent=True)
     key = job.key.model_copy(update={"mode": Mode.FULL.value})
-    goal = settled_goal(job.goal) if replay == "one_turn" else job.goal
-    return ReplayPlan(SessionJob(key, job.seed, job.persona, goal, Mode.FULL), Knobs())
+    persona, goal = job.persona, job.goal
+    if replay == "one_turn":
+        goal = settled_goal(goal)
+    elif told is not None:
+        persona, goal = as_told(job, told)
+    return ReplayPlan(SessionJob(key, job.seed, persona, goal, Mode.FULL), Knobs())
 
 
 def missing_capability(replay: Replay, capabilities: AgentCapabilities) -> str | None:

@@ -27,6 +27,7 @@ from simlab.diagnose._counterfactual import (
     run_replays,
     specific_verdict,
     target_capabilities,
+    told_changes,
 )
 from simlab.diagnose._failure import FirstFailure, first_failure
 from simlab.diagnose._heatmap import build_heatmap, transition
@@ -183,7 +184,7 @@ async def _replay_all(cases: list[_Case], plan: RunPlan, concurrency: int) -> No
             for c in cases:
                 c.missing[replay] = missing
     todo = [(c, r) for r in runnable for c in cases]
-    plans = [replay_plan(c.job, r) for c, r in todo]
+    plans = [replay_plan(c.job, r, told_changes(c.job.goal, c.record)) for c, r in todo]
     done = await run_replays(plans, make_target, make_simulator, limits, concurrency, scoring)
     for (c, r), rec in zip(todo, done, strict=True):
         c.fixed[r] = fixes(c.failure, rec)

@@ -67,7 +67,9 @@ def test_mind_change_timing_classes_every_session(tmp_path: Path) -> None:
     for head, counts in blocks.items():
         assert counts["all"] == 24, (head, counts)
         assert sum(n for label, n in counts.items() if label != "all") == 24, (head, counts)
-    # bank's mind-changers (change_mind 1.0) change their mind in every goal that has a
-    # mind change (3 of 6); the others never do
-    assert blocks["bank others full"] == {"all": 24, "no_change": 24}
-    assert blocks["bank mind-changers full"]["no_change"] == 12
+    # bank's mind-changers (change_mind 0.8) change their mind in most sessions of a goal
+    # that has a mind change (3 of 6: the other 12 sessions have none to make); the others
+    # (0.1 and 0.05) seldom do
+    changers = blocks["bank mind-changers full"]["no_change"]
+    assert 12 <= changers < 24, blocks
+    assert blocks["bank others full"]["no_change"] > changers, blocks

@@ -54,6 +54,11 @@ def final_args(record: SessionRecord, tool: str) -> dict[str, Any]:
     return {**calls[-1].args, **(calls[-1].result or {})}
 
 
+def said_values(record: SessionRecord, fact: str) -> list[Any]:
+    """The values the user stated for ``fact``, in order."""
+    return [t.user.disclosed[fact] for t in record.transcript.turns if fact in t.user.disclosed]
+
+
 def test_the_bank_domain_ships_six_intents_and_irreversible_writes() -> None:
     bank = shipped_domain("bank")
     assert sorted(bank.languages) == ["en", "vi"]
@@ -79,17 +84,21 @@ def test_every_bank_goal_passes_with_the_sample_agent_in_both_languages(
     texts = {r.key.persona: " ".join(t.user.text for t in r.transcript.turns) for r in records}
     assert "My customer number is C10001." in " ".join(texts.values())
     assert "Ma khach hang cua toi la" in texts["bank_fickle_vi"]  # typed without diacritics
-    # the fickle personas change their minds; what the agent did follows the last word
+    # the fickle personas change their minds (most times); what the agent did follows the
+    # last word the user said
     by = {(r.key.persona, r.key.goal, r.key.mode): r for r in records}
+    changed = 0
     for persona in ("bank_fickle_en", "bank_fickle_vi"):
         for mode in ("full", "sharded"):
-            assert final_args(by[persona, "raise_limit", mode], "raise_limit")["limit"] == 3000
-            assert final_args(by[persona, "freeze_lost_card", mode], "freeze_card")["reason"] == (
-                "stolen"
-            )
-            assert final_args(by[persona, "change_contact", mode], "update_contact")["phone"] == (
-                "0987654321"
-            )
+            for goal, tool, fact, arg in (
+                ("raise_limit", "raise_limit", "new_limit", "new_limit"),
+                ("freeze_lost_card", "freeze_card", "reason", "reason"),
+                ("change_contact", "update_contact", "phone", "phone"),
+            ):
+                said = said_values(by[persona, goal, mode], fact)
+                changed += len(set(said)) > 1
+                assert final_args(by[persona, goal, mode], tool)[arg] == said[-1]
+    assert changed >= 6  # of 12: change_mind 0.8
     assert final_args(by["bank_calm_en", "raise_limit", "full"], "raise_limit")["limit"] == 4000
 
 
@@ -146,11 +155,12 @@ def test_a_limit_above_what_the_user_settled_on_fails(
         return out
 
     records = run(tmp_path, greedy, "raise_limit")
-    fickle = [r for r in records if r.key.persona.startswith("bank_fickle")]
-    steady = [r for r in records if not r.key.persona.startswith("bank_fickle")]
-    assert fickle and not any(r.passed for r in fickle)
-    assert not any(r.checks["constraint:new_limit:limit"].passed for r in fickle)
-    assert all(r.passed for r in steady)  # 5000 asked: the card's 4000 maximum is under it
+    settled = [r for r in records if said_values(r, "new_limit")[-1] == 3000]
+    steady = [r for r in records if said_values(r, "new_limit") == [5000]]
+    assert len(settled) + len(steady) == len(records)
+    assert settled and not any(r.passed for r in settled)
+    assert not any(r.checks["constraint:new_limit:limit"].passed for r in settled)
+    assert steady and all(r.passed for r in steady)  # 5000: the card's 4000 maximum is under it
 
 
 def test_the_bank_example_validates(capsys: pytest.CaptureFixture[str]) -> None:
