@@ -37,7 +37,7 @@ from simlab.compare._pairing import (
     pair_sessions,
 )
 from simlab.compare._simpson import SimpsonCheck, simpson_check
-from simlab.compare._trajectory import TrajectoryDelta, trajectory_deltas
+from simlab.compare._trajectory import TrajectoryDelta, old_rule, trajectory_deltas
 from simlab.core import SessionKey
 from simlab.report import UNPLANNED, bucket_order, planned_bucket, session_anchor
 from simlab.spec import Bucket
@@ -269,6 +269,11 @@ class Comparison:
     reps_b: int = 0
     trajectory: tuple[TrajectoryDelta, ...] = ()
     """Tool-call precision and recall in both runs, overall, per persona and per goal."""
+    old_rule_a: int = 0
+    """A's graded sessions whose tool-use precision counts every repeat of the final
+    action as waste (records older than schema 6)."""
+    old_rule_b: int = 0
+    """The same in B."""
 
     @property
     def warnings(self) -> list[str]:
@@ -281,6 +286,14 @@ class Comparison:
                 "(more repetitions reach further into the tails), so their changes mix the "
                 "agent's change with the change in R; compare pass rates, or rerun with "
                 "the same --reps."
+            )
+        if bool(self.old_rule_a) != bool(self.old_rule_b):
+            older, n = ("A", self.old_rule_a) if self.old_rule_a else ("B", self.old_rule_b)
+            out.append(
+                f"{older}'s {n} session record(s) predate schema 6: their tool-call precision "
+                "counts every repeat of the final action as waste, where the other run's "
+                "counts a repeat the user asked for (a change after the action) as right; "
+                "the precision change mixes the agent's change with the rule's."
             )
         if self.pairing.unpaired and not self.pairing.pairs:
             out.append(
@@ -644,4 +657,6 @@ def compare_runs(
         trajectory=tuple(
             trajectory_deltas(graded_a, graded_b, pairing.pairs, seed, level, n_resamples)
         ),
+        old_rule_a=old_rule(graded_a),
+        old_rule_b=old_rule(graded_b),
     )

@@ -4,7 +4,9 @@ Each graded session with tool-use figures (``SessionRecord.tool_use``) counts, p
 run, overall, per persona and per goal. The change B - A of a group's mean gets a
 percentile-bootstrap interval: over the differences of the paired keys when every
 session of the group in both runs is paired (same key, same seed), else over each
-run's sessions resampled apart (independent samples).
+run's sessions resampled apart (independent samples). Precision counts a repeat of the
+final action the user asked for as right in records of schema 6 on, as waste in older
+ones: ``old_rule`` counts the latter, so a comparison can say when the rules differ.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Literal
 import numpy as np
 
 from simlab.compare._pairing import LocatedRecord
-from simlab.store import SessionRecord
+from simlab.store import REPEATS_SCHEMA, SessionRecord
 
 Metric = Literal["precision", "recall"]
 METRICS: tuple[Metric, ...] = ("precision", "recall")
@@ -66,6 +68,12 @@ def _value(record: SessionRecord, metric: Metric) -> float | None:
     if record.status != "ok" or use is None:
         return None
     return use.precision if metric == "precision" else use.recall
+
+
+def old_rule(graded: Sequence[SessionRecord]) -> int:
+    """Graded sessions whose tool-use figures count every repeat of the final action as
+    waste (records older than ``REPEATS_SCHEMA``)."""
+    return sum(1 for r in graded if r.tool_use is not None and r.schema_version < REPEATS_SCHEMA)
 
 
 def _seed(seed: int, *parts: str) -> int:

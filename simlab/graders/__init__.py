@@ -60,6 +60,7 @@ from simlab.graders._judge import (
 from simlab.graders._judge_case import render_case
 from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
+from simlab.graders._redo import RedoWindow, redo_windows
 from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
 from simlab.graders._rubric import (
     Criterion,
@@ -79,6 +80,7 @@ from simlab.graders._stages import stage_names, tool_stages
 from simlab.graders._trajectory import (
     TRAJECTORY,
     TrajectoryMetrics,
+    session_trajectory,
     trajectory_check,
     trajectory_metrics,
 )
@@ -123,6 +125,7 @@ __all__ = [
     "LabelsError",
     "ParamScope",
     "Rate",
+    "RedoWindow",
     "Reflection",
     "ToolCanary",
     "ToolPolicy",
@@ -148,6 +151,7 @@ __all__ = [
     "label_half",
     "parse_judge_output",
     "read_labels",
+    "redo_windows",
     "redundant_calls",
     "render_case",
     "resolve_graders",
@@ -155,6 +159,7 @@ __all__ = [
     "rubric_criteria",
     "satisfies",
     "score_checks",
+    "session_trajectory",
     "split_keys",
     "stage_names",
     "tool_stages",

@@ -12,7 +12,7 @@ from simlab.graders._completion import GOAL_COMPLETED, judge_completed, judge_co
 from simlab.graders._constraints import judge_constraints
 from simlab.graders._efficiency import Efficiency, Reflection
 from simlab.graders._safety import SAFETY_GRADERS
-from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, trajectory_metrics
+from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, session_trajectory
 
 
 @dataclass(frozen=True)
@@ -52,13 +52,13 @@ class Confirmation:
 
 @dataclass(frozen=True)
 class Trajectory:
-    """The tool calls against the goal's expected tools; credit is the LCS F1."""
+    """The tool calls against the goal's expected tools; credit is the LCS F1 (a repeat
+    of the final action the user asked for counted right)."""
 
     name: str = "trajectory"
 
     def grade(self, ctx: GradingContext) -> GraderResult:
-        actual = [call.name for _, call in ctx.tool_calls]
-        metrics = trajectory_metrics(ctx.goal.expected_tools, actual)
+        actual, metrics = session_trajectory(ctx.goal, ctx.transcript, ctx.tool_calls)
         check = judge_trajectory(ctx.goal, actual, metrics)
         if ctx.goal.expected_tools:  # else nothing expected: reported, not scored
             check.score = round(metrics.lcs_f1, 4)  # a fresh check: no copy needed

@@ -1,7 +1,8 @@
 """How economically and how resiliently the agent used its tools.
 
 * ``tool_use``: the session's figures a record keeps (LCS against the goal's
-  expected trajectory, calls, redundant calls), for reports and ``compare``.
+  expected trajectory, the calls of repeats of the final action the user asked for,
+  calls, redundant calls), for reports and ``compare``.
 * ``efficiency`` grader: redundant calls and iterations (tool calls). A call is
   redundant when an identical call (same tool, same arguments) is made more than
   twice; each repeat after the first then counts (three identical calls: two
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from simlab.contracts import GraderResult, GradingContext
 from simlab.core import Check, ToolCall, Transcript
-from simlab.graders._trajectory import trajectory_metrics
+from simlab.graders._trajectory import session_trajectory
 from simlab.spec import Goal
 from simlab.store import ToolUse
 
@@ -47,15 +48,16 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
 
 
 def tool_use(goal: Goal, transcript: Transcript) -> ToolUse:
-    """The tool-call figures of a finished session against ``goal.expected_tools``."""
-    calls = [call for _, call in transcript.tool_calls()]
-    names = [c.name for c in calls]
-    metrics = trajectory_metrics(goal.expected_tools, names)
+    """The tool-call figures of a finished session against ``goal.expected_tools``
+    (``session_trajectory``: the ``trajectory`` check's own)."""
+    turn_calls = transcript.tool_calls()
+    names, metrics = session_trajectory(goal, transcript, turn_calls)
     return ToolUse(
         expected=len(goal.expected_tools),
-        calls=len(calls),
+        calls=len(names),
         lcs=metrics.lcs,
-        redundant=redundant_calls(calls),
+        repeats=metrics.repeats,
+        redundant=redundant_calls([call for _, call in turn_calls]),
     )
 
 

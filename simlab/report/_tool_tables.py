@@ -64,6 +64,7 @@ def trajectory_table(summary: dict[str, Any]) -> ReportTable | None:
     rows += [_trajectory_row(f"goal {g}", r) for g, r in t["by_goal"].items()]
     rows.append(_trajectory_row("overall", t["overall"]))
     empty = t["overall"]["n_no_calls_expected"]
+    redone = t["overall"].get("n_redone")  # absent from older summaries
     return ReportTable(
         "Tool-call trajectory",
         ["Group", "n", "Precision [95% CI]", "Recall [95% CI]", "Wasteful", "Gave up early",
@@ -73,7 +74,9 @@ def trajectory_table(summary: dict[str, Any]) -> ReportTable | None:
         f"expected), means over graded sessions with bootstrap intervals. Under "
         f"{t['low']:g}: low precision with fine recall is wasteful, low recall with fine "
         f"precision gave up early. {empty} session(s) of goals that expect no call count "
-        "(no call there scores 1 and 1).",
+        "(no call there scores 1 and 1). A repeat of the final action (and its lookups) "
+        "after the user changed their request following the previous one is right, not "
+        "waste" + (f" ({redone} session(s))." if redone is not None else "."),
         numeric={1},
     )  # fmt: skip
 

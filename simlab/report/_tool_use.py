@@ -9,7 +9,9 @@
   not (what it called was right, but it stopped short); a group is labelled by its
   means the same way. Goals that expect no call (a greeting, an out-of-scope
   question) count: calling nothing there is precision 1 and recall 1, and every
-  call made is waste (precision 0).
+  call made is waste (precision 0). A repeat of the final action the user asked for,
+  by changing their request after it, is right, not waste (``ToolUse.repeats``,
+  ``simlab.graders.redo_windows``); ``n_redone`` counts the sessions with one.
 * efficiency: redundant calls and iterations (tool calls) per session, latency
   p50/p95 per session and per agent turn (order-statistic intervals), and tokens
   and cost per passing session (a ratio of sums, bootstrap interval).
@@ -68,7 +70,11 @@ def _share(count: int, n: int, level: float) -> Row:
 def trajectory_row(uses: Sequence[ToolUse], settings: Settings, *group: str) -> Row:
     """One group's mean precision and recall with intervals, and its labels' shares."""
     n = len(uses)
-    row: Row = {"n": n, "n_no_calls_expected": sum(1 for u in uses if u.expected == 0)}
+    row: Row = {
+        "n": n,
+        "n_no_calls_expected": sum(1 for u in uses if u.expected == 0),
+        "n_redone": sum(1 for u in uses if u.repeats),
+    }
     if not n:
         row.update(precision=None, precision_ci=None, recall=None, recall_ci=None, label=None)
         return row
@@ -111,8 +117,9 @@ def trajectory_section(records: Sequence[SessionRecord], settings: Settings) -> 
     """The ``trajectory`` section: overall, by persona, by goal (see the module docstring)."""
     return {
         "low": LOW,
-        "estimand": "mean over graded sessions of LCS precision (LCS / calls made) and "
-        "recall (LCS / calls expected); 1 where nothing was made (expected)",
+        "estimand": "mean over graded sessions of LCS precision ((LCS + calls redoing the "
+        "final action the user asked for by a later change) / calls made) and recall "
+        "(LCS / calls expected); 1 where nothing was made (expected)",
         "overall": trajectory_row(_used(records), settings, "overall"),
         "by_persona": _grouped(records, lambda r: r.key.persona, settings, "persona"),
         "by_goal": _grouped(records, lambda r: r.key.goal, settings, "goal"),

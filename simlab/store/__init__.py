@@ -31,6 +31,7 @@ from simlab.store._files import (
     first_problem,
 )
 from simlab.store._record import (
+    REPEATS_SCHEMA,
     SCHEMA_VERSION,
     ChainRerun,
     SessionError,
@@ -79,6 +80,7 @@ __all__ = [
     "DIAGNOSIS_SCHEMA_VERSION",
     "HTML_REPORT_FILE",
     "PREFIX_CASES_FILE",
+    "REPEATS_SCHEMA",
     "REPORT_FILE",
     "RUN_FILE",
     "SCHEMA_VERSION",

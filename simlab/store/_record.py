@@ -10,11 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
-traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``. Older
-records read on: no plan (``None``), their error string parsed, no per-turn latency
-(``[]``), no tool-use figures and no failure stages (``None``)."""
+traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``; 6 added
+``tool_use.repeats``. Older records read on: no plan (``None``), their error string
+parsed, no per-turn latency (``[]``), no tool-use figures and no failure stages
+(``None``), no repeats (``0``: every repeat of the final action counted as waste)."""
+
+REPEATS_SCHEMA = 6
+"""The first record schema whose ``tool_use`` counts a repeat of the final action the
+user asked for as right (``ToolUse.repeats``); older records count every repeat as waste."""
 
 
 class StopReason(StrEnum):
@@ -109,13 +114,18 @@ class ToolUse(BaseModel):
     """Tool calls the agent made, failed ones included."""
     lcs: int = Field(ge=0)
     """Longest common subsequence of the expected and the called tool names."""
+    repeats: int = Field(default=0, ge=0)
+    """Calls right beyond the LCS: they redo the expected trajectory for a repeat of the
+    final action the user asked for, by changing their request after the previous one
+    (``simlab.graders.redo_windows``). 0 in records older than schema 6."""
     redundant: int = Field(default=0, ge=0)
     """Calls repeating an identical call (same name and arguments) made more than twice."""
 
     @property
     def precision(self) -> float:
-        """LCS over the calls made; 1 when no call was made (nothing wasted)."""
-        return self.lcs / self.calls if self.calls else 1.0
+        """Right calls (LCS and asked-for repeats) over the calls made; 1 when no call was
+        made (nothing wasted)."""
+        return (self.lcs + self.repeats) / self.calls if self.calls else 1.0
 
     @property
     def recall(self) -> float:

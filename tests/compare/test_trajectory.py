@@ -116,3 +116,23 @@ def test_the_change_interval_covers_no_change_at_about_its_level() -> None:
         covered += d.delta_ci[0] <= 0.0 <= d.delta_ci[1]
     print(f"no-change coverage {covered}/{trials}")
     assert covered / trials >= 0.90, covered  # nominal 0.95; 200 trials' noise ~1.5 points
+
+
+def _versioned(path: Path, version: int) -> Path:
+    records = []
+    for i in range(3):
+        r = rec("p", "g", i, turns=3)
+        r.tool_use, r.schema_version = LOOPING, version
+        records.append(r)
+    return write_run(path, records)
+
+
+def test_runs_counting_repeats_by_different_rules_are_warned_about(tmp_path: Path) -> None:
+    # schema 5 counted every repeat of the final action as waste; 6 counts an asked-for one right
+    old, new = _versioned(tmp_path / "A", 5), _versioned(tmp_path / "B", 6)
+    c = compare_runs(load_run(old), load_run(new))
+    assert (c.old_rule_a, c.old_rule_b) == (3, 0)
+    (warning,) = c.warnings
+    assert warning.startswith("A's 3 session record(s) predate schema 6")
+    assert compare_runs(load_run(new), load_run(new)).warnings == []
+    assert compare_runs(load_run(old), load_run(old)).warnings == []
