@@ -214,8 +214,8 @@ a new verdict pattern's slim checks validated instead of ``model_construct``-ed 
 pattern is new for a fifth of the sessions at 5 reps), a goal's grading laid over the
 run's once per pair of frozen gradings instead of a ``model_dump`` and ``model_copy`` per
 bank session, an empty result's values tested against a tuple of types instead of a
-union built at each call. Instructions per agent turn 886k -> 883k (-0.4%, inside the
-1% between runs); ``--against main --rounds 3 --reps 10`` with the full test suite
+union built at each call. Instructions per agent turn: main 886k and 887k in two runs,
+the branch 883k (-0.5%); ``--against main --rounds 3 --reps 10`` with the full test suite
 running beside it (load average 5-7): medians 4,329 -> 4,296 agent turns per
 CPU-second, per-round ratios 0.99, 0.91, 1.07 (0.99). Nothing left is a structural
 waste: the largest parts are JSON the record must hold, a measure the cap must take,
