@@ -180,6 +180,48 @@ characters on average): 6-9 us, 3-4%. The whole record's JSON, written once a se
 10,000 needs; the rest is spread over the reference agent (about 65 us a turn), the
 scripted user (27 us), the graders (20 us) and the per-session work (plan, roles,
 record): at about 5 turns a session, per-session costs are a third of the total.
+
+2026-12-02, eleventh session: where the instructions go, measured by taking one part away
+at a time (each part replaced by a stand-in that does nothing, e.g. ``cap_reply``
+returning the reply as it is; cachegrind as above, slope of ``--reps 1`` and ``--reps 5``
+on today's default suite, main at 6fdc3c6: 886k instructions per agent turn, 5.24 agent
+turns a session). What each part costs per agent turn:
+
+======  =====================================================================
+ ~115k  the graders' ``grade_session`` (13%; an upper bound: an empty grade also
+        shortens the record's JSON, its slim copy and ``tool_stages``' work)
+   61k  the record's JSON and its flushed write (``SessionWriter.append``, 6.8%;
+        about 50 us a session on a quiet machine, mostly pydantic's serializer on the
+        tool results' ``Any`` values, about 60 ns a scalar)
+   59k  the reply cap's JSON measure (``cap_reply``, 6.7%; the C encoder's chunk
+        per key and value; a sound cheaper bound needs a walk of the values, and
+        pydantic's own JSON is no bound: it writes enums, sets and dataclasses
+        unlike ``json.dumps(default=str)``)
+   49k  ``tool_stages`` (5.5%)
+   20k  the planned length's listener (2.3%; the plan's draw is the user's own)
+   17k  ``tool_use`` (1.9%, mostly ``redundant_calls``' signatures)
+   17k  the slim copy the run keeps (1.9%)
+   ~0   the collector (with it disabled for the run, a turn took 1% more: 896k)
+======  =====================================================================
+
+That is 38% of a turn; the rest is the reference agent, the scripted user and the loop.
+A bytecode count (``sys.settrace`` with opcode events, 2 warm reps) gives 4,807 bytecodes
+a turn, about 183 instructions each: 8.7 pydantic ``__init__`` and 7.0 generated
+dataclass ``__init__`` a turn (``SimState``, ``SessionContext``, the agent's ``Reading``
+and ``_Turn``, ``StatedFact``, ``Decision``); no function has more than 4% of them.
+Landed (same ``sessions.jsonl`` on the default suite, the bank and the safety examples):
+a new verdict pattern's slim checks validated instead of ``model_construct``-ed (a
+pattern is new for a fifth of the sessions at 5 reps), a goal's grading laid over the
+run's once per pair of frozen gradings instead of a ``model_dump`` and ``model_copy`` per
+bank session, an empty result's values tested against a tuple of types instead of a
+union built at each call. Instructions per agent turn: main 886k and 887k in two runs,
+the branch 883k (-0.5%); ``--against main --rounds 3 --reps 10`` with the full test suite
+running beside it (load average 5-7): medians 4,329 -> 4,296 agent turns per
+CPU-second, per-round ratios 0.99, 0.91, 1.07 (0.99). Nothing left is a structural
+waste: the largest parts are JSON the record must hold, a measure the cap must take,
+and grading in Python; 10,000 turns per CPU-second still needs the plain-object
+transcript and single-pass reader the seventh session named, and graders that walk a
+session's calls once for all their figures.
 """
 
 from __future__ import annotations

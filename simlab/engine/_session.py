@@ -141,10 +141,7 @@ async def run_session(
             canaries=tuple(parts.get("canaries", ())),
             domain=None if domains is None else domains.of(job.goal.domain),
         )
-        rules = grading or Grading()
-        graded = grade_session(
-            ctx, graders, job.goal.grading.over(rules) if job.goal.grading else rules
-        )
+        graded = grade_session(ctx, graders, _rules(job.goal.grading, grading))
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
             **_base(job, setup, transcript, parts, started, planned),
@@ -172,6 +169,27 @@ async def run_session(
         tool_use=tool_use(job.goal, transcript),
         tool_stages=tool_stages(ctx, graded.checks),
     )
+
+
+_BUILT_IN_GRADING = Grading()
+"""The grading a run without one uses (specs are frozen: one serves every session)."""
+_GOAL_RULES: dict[tuple[int, int], tuple[Grading, Grading, Grading]] = {}
+
+
+def _rules(goal_grading: Grading | None, grading: Grading | None) -> Grading:
+    """The goal's grading over the run's, the run's (default: the built-in) when the goal
+    has none. Worked out once per pair: gradings are frozen specs, and each entry keeps
+    both, so neither id is reused by another object while it stands."""
+    rules = grading or _BUILT_IN_GRADING
+    if goal_grading is None:
+        return rules
+    found = _GOAL_RULES.get((id(goal_grading), id(rules)))
+    if found is None or found[0] is not goal_grading or found[1] is not rules:
+        if len(_GOAL_RULES) >= 4096:  # bounded: a process that loads suites over and over
+            _GOAL_RULES.clear()
+        found = (goal_grading, rules, goal_grading.over(rules))
+        _GOAL_RULES[(id(goal_grading), id(rules))] = found
+    return found[2]
 
 
 def _base(

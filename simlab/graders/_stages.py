@@ -281,16 +281,19 @@ def _empty(result: Any) -> bool:
     verdict remembered by the object would go stale.
     """
     if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
-        return all(v is None or (isinstance(v, list | dict | str) and not v)
-                   for v in result.values())  # fmt: skip
+        return all(v is None or (isinstance(v, _HOLDERS) and not v) for v in result.values())
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):
         return not result
     if isinstance(result, Mapping):
-        return all(v is None or (isinstance(v, list | dict | str) and not v)
-                   for v in result.values())  # fmt: skip
+        return all(v is None or (isinstance(v, _HOLDERS) and not v) for v in result.values())
     return False
+
+
+_HOLDERS = (list, dict, str)
+"""What can hold nothing (a tuple: ``isinstance`` with ``list | dict | str`` written in
+place builds the union at each call, three times slower)."""
 
 
 def _taken_as_success(ctx: GradingContext, i: int, acts: bool) -> bool:

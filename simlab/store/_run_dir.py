@@ -243,15 +243,22 @@ def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
     )
     shared = _CHECK_PATTERNS.get(pattern)
     if shared is None:
-        shared = {
-            name: Check.model_construct(
-                name=c.name, passed=c.passed, score=c.score, criteria=c.criteria
-            )
-            for name, c in checks.items()
-        }
+        shared = {name: _verdict_only(c) for name, c in checks.items()}
         if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
             _CHECK_PATTERNS[pattern] = shared
     return shared
+
+
+def _verdict_only(check: Check) -> Check:
+    """``check``'s name, verdict, score and criteria, as a new check."""
+    try:  # validated: half model_construct's cost, which sets each field in Python
+        return Check(
+            name=check.name, passed=check.passed, score=check.score, criteria=check.criteria
+        )
+    except ValidationError:  # a grader changed the check after making it: kept as it is
+        return Check.model_construct(
+            name=check.name, passed=check.passed, score=check.score, criteria=check.criteria
+        )
 
 
 _CriteriaPattern = tuple[tuple[str, bool | None], ...] | None

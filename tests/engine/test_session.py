@@ -18,7 +18,8 @@ from simlab.core import (
     UserTurn,
 )
 from simlab.engine import SessionJob, SessionLimits, run_session
-from simlab.spec import Goal, Mode, Persona
+from simlab.engine._session import _rules
+from simlab.spec import Goal, Grading, Mode, Persona
 from simlab.store import StopReason
 
 PERSONA = Persona(id="p", name="P", language="en")
@@ -237,3 +238,15 @@ def test_an_agent_that_waits_several_times_gets_its_reply_recorded() -> None:
         "turn 1 after waiting",
         "turn 2 after waiting",
     ]
+
+
+def test_a_goals_grading_lies_over_each_runs_own() -> None:
+    # worked out once per pair of gradings: another run's grading never gets the first's
+    goal = Grading(require=["goal_completed"])
+    runs = [Grading(min_score=50), Grading(weights={"trajectory": 1.0}), None]
+    for _ in range(2):
+        for grading in runs:
+            assert _rules(goal, grading) == goal.over(grading or Grading())
+    assert _rules(goal, runs[0]) is _rules(goal, runs[0])
+    assert _rules(None, runs[1]) is runs[1]
+    assert _rules(None, None) == Grading()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from simlab.core import SessionKey
+from simlab.core import Check, SessionKey
 from simlab.report import summarize
 from simlab.spec import Bucket
 from simlab.store import (
@@ -18,6 +18,7 @@ from simlab.store import (
     read_run_info,
     read_sessions,
     read_sessions_locked,
+    slim_record,
     write_atomic,
     write_json,
 )
@@ -261,3 +262,16 @@ def test_a_bad_line_says_which_field_and_what(tmp_path: Path, line: str, why: st
         w.append(record(1))
     with pytest.raises(RunDirError, match=why):
         read_sessions(tmp_path)
+
+
+def test_a_slim_record_keeps_each_checks_verdict_even_one_changed_after_it_was_made() -> None:
+    made = Check(name="tone", passed=True, score=0.5, detail="why", turn=2)
+    changed = Check(name="odd", passed=False, detail="why")
+    changed.score = 7.0  # a grader's own check, changed after validation: no longer valid
+    full = record(0).model_copy(update={"checks": {"tone": made, "odd": changed}})
+    slim = slim_record(full)
+    assert [(n, c.passed, c.score, c.detail, c.turn) for n, c in slim.checks.items()] == [
+        ("tone", True, 0.5, "", None),
+        ("odd", False, 7.0, "", None),
+    ]
+    assert [c.name for c in slim.checks.values()] == ["tone", "odd"]
