@@ -76,8 +76,8 @@ def alarms(a_dir: Path, b_dir: Path, seeds: tuple[int, int], gates: Path) -> Pai
     """Compare two runs and read off every alarm."""
     c = compare_runs(load_run(a_dir), load_run(b_dir))
     results = evaluate_gates(c, load_gates(gates))
-    raw = [c.overall.test.p_value, *(g.test.p_value for g in c.by_bucket)]
-    raw += [g.test.p_value for g in c.by_persona]
+    tests = [c.overall.test, *(g.test for g in c.by_bucket), *(g.test for g in c.by_persona)]
+    raw = [t.p_value for t in tests if t is not None]
     raw += [g.mcnemar.p_value for g in c.by_bucket if g.paired.n]
     # the old Simpson rule: an opposite point estimate was enough
     points = {g.name: (g.delta, g.delta) if g.delta is not None else None for g in c.by_bucket}

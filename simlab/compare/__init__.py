@@ -39,7 +39,9 @@ What each figure means (every change is B - A):
 * **Tests and multiplicity.** Each bucket, persona, check and overall row has a test
   of "no change" matching its interval (McNemar exact when paired, Fisher
   exact when independent, the partly paired interval's p-value otherwise);
-  every p-value printed is shown raw and Holm-adjusted over one family.
+  every p-value printed is shown raw and Holm-adjusted over one family; a
+  group where a run has no sessions has no test ("no sessions") and no place
+  in the family.
 * **Simpson's paradox** warning: the overall change lies outside the range
   of the per-bucket changes (impossible with an unchanged mix) and at least
   one bucket moved the other way with an interval excluding 0 on that side;

@@ -118,7 +118,8 @@ class GroupComparison:
             whose record has a plan).
         paired_ci: Newcombe's paired interval of ``paired.delta``; None without pairs.
         mcnemar: Exact McNemar test on ``paired``.
-        test: The test of the per-run change that matches ``interval``.
+        test: The test of the per-run change that matches ``interval``; None when
+            a run has no sessions here (no data, no test: left out of the Holm family).
     """
 
     name: str
@@ -129,7 +130,7 @@ class GroupComparison:
     paired: PairedTable
     paired_ci: tuple[float, float] | None
     mcnemar: McNemar
-    test: RowTest
+    test: RowTest | None
 
     @property
     def delta(self) -> float | None:
@@ -239,8 +240,10 @@ class Comparison:
             independent draws, see ``Pairing``).
         safety: New safety violations.
         p_adjusted: Holm-adjusted p-values of every test the comparison prints,
-            one family: ``bucket:NAME``, ``persona:NAME``, ``overall`` (per-run
-            rate tests) and ``paired:NAME`` (McNemar by A's bucket).
+            one family: ``bucket:NAME``, ``persona:NAME``, ``check:NAME``, ``overall``
+            (per-run rate tests) and ``paired:NAME`` (McNemar by A's bucket); a
+            group where a run has no sessions, or a bucket without pairs, has no
+            test and no entry.
         reps_a: Repetitions per cell in A.
         reps_b: Repetitions per cell in B.
     """
@@ -370,10 +373,11 @@ def _group(
     )
 
 
-def _row_test(ra: Rate, rb: Rate, shared: PairedTable) -> RowTest:
-    """The test that matches the per-run change's interval (see ``TestName``)."""
+def _row_test(ra: Rate, rb: Rate, shared: PairedTable) -> RowTest | None:
+    """The test that matches the per-run change's interval (see ``TestName``); None
+    when a run has no sessions (a p of 1 on no data is no test)."""
     if ra.n == 0 or rb.n == 0:
-        return RowTest("Fisher", 1.0)
+        return None
     if shared.n == 0:
         return RowTest("Fisher", fisher_exact(ra.passed, ra.n, rb.passed, rb.n))
     if shared.n == ra.n == rb.n:
@@ -391,13 +395,20 @@ def _adjust(
     by_check: Sequence[GroupComparison] = (),
 ) -> dict[str, float]:
     """Holm over every p-value printed: one family, so a same-agent pair of runs
-    reports any adjusted p < alpha at most alpha of the time."""
-    family: dict[str, float] = {"overall": overall.test.p_value}
-    family.update({f"bucket:{g.name}": g.test.p_value for g in by_bucket})
-    family.update({f"paired:{g.name}": g.mcnemar.p_value for g in by_bucket if g.paired.n})
-    family.update({f"persona:{g.name}": g.test.p_value for g in by_persona})
-    family.update({f"check:{g.name}": g.test.p_value for g in by_check})
+    reports any adjusted p < alpha at most alpha of the time. A group without data
+    has no test and stays out: its p of 1 would only inflate the others' factors."""
+    tests: list[tuple[str, RowTest | None]] = [("overall", overall.test)]
+    tests += [(f"bucket:{g.name}", g.test) for g in by_bucket]
+    tests += [(f"paired:{g.name}", _mcnemar_test(g)) for g in by_bucket]
+    tests += [(f"persona:{g.name}", g.test) for g in by_persona]
+    tests += [(f"check:{g.name}", g.test) for g in by_check]
+    family = {name: t.p_value for name, t in tests if t is not None}
     return dict(zip(family, holm(list(family.values())), strict=True))
+
+
+def _mcnemar_test(g: GroupComparison) -> RowTest | None:
+    """The bucket's paired McNemar test; None without pairs."""
+    return RowTest("McNemar", g.mcnemar.p_value) if g.paired.n else None
 
 
 def _graded(run: RunSessions) -> list[SessionRecord]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from simlab.compare._analysis import Comparison
+from simlab.compare._analysis import Comparison, RowTest
 from simlab.compare._gates import GateResult
+from simlab.compare._tables import no_test_reason
 from simlab.report import escape_controls
 
 
@@ -17,11 +18,10 @@ def _properties(ts: ET.Element, c: Comparison) -> None:
     groups.update({f"bucket:{g.name}": g for g in c.by_bucket})
     groups.update({f"persona:{g.name}": g for g in c.by_persona})
     groups.update({f"check:{g.name}": g for g in c.by_check})
+    tests = {family: g.test for family, g in groups.items() if g.test is not None}
+    tests.update({f"paired:{g.name}": RowTest("McNemar", g.mcnemar.p_value) for g in c.by_bucket})
     for family, adjusted in c.p_adjusted.items():
-        if family.startswith("paired:"):
-            raw, test = {g.name: g for g in c.by_bucket}[family[7:]].mcnemar.p_value, "McNemar"
-        else:
-            raw, test = groups[family].test.p_value, groups[family].test.name
+        raw, test = tests[family].p_value, tests[family].name
         ET.SubElement(
             props,
             "property",
@@ -30,6 +30,16 @@ def _properties(ts: ET.Element, c: Comparison) -> None:
                 "value": f"{test}: p={raw:.3g}, Holm-adjusted p={adjusted:.3g}",
             },
         )
+    for family, g in groups.items():
+        if g.test is None:  # no data, no test: said, and not in the Holm family
+            ET.SubElement(
+                props,
+                "property",
+                {
+                    "name": escape_controls(f"p:{family}"),
+                    "value": f"no test: {no_test_reason(g)} (left out of the Holm family)",
+                },
+            )
     warnings = [*c.warnings, *([c.simpson.message] if c.simpson.warn else [])]
     for i, warning in enumerate(warnings, 1):
         ET.SubElement(

@@ -111,8 +111,17 @@ def _rate_cells(g: GroupComparison) -> list[Cell]:
     ]
 
 
+def no_test_reason(g: GroupComparison) -> str:
+    """Why a row has no test: which run has no sessions in it."""
+    if g.a.n == 0 and g.b.n == 0:
+        return "no sessions"
+    return "no sessions in A" if g.a.n == 0 else "no sessions in B"
+
+
 def _test_cells(c: Comparison, g: GroupComparison, family: str) -> list[Cell]:
-    """The row's test, its raw p-value and its Holm-adjusted one."""
+    """The row's test, its raw p-value and its Holm-adjusted one; '-' and why, without data."""
+    if g.test is None:
+        return ["-", no_test_reason(g)]
     return [g.test.name, _p_pair(g.test.p_value, c.p_adjusted.get(family))]
 
 
@@ -138,7 +147,8 @@ def _paired_cells(c: Comparison, g: GroupComparison) -> list[Cell]:
 _HOLM = (
     "Holm-adjusted over every p-value of the comparison (each bucket, each persona, "
     "each check, overall, and the paired McNemar rows): one family, so an unchanged agent shows an "
-    "adjusted p < 0.05 anywhere at most 5% of the time"
+    "adjusted p < 0.05 anywhere at most 5% of the time; a row where a run has no sessions "
+    "('no sessions') has no test and is left out of the family"
 )
 _TESTS = (
     "test: McNemar's exact test when every session of the row is paired (same key and "
@@ -221,7 +231,8 @@ def paired_section(c: Comparison) -> Section:
         )
     rows: list[list[Cell]] = [[g.name, *_paired_cells(c, g)] for g in c.by_bucket if g.paired.n]
     overall = _paired_cells(c, c.overall)
-    same_test = c.overall.test.name == "McNemar"  # every session paired: one test, one p
+    # every session paired: one test, one p
+    same_test = c.overall.test is not None and c.overall.test.name == "McNemar"
     adjusted = c.p_adjusted["overall"] if same_test else None
     overall[-1] = f"{_p(c.overall.mcnemar.p_value)} / {'-' if adjusted is None else _p(adjusted)}"
     rows.append(["overall", *overall])

@@ -472,3 +472,43 @@ def test_check_names_and_transcript_lines_are_never_cut_in_a_narrow_terminal(
     assert "…" not in out
     assert "│ constraint:new_limit:limit " in out and "│ constraint:new_limit:new_limit " in out
     assert f"│ {b.relative_to(tmp_path)}/sessions.jsonl:1 " in out
+
+
+def test_a_bucket_without_sessions_has_no_test_and_is_not_in_the_holm_family(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every plan is 2-4 turns: 5-9 and 10+ hold no session in either run. 10 keys pass
+    # in A and fail in B: McNemar p = 2 / 2^10 = 2^-9 for overall, bucket 2-4, its
+    # paired row and persona p (every session paired: the same test four times).
+    a = write_run(tmp_path / "A", [rec("p", "g", i, turns=3) for i in range(10)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i, turns=3, passed=False) for i in range(10)])
+    c = compare_runs(load_run(a), load_run(b))
+    # Holm over the four tests: 4 * 2^-9 each. Counting the two empty buckets' p = 1
+    # would make it six tests and 6 * 2^-9.
+    assert c.p_adjusted == {
+        "overall": pytest.approx(2.0**-7),
+        "bucket:2-4": pytest.approx(2.0**-7),
+        "paired:2-4": pytest.approx(2.0**-7),
+        "persona:p": pytest.approx(2.0**-7),
+    }
+    rows = {g.name: g for g in c.by_bucket}
+    assert rows["5-9"].test is None and rows["10+"].test is None
+    md, junit = tmp_path / "c.md", tmp_path / "j.xml"
+    cli_main([str(a), str(b), "--markdown", str(md), "--junit", str(junit)])
+    empty_row = "| 10+ | n/a (0/0) | n/a (0/0) | n/a | 0.0% | 0.0% | 0 | - | no sessions |"
+    assert empty_row in md.read_text()
+    assert "has no test and is left out of the family" in md.read_text()
+    out = capsys.readouterr().out
+    assert "no sessions" in out and f"{2.0**-9:.3g} / {2.0**-7:.3g}" in out
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["p:bucket:10+"] == "no test: no sessions (left out of the Holm family)"
+    assert props["p:bucket:2-4"] == f"McNemar: p={2.0**-9:.3g}, Holm-adjusted p={2.0**-7:.3g}"
+
+
+def test_a_group_one_run_lacks_has_no_test(tmp_path: Path) -> None:
+    # persona q only in B: no change to test, so no p of 1 in the family
+    a = write_run(tmp_path / "A", [rec("p", "g", i) for i in range(10)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i) for i in range(10)] + [rec("q", "g", 0)])
+    c = compare_runs(load_run(a), load_run(b))
+    q = {g.name: g for g in c.by_persona}["q"]
+    assert q.test is None and "persona:q" not in c.p_adjusted
