@@ -3,13 +3,13 @@
 from simlab.engine._brief import BriefPlayer, RunBrief
 from simlab.engine._executors import LocalExecutor, SessionExecutor, choose_executor
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._hashes import config_hash, test_hash
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._ray import RayExecutor
 from simlab.engine._roles import RunRoles, build_roles, run_scoring, scripted_simulator_factory
 from simlab.engine._run import (
     RunPlan,
-    config_hash,
     execute,
     plan_new_run,
     plan_resume,
@@ -63,5 +63,6 @@ __all__ = [
     "source_of_run",
     "target_factory",
     "target_label",
+    "test_hash",
     "unrun_record",
 ]
