@@ -3,7 +3,7 @@
 from simlab.engine._brief import BriefPlayer, RunBrief
 from simlab.engine._executors import LocalExecutor, SessionExecutor, choose_executor
 from simlab.engine._expand import SessionJob, expand, session_seed
-from simlab.engine._hashes import config_hash, test_hash
+from simlab.engine._hashes import config_hash, hashed_test
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._ray import RayExecutor
@@ -51,6 +51,7 @@ __all__ = [
     "estimate_run",
     "execute",
     "expand",
+    "hashed_test",
     "plan_new_run",
     "plan_resume",
     "run_jobs",
@@ -63,6 +64,5 @@ __all__ = [
     "source_of_run",
     "target_factory",
     "target_label",
-    "test_hash",
     "unrun_record",
 ]

@@ -46,7 +46,7 @@ def run_hashes(
     files = referenced_files(suite, suite_dir)
     return RunHashes(
         config_hash(suite, personas, goals, files, overrides),
-        test_hash(suite, personas, goals, suite_dir, overrides),
+        hashed_test(suite, personas, goals, suite_dir, overrides),
     )
 
 
@@ -142,10 +142,15 @@ def _test_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for label, root in _test_roots(suite, suite_dir, default_domain=True):
         for f in _files_in(root):
-            # an agent kept in its domain's folder is the target, not the test
-            if f.resolve() not in target and "__pycache__" not in f.parts:
-                found[f"{label}/{f.relative_to(root).as_posix()}"] = _sha256(f)
+            inside = f.relative_to(root)
+            if f.resolve() not in target and not _NOT_THE_TEST_FOLDERS & set(inside.parts):
+                found[f"{label}/{inside.as_posix()}"] = _sha256(f)
     return found
+
+
+# a domain's agents (``domains/NAME/agents/``) are targets, whether this run's or not,
+# so a suite that moves to one of them still runs the same test
+_NOT_THE_TEST_FOLDERS = frozenset({"agents", "__pycache__"})
 
 
 def _files_in(path: Path) -> list[Path]:
@@ -161,7 +166,7 @@ def _under(base: Path, relative: str) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def test_hash(
+def hashed_test(
     suite: Suite,
     personas: dict[str, Persona],
     goals: dict[str, Goal],
