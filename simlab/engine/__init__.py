@@ -3,13 +3,13 @@
 from simlab.engine._brief import BriefPlayer, RunBrief
 from simlab.engine._executors import LocalExecutor, SessionExecutor, choose_executor
 from simlab.engine._expand import SessionJob, expand, session_seed
+from simlab.engine._hashes import config_hash, hashed_test
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._ray import RayExecutor
 from simlab.engine._roles import RunRoles, build_roles, run_scoring, scripted_simulator_factory
 from simlab.engine._run import (
     RunPlan,
-    config_hash,
     execute,
     plan_new_run,
     plan_resume,
@@ -51,6 +51,7 @@ __all__ = [
     "estimate_run",
     "execute",
     "expand",
+    "hashed_test",
     "plan_new_run",
     "plan_resume",
     "run_jobs",

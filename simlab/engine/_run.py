@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
-import json
-import os
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -17,21 +14,18 @@ from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import simlab_version
 from simlab.engine._executors import choose_executor
 from simlab.engine._expand import SessionJob, expand
+from simlab.engine._hashes import RunHashes, run_hashes
 from simlab.engine._llm_option import apply_llm_options
 from simlab.engine._roles import RunRoles, build_roles
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 from simlab.spec import (
-    DEFAULT_DOMAIN,
     Goal,
-    OutputLimits,
     Persona,
     Suite,
     check_fit,
-    load_agent_spec,
     load_goals,
     load_personas,
-    resolve_domain,
 )
 from simlab.store import (
     RUN_FILE,
@@ -82,56 +76,13 @@ class RunPlan:
         return [j for j in self.jobs if j.key not in finished]
 
 
-def config_hash(
-    suite: Suite,
-    personas: dict[str, Persona],
-    goals: dict[str, Goal],
-    files: dict[str, str] | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> str:
-    """sha256 over everything that decides a run's sessions (``files``: the sha256 of
-    each file the suite points to, so an edited agent or prompt is a changed config;
-    ``overrides``: the names of roles given in place of the suite's)."""
-    payload: dict[str, Any] = {
-        "files": files or {},
-        "schema_version": SCHEMA_VERSION,
-        "suite": _hashed_suite(suite),
-        "personas": {k: _hashed(v) for k, v in sorted(personas.items())},
-        "goals": {k: _hashed(v) for k, v in sorted(goals.items())},
-    }
-    if overrides:  # only when present: runs without any keep their hash
-        payload["overrides"] = overrides
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def _hashed(spec: Persona | Goal) -> dict[str, Any]:
-    # a spec naming no domain hashes as it did before domains existed
-    return spec.model_dump(mode="json", exclude={"domain"} if spec.domain is None else None)
-
-
-def _hashed_suite(suite: Suite) -> dict[str, Any]:
-    # how much to spend, how many at once and where do not change what a session is, so
-    # a run resumes with another budget or concurrency, or on Ray; settings added later
-    # are left out at their defaults, so runs started before they existed keep their hash
-    fields = {"budget_usd", "concurrency", "executor"}
-    if suite.limits == OutputLimits():
-        fields.add("limits")
-    if suite.domains == [DEFAULT_DOMAIN]:
-        fields.add("domains")
-    dumped = suite.model_dump(mode="json", exclude=fields)
-    if dumped["target"].get("isolation") == "thread":
-        del dumped["target"]["isolation"]
-    return dumped
-
-
 def _load(
     source: SuiteSource,
     seed: int | None,
     reps: int | None = None,
     llm: Sequence[str] = (),
     overrides: RoleOverrides = NO_OVERRIDES,
-) -> tuple[Suite, list[SessionJob], str]:
+) -> tuple[Suite, list[SessionJob], RunHashes]:
     suite = source.suite
     changes = {k: v for k, v in (("seed", seed), ("reps", reps)) if v is not None}
     if changes:
@@ -146,40 +97,7 @@ def _load(
     jobs = expand(suite, personas, goals)
     used_p = {j.persona.id: j.persona for j in jobs}
     used_g = {j.goal.id: j.goal for j in jobs}
-    files = referenced_files(suite, base)
-    return suite, jobs, config_hash(suite, used_p, used_g, files, overrides.names())
-
-
-def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
-    """sha256 of every file the suite's roles read: the LLM agent (and its system
-    prompt file), the simulator's prompts, the judge's rubric, the domains it names."""
-    paths: list[Path] = []
-    target = suite.target
-    if target.kind == "llm":
-        agent = _under(suite_dir, target.agent)
-        paths.append(agent)
-        if agent.is_file():
-            prompt = load_agent_spec(agent).system_prompt_file
-            if prompt:
-                paths.append(_under(agent.parent, prompt))
-    if suite.simulator.kind == "llm" and suite.simulator.prompt:
-        paths.append(_under(suite_dir, suite.simulator.prompt))
-    if suite.judge is not None and suite.judge.rubric:
-        paths.append(_under(suite_dir, suite.judge.rubric))
-    if suite.domains != [DEFAULT_DOMAIN]:  # the default's runs keep the hash they had
-        paths.extend(f for d in suite.domains if (f := resolve_domain(d, suite_dir)) is not None)
-    found: dict[str, str] = {}
-    for path in paths:
-        for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if f.is_file():
-                # keyed relative to the suite, so a moved checkout resumes the same run
-                found[os.path.relpath(f, suite_dir)] = hashlib.sha256(f.read_bytes()).hexdigest()
-    return found
-
-
-def _under(base: Path, relative: str) -> Path:
-    p = Path(relative)
-    return p if p.is_absolute() else base / p
+    return suite, jobs, run_hashes(suite, used_p, used_g, base, overrides.names())
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -204,7 +122,7 @@ def plan_new_run(
     """
     if isinstance(source, Path):
         source = SuiteSource.from_file(source)
-    suite, jobs, chash = _load(source, seed, reps, llm, overrides)
+    suite, jobs, hashes = _load(source, seed, reps, llm, overrides)
     run_id = new_run_id()
     run_dir = out / run_id
     run_dir.mkdir(parents=True, exist_ok=False)
@@ -213,7 +131,8 @@ def plan_new_run(
         "run_id": run_id,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "simlab_version": simlab_version(),
-        "config_hash": chash,
+        "config_hash": hashes.config,
+        "test_hash": hashes.test,
         "suite_path": None if source.path is None else str(source.path.resolve()),
         "suite_dir": str(source.base_dir.resolve()),
         # command-line overrides, reapplied on resume; roles given in code by name
@@ -234,7 +153,7 @@ def plan_new_run(
         "pricing": {},
     }
     write_json(run_dir / RUN_FILE, info)
-    return RunPlan(suite, source, run_dir, jobs, chash, overrides=overrides)
+    return RunPlan(suite, source, run_dir, jobs, hashes.config, overrides=overrides)
 
 
 def _inline_specs(source: SuiteSource, jobs: list[SessionJob]) -> dict[str, Any]:
@@ -308,9 +227,10 @@ def plan_resume(
     source = source or source_of_run(info, suite_path)
     recorded = info.overrides
     source = with_suite_fields(source, recorded.get("suite_fields"))
-    suite, jobs, chash = _load(
+    suite, jobs, hashes = _load(
         source, recorded.get("seed"), recorded.get("reps"), recorded.get("llm", ()), overrides
     )
+    chash = hashes.config
     if chash != info.config_hash:
         raise RunDirError(_changed_config(run_dir, info, source, overrides))
     run_lock: RunLock | None = None

@@ -30,6 +30,7 @@ from simlab.report._runs import (
     render_runs,
     run_rows,
     runs_cli,
+    trend_checks,
     trend_interval,
     trends,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "summarize",
     "survival_chart",
     "transition_heatmap_chart",
+    "trend_checks",
     "trend_interval",
     "trends",
     "write_html_report",

@@ -7,6 +7,12 @@ trend compares each run with the previous run of the same suite (same name and
 target), so a nightly job shows drift at a glance; its interval is Newcombe's
 hybrid score interval of the two runs' pass rates, as for independent
 samples (`simlab compare` pairs sessions of the same seed, and is narrower then).
+
+A trend needs the two runs to be one test: ``run.json``'s ``test_hash`` covers
+the personas, goals, domains and the suite's settings, and leaves the target out.
+An edited goal makes another test, and the row says so instead of a number; an
+edited agent is what a trend is for. Runs from before the test hash keep their
+trend, marked unchecked.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 from rich.markup import escape
@@ -44,6 +51,8 @@ class RunRow:
     """Why the run's files cannot be read (its figures are then None), or None."""
     aptitude_ci: tuple[float, float] | None = None
     unreliability_ci: tuple[float, float] | None = None
+    test_hash: str | None = None
+    """What the target was tested with (``run.json``); None in runs from before it."""
 
 
 def run_rows(results: Path) -> list[RunRow]:
@@ -75,6 +84,7 @@ def run_rows(results: Path) -> list[RunRow]:
                 problem=problem,
                 aptitude_ci=overall.aptitude_ci if overall else None,
                 unreliability_ci=overall.unreliability_ci if overall else None,
+                test_hash=info.test_hash,
             )
         )
     return rows
@@ -89,17 +99,50 @@ def _short(run_dir: Path, e: RunDirError) -> str:
     return str(e).replace(f"{run_dir}/", "")
 
 
-def trends(rows: Sequence[RunRow]) -> list[float | None]:
-    """Per row, its pass rate minus that of the previous run of the same suite and target."""
-    last: dict[tuple[str, str], float] = {}
-    out: list[float | None] = []
+TrendCheck = Literal["same test", "test changed", "unchecked"]
+"""Whether a run and the previous one ran one test: ``unchecked`` when either
+run.json predates the test hash."""
+
+
+def previous_runs(rows: Sequence[RunRow]) -> list[RunRow | None]:
+    """Per row, the latest earlier run of the same suite and target that has a pass rate."""
+    last: dict[tuple[str, str], RunRow] = {}
+    out: list[RunRow | None] = []
     for row in rows:
         key = (row.suite, row.target)
-        before = last.get(key)
-        out.append(None if before is None or row.pass_rate is None else row.pass_rate - before)
+        out.append(last.get(key))
         if row.pass_rate is not None:
-            last[key] = row.pass_rate
+            last[key] = row
     return out
+
+
+def trend_check(before: RunRow, after: RunRow) -> TrendCheck:
+    """Whether ``before`` and ``after`` ran the same test (personas, goals, domains...)."""
+    if before.test_hash is None or after.test_hash is None:
+        return "unchecked"
+    return "same test" if before.test_hash == after.test_hash else "test changed"
+
+
+def trend_checks(rows: Sequence[RunRow]) -> list[TrendCheck | None]:
+    """Per row, ``trend_check`` against its previous run; None for a suite's first run."""
+    return [
+        None if before is None else trend_check(before, row)
+        for row, before in zip(rows, previous_runs(rows), strict=True)
+    ]
+
+
+def trends(rows: Sequence[RunRow]) -> list[float | None]:
+    """Per row, its pass rate minus that of the previous run of the same suite and
+    target; None when there is none, or it ran another test (a changed goal, persona...)."""
+    return [_change(before, row) for row, before in zip(rows, previous_runs(rows), strict=True)]
+
+
+def _change(before: RunRow | None, after: RunRow) -> float | None:
+    if before is None or before.pass_rate is None or after.pass_rate is None:
+        return None
+    if trend_check(before, after) == "test changed":
+        return None
+    return after.pass_rate - before.pass_rate
 
 
 def trend_interval(before: RunRow, after: RunRow) -> tuple[float, float] | None:
@@ -120,16 +163,14 @@ def trend_interval(before: RunRow, after: RunRow) -> tuple[float, float] | None:
 
 
 def trend_intervals(rows: Sequence[RunRow]) -> list[tuple[float, float] | None]:
-    """Per row, ``trend_interval`` against the previous run of the same suite and target."""
-    last: dict[tuple[str, str], RunRow] = {}
-    out: list[tuple[float, float] | None] = []
-    for row in rows:
-        key = (row.suite, row.target)
-        before = last.get(key)
-        out.append(None if before is None else trend_interval(before, row))
-        if row.pass_rate is not None:
-            last[key] = row
-    return out
+    """Per row, ``trend_interval`` against the previous run of the same suite and
+    target; None where ``trends`` gives none."""
+    return [
+        None
+        if before is None or trend_check(before, row) == "test changed"
+        else trend_interval(before, row)
+        for row, before in zip(rows, previous_runs(rows), strict=True)
+    ]
 
 
 def _with_ci(x: float | None, ci: tuple[float, float] | None) -> str:
@@ -148,8 +189,8 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
         table.add_column(name, justify="right" if name == "n" else "left", no_wrap=name == "run")
     for name in ("aptitude [95% CI]", "unreliability [95% CI]", "trend, pts [95% CI]"):
         table.add_column(name, justify="right")
-    changes = zip(rows, trends(rows), trend_intervals(rows), strict=True)
-    for row, trend, trend_ci in changes:
+    changes = zip(rows, trends(rows), trend_intervals(rows), trend_checks(rows), strict=True)
+    for row, trend, trend_ci, check in changes:
         rate = "no summary (interrupted?)"
         if row.problem is not None:
             rate = escape(escape_controls(f"unreadable: {row.problem}"))
@@ -167,14 +208,27 @@ def render_runs(rows: Sequence[RunRow], console: Console) -> None:
             rate,
             _with_ci(row.aptitude, row.aptitude_ci),
             _with_ci(row.unreliability, row.unreliability_ci),
-            "—" if trend is None else _trend(trend, trend_ci),
+            _trend_cell(trend, trend_ci, check),
         )
     console.print(table)
     console.print(
         "trend: the pass rate's change from the previous run of the same suite and target, "
         "in points, with Newcombe's interval for independent samples; `simlab compare` "
-        "pairs two runs' sessions of the same seed."
+        "pairs two runs' sessions of the same seed. A trend needs one test: none is given "
+        "when the personas, goals, domains or the suite's other settings changed between "
+        "the two runs. 'unchecked': a run from before simlab recorded its test, so the "
+        "trend is shown but the test may have changed."
     )
+
+
+def _trend_cell(
+    trend: float | None, ci: tuple[float, float] | None, check: TrendCheck | None
+) -> str:
+    if check == "test changed":
+        return "test changed: no trend"
+    if trend is None:
+        return "—"
+    return _trend(trend, ci) + (" unchecked" if check == "unchecked" else "")
 
 
 def _trend(trend: float, ci: tuple[float, float] | None) -> str:
@@ -193,8 +247,11 @@ def runs_cli(argv: Sequence[str]) -> int:
         return 2
     rows = run_rows(args.results)
     if args.json:
-        changes = zip(rows, trends(rows), trend_intervals(rows), strict=True)
-        data = [{**asdict(row), "trend": t, "trend_ci": ci} for row, t, ci in changes]
+        changes = zip(rows, trends(rows), trend_intervals(rows), trend_checks(rows), strict=True)
+        data = [
+            {**asdict(row), "trend": t, "trend_ci": ci, "trend_check": check}
+            for row, t, ci, check in changes
+        ]
         print(json.dumps(data, indent=2))
     else:
         # piped output has no width; 80 columns would wrap every row

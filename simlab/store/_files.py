@@ -29,6 +29,8 @@ class RunInfo(_File):
     created_at: str | None = None
     simlab_version: str | None = None
     config_hash: str | None = None
+    test_hash: str | None = None
+    """What the target was tested with (the target left out); None before simlab kept it."""
     suite_path: str | None = None
     suite_dir: str | None = None
     overrides: dict[str, Any] = Field(default_factory=dict)

@@ -6,9 +6,21 @@ import pytest
 from rich.console import Console
 
 from simlab.compare import newcombe_interval
-from simlab.report import RunRow, render_runs, run_rows, runs_cli, trend_interval, trends
+from simlab.engine import hashed_test
+from simlab.report import (
+    RunRow,
+    render_runs,
+    run_rows,
+    runs_cli,
+    trend_checks,
+    trend_interval,
+    trends,
+)
+from simlab.spec import Suite, load_goals
 from simlab.stats import wilson_interval
 from simlab.store import write_json
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fake_run(results: Path, run_id: str, agent: str, pass_rate: float | None) -> None:
@@ -109,3 +121,34 @@ def test_a_run_id_is_never_cut_in_a_narrow_table(tmp_path: Path) -> None:
     console = Console(record=True, width=120)
     render_runs(run_rows(tmp_path), console)
     assert "20260101-000000-abcd" in console.export_text()
+
+
+def test_runs_from_before_the_test_hash_keep_their_trend_marked_unchecked(
+    tmp_path: Path,
+) -> None:
+    fake_run(tmp_path, "20260101-000000-a", "reference:v1", 0.50)
+    fake_run(tmp_path, "20260102-000000-b", "reference:v1", 0.60)
+    rows = run_rows(tmp_path)
+    assert [r.test_hash for r in rows] == [None, None]
+    assert trend_checks(rows) == [None, "unchecked"]
+    console = Console(record=True, width=300)
+    render_runs(rows, console)
+    text = console.export_text()
+    assert "] unchecked" in text and "the test may have changed" in text
+
+
+def test_a_test_hash_leaves_the_target_out_but_not_the_goals() -> None:
+    suite = Suite(domains=["travel"], target="reference:v1")  # type: ignore[arg-type]
+    llm_agent = {"kind": "llm", "agent": str(ROOT / "domains/travel/agents/booking_llm.yaml")}
+    goal = load_goals([ROOT / "goals"])["refund"]
+    plain = hashed_test(suite, {}, {"refund": goal}, ROOT)
+    # another target, even an LLM agent kept in the domain's own folder: the same test
+    for target in ("reference:v2", llm_agent):
+        other = suite.model_copy(update={"target": Suite(target=target).target})  # type: ignore[arg-type]
+        assert hashed_test(other, {}, {"refund": goal}, ROOT) == plain
+        assert hashed_test(other, {}, {"refund": goal}, ROOT, {"target": "mine"}) == plain
+    edited = goal.model_copy(update={"title": goal.title + "!"})
+    assert hashed_test(suite, {}, {"refund": edited}, ROOT) != plain
+    assert (
+        hashed_test(suite.model_copy(update={"max_turns": 5}), {}, {"refund": goal}, ROOT) != plain
+    )
