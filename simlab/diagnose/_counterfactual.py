@@ -145,9 +145,8 @@ def as_told(job: SessionJob, told: Sequence[MindChange]) -> tuple[Persona, Goal]
     original's. When only some were stated the goal keeps only those, and the plan's
     later draws (small talk) may differ from the original's.
     """
-    changes = list(job.goal.mind_changes)
     goal = job.goal
-    if told and len(told) < len(changes):  # some, not all: only those the user stated
+    if told and len(told) < len(goal.mind_changes):  # some, not all: only those stated
         goal = goal.model_copy(update={"mind_changes": list(told)})
     chance = 1.0 if told else 0.0
     traits = job.persona.traits.model_copy(update={"change_mind": chance})
