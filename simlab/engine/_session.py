@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 import traceback
-from collections.abc import Generator, Sequence
+from collections.abc import Awaitable, Generator, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
 from typing import Any, Literal
@@ -263,35 +262,32 @@ async def _converse(
     parts["agent_turn_s"] = turn_times
     persona, goal, mode = setup.persona, setup.goal, setup.mode
     session_id, agent_seed, timeout_s = setup.key.id, setup.agent_seed, limits.turn_timeout_s
-    # One cancel scope per session whose deadline is armed only while the agent
-    # waits for something (see _agent_turn): far cheaper than a fail_after() per turn.
-    with anyio.CancelScope() as agent_clock:
-        for turn_no in range(1, limits.max_turns + 1):
-            state = SimState(persona, goal, mode, transcript, turn_no, limits.max_turns)
-            user = await _user_turn(simulator, state, turn_no)
-            turn = Turn(index=turn_no, user=user)
-            transcript.turns.append(turn)
-            if user.stop is not None:
-                done = user.stop is StopSignal.DONE
-                return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
-            history.append(Message(role="user", text=user.text))
-            ctx = SessionContext(session_id, agent_seed, turn_no, knobs)
-            called = time.monotonic()
-            reply = await _agent_turn(target, history, ctx, agent_clock, called, timeout_s)
-            took = time.monotonic() - called
-            # the reply came, but after the deadline (a cancel may not have fired yet:
-            # an agent that blocked the loop and then returned at its first wait, or
-            # without ever waiting); a timed-out turn has no latency, however it ended
-            if agent_clock.cancel_called or took > timeout_s:
-                break
-            turn_times.append(round(took, 6))
-            reply, cuts = cap_reply(reply, limits.output, turn_no)
-            if cuts:
-                parts.setdefault("truncated", []).extend(cuts)
-            turn.agent = reply
-            history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
-        else:
-            return StopReason.MAX_TURNS
+    for turn_no in range(1, limits.max_turns + 1):
+        state = SimState(persona, goal, mode, transcript, turn_no, limits.max_turns)
+        user = await _user_turn(simulator, state, turn_no)
+        turn = Turn(index=turn_no, user=user)
+        transcript.turns.append(turn)
+        if user.stop is not None:
+            done = user.stop is StopSignal.DONE
+            return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
+        history.append(Message(role="user", text=user.text))
+        ctx = SessionContext(session_id, agent_seed, turn_no, knobs)
+        called = time.monotonic()
+        reply = await _agent_turn(target, history, ctx, called, timeout_s)
+        took = time.monotonic() - called
+        # cancelled at the deadline (None), or the reply came after it (a cancel may not
+        # have fired yet: an agent that blocked the loop and then returned at its first
+        # wait, or without ever waiting); a timed-out turn has no latency, however it ended
+        if reply is None or took > timeout_s:
+            break
+        turn_times.append(round(took, 6))
+        reply, cuts = cap_reply(reply, limits.output, turn_no)
+        if cuts:
+            parts.setdefault("truncated", []).extend(cuts)
+        turn.agent = reply
+        history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
+    else:
+        return StopReason.MAX_TURNS
     # only reached when the deadline passed while the agent was answering: a late
     # reply is not recorded, the turn is the one that timed out
     raise _Stop(
@@ -351,23 +347,21 @@ async def _agent_turn(
     target: TargetAgent,
     history: list[Message],
     ctx: SessionContext,
-    clock: anyio.CancelScope,
     called: float,
     timeout_s: float,
-) -> AgentReply:
-    """The agent's reply; ``clock`` (the session's agent cancel scope) gets the turn's
-    deadline, ``timeout_s`` after ``called`` (``time.monotonic()``), and loses it on return.
+) -> AgentReply | None:
+    """The agent's reply, or None when it was cancelled at the turn's deadline,
+    ``timeout_s`` after ``called`` (``time.monotonic()``).
 
-    The deadline is armed only once the agent waits for something: a coroutine that
-    answers without ever yielding to the event loop (an in-process agent) cannot be
-    cancelled, so arming and disarming a timer for it (a timer handle on the loop, two
-    deadline sets, clock reads: a large share of the loop's own cost per turn) buys
+    The deadline's cancel scope is entered only once the agent waits for something: a
+    coroutine that answers without ever yielding to the event loop (an in-process
+    agent) cannot be cancelled, so a scope for it (a host-task lookup, a timer handle
+    on the loop, clock reads: a large share of the loop's own cost per turn) buys
     nothing; a late answer is caught by the caller's clock check. The coroutine is
     stepped once by hand; if it waits, the rest is awaited through ``_Resumed``, which
     hands the event loop every value it yields and the agent every value or exception
     (a cancellation) the loop sends back, as ``await`` does.
     """
-    armed = False
     try:
         answer = target.reply(history, ctx)
         if type(answer) is CoroutineType:
@@ -377,17 +371,15 @@ async def _agent_turn(
             except StopIteration as done:
                 reply: AgentReply = done.value
                 return reply
-            armed = True
-            clock.deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
-            return await _Resumed(steps, pending)
-        armed = True  # another kind of awaitable: awaited as it is, under its deadline
-        clock.deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
-        return await answer
+            rest: Awaitable[AgentReply] = _Resumed(steps, pending)
+        else:  # another kind of awaitable: awaited as it is, under its deadline
+            rest = answer
+        deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
+        with anyio.CancelScope(deadline=deadline):
+            return await rest
+        return None  # the scope cancelled the wait at the deadline
     except Exception as e:
         raise _Stop(_agent_reason(e), error_of(e, turn=ctx.turn)) from e
-    finally:
-        if armed:
-            clock.deadline = math.inf
 
 
 class _Resumed:
