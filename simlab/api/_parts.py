@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from simlab.agents import object_target_factory
 from simlab.contracts import (
@@ -25,7 +25,7 @@ from simlab.contracts import (
 )
 from simlab.engine import RoleOverrides
 from simlab.graders import as_grader, resolve_graders
-from simlab.spec import Suite
+from simlab.spec import PartSpecError, Suite, suite_with_part
 
 TargetLike = str | BaseModel | Callable[..., Any] | object
 """``reference:v2``, ``module:attr``, a URL, a target spec, or a Python function,
@@ -101,21 +101,9 @@ def _with_field(suite: Suite, name: str, spec: Any, given: object) -> Suite:
         PartError: ``spec`` is no valid value of the field, each problem said.
     """
     try:
-        return Suite.model_validate({**suite.model_dump(), name: spec})
-    except ValidationError as e:
-        # pydantic's own text names union branches and a docs URL: say it plainly
-        problems = "; ".join(
-            f"{err['loc'][-1] if err['loc'] else name}: {err['msg']}" for err in e.errors()
-        )
-        hint = _FORMS.get(name, "")
-        raise PartError(f"{name} {given!r}: {problems}{hint}") from None
-
-
-_FORMS = {
-    "target": "; a target is reference:VERSION (v1, v2), module:attr (a Python callable or "
-    "class) or an http(s):// URL",
-    "simulator": "; a simulator is scripted or llm",
-}
+        return suite_with_part(suite.model_dump(), name, spec)
+    except PartSpecError as e:
+        raise PartError(f"{name} {given!r}: {e}") from None
 
 
 def _grader(obj: GraderLike) -> Grader:

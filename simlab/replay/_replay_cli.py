@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -32,13 +31,15 @@ from simlab.replay._prefix import (
 )
 from simlab.spec import (
     DEFAULT_DOMAIN,
+    TARGET_FORMS,
     DomainSet,
     Goal,
+    PartSpecError,
     SpecError,
-    Suite,
     load_domains,
     load_goals,
     shipped_domains,
+    suite_with_part,
 )
 from simlab.store import RUN_FILE, RunDirError, SessionRecord, read_run_info, read_sessions
 
@@ -59,7 +60,7 @@ def replay_parser() -> argparse.ArgumentParser:
         type=Path,
         help="a run directory, a log file (see --format), or prefix cases (.yaml file or dir)",
     )
-    p.add_argument("--target", default="reference:v1", help="reference:v1|v2 or module:attr")
+    p.add_argument("--target", default="reference:v1", help=TARGET_FORMS)
     p.add_argument("--k", type=int, default=None, help="replays per case (default: the case's)")
     p.add_argument("--seed", type=int, default=0, help="seed the replays' seeds derive from")
     p.add_argument("--save-cases", type=Path, default=None, help="write each case as YAML here")
@@ -168,18 +169,10 @@ def _world(args: argparse.Namespace) -> _World:
 
 def _target(spec: str, world: _World) -> TargetFactory:
     try:
-        suite = Suite.model_validate({"target": spec, "domains": world.entries})
-    except ValidationError as e:
-        # pydantic's own text names union branches and a docs URL: say it plainly
-        err = e.errors()[0]
-        field = str(err["loc"][-1]) if err["loc"] else "target"
-        raise ValueError(
-            f"--target {spec}: {field}: {err['msg']}; valid targets: {_TARGET_CHOICES}"
-        ) from None
+        suite = suite_with_part({"domains": world.entries}, "target", spec)
+    except PartSpecError as e:
+        raise ValueError(f"--target {spec}: {e}") from None
     return target_factory(suite, world.base)
-
-
-_TARGET_CHOICES = "reference:v1, reference:v2, or module:attr (a Python callable or agent factory)"
 
 
 def _cases(args: argparse.Namespace, world: _World) -> list[PrefixCase]:

@@ -58,6 +58,7 @@ from simlab.spec._loader import (
 )
 from simlab.spec._models import (
     BUILTIN_GRADERS,
+    TARGET_FORMS,
     AnthropicHttpTargetSpec,
     Bucket,
     CallableTargetSpec,
@@ -119,6 +120,7 @@ from simlab.spec._shipped import (
     shipped_root,
 )
 from simlab.spec._starter import SCHEMA_LINE, STARTER, starter_dir, write_starter
+from simlab.spec._suite_parts import PART_FORMS, PartSpecError, suite_with_part
 from simlab.spec._tool_schema import schema_problems, validate_args
 from simlab.spec._validate import (
     SPEC_KINDS,
@@ -144,12 +146,14 @@ __all__ = [
     "DOMAIN_FILE",
     "GRADING_PRESETS",
     "OUTCOME_OF",
+    "PART_FORMS",
     "PERTURBATION_DIR",
     "PHRASED_KINDS",
     "RESULT_TYPES",
     "SCHEMA_LINE",
     "SPEC_KINDS",
     "STARTER",
+    "TARGET_FORMS",
     "TOOL_STAGES",
     "Agency",
     "AgentSpec",
@@ -186,6 +190,7 @@ __all__ = [
     "Mode",
     "OrderKey",
     "OutputLimits",
+    "PartSpecError",
     "PerDomain",
     "PerObject",
     "Persona",
@@ -249,6 +254,7 @@ __all__ = [
     "starter_dir",
     "suite_domains",
     "suite_perturbation_dir",
+    "suite_with_part",
     "unspoken",
     "unspoken_perturbations",
     "vague_phrasings",

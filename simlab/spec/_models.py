@@ -467,6 +467,12 @@ class OutputLimits(_Spec):
     meta_chars: Annotated[int, Field(ge=100)] = 20_000
 
 
+TARGET_FORMS = (
+    "reference:VERSION (v1, v2), module:attr (a Python callable or class) or an http(s):// URL"
+)
+"""What a target given as a string may be: the short form ``_parse_target`` reads."""
+
+
 def _parse_target(value: Any) -> Any:
     if isinstance(value, str):
         if value.startswith("reference:"):
@@ -481,7 +487,7 @@ def _target_schema(schema: dict[str, Any]) -> None:
     """The ``target`` field's JSON schema also takes the short string form `_parse_target` reads."""
     short = {
         "type": "string",
-        "description": "reference:VERSION, module:attr (a Python callable) or an http(s):// URL",
+        "description": TARGET_FORMS,
     }
     full = {k: schema.pop(k) for k in list(schema) if k not in ("title", "description", "default")}
     schema["anyOf"] = [short, full]

@@ -305,7 +305,7 @@ def test_replay_with_an_unknown_target_names_the_valid_ones(
     code, out = simlab(capsys, "replay", finished_run, "--target", "reference:v9")
     assert code == 2
     assert "--target reference:v9: version: Input should be 'v1' or 'v2'" in out
-    assert "valid targets: reference:v1, reference:v2, or module:attr" in out
+    assert "a target is reference:VERSION (v1, v2), module:attr" in out
     assert "pydantic.dev" not in out and "validation error" not in out
 
 
