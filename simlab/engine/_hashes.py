@@ -17,12 +17,14 @@ from typing import Any
 
 from simlab.spec import (
     DEFAULT_DOMAIN,
+    AgentSpec,
     Goal,
     OutputLimits,
     Persona,
     Suite,
-    load_agent_spec,
+    parse_model,
     resolve_domain,
+    tools_from_folder,
 )
 from simlab.store import SCHEMA_VERSION
 
@@ -115,9 +117,12 @@ def _target_paths(suite: Suite, suite_dir: Path) -> list[Path]:
     agent = _under(suite_dir, target.agent)
     paths = [agent]
     if agent.is_file():
-        prompt = load_agent_spec(agent).system_prompt_file
-        if prompt:
-            paths.append(_under(agent.parent, prompt))
+        # the file as written: loading it inlines the prompt file and forgets its name
+        written = parse_model(AgentSpec, agent)
+        if written.system_prompt_file:
+            paths.append(_under(agent.parent, written.system_prompt_file))
+        if written.tools_from and (tools := tools_from_folder(agent, written.tools_from)):
+            paths.append(tools)
     return paths
 
 

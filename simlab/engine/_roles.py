@@ -198,7 +198,7 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.closers.append(anthropic)
         roles.models["agent"] = f"anthropic_http:{target.url}"
     else:
-        agent = load_agent_spec(_resolve(suite_dir, target.agent))
+        agent = load_agent_spec(_resolve(suite_dir, target.agent), roles.domains)
         roles.target = llm_target_factory(agent, client("agent", target.llm or agent.model))
 
 

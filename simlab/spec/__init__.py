@@ -5,8 +5,8 @@ from simlab.spec._agent import (
     Fixture,
     ToolOutcome,
     ToolSpec,
-    load_agent_spec,
 )
+from simlab.spec._agent_load import load_agent_spec, tools_from_folder
 from simlab.spec._domain import (
     CONNECTIVES,
     RESULT_TYPES,
@@ -255,6 +255,7 @@ __all__ = [
     "suite_domains",
     "suite_perturbation_dir",
     "suite_with_part",
+    "tools_from_folder",
     "unspoken",
     "unspoken_perturbations",
     "vague_phrasings",

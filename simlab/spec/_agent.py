@@ -22,15 +22,12 @@ and costs nothing but the model's tokens::
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from simlab.core import ToolCall
 from simlab.llm import LLMSpec
-from simlab.spec._loader import Problem, SpecError, parse_model
 from simlab.spec._models import FieldError
 from simlab.spec._tool_schema import schema_problems, validate_args
 
@@ -137,6 +134,7 @@ class AgentSpec(_Spec):
     the YAML file (``system_prompt_file``); ``load_agent_spec`` reads the file.
     ``context_window``, ``constraint_recap`` and ``instruction_reminder`` are
     the agent's own configuration; a diagnosis replay's knobs override them.
+    ``tools_from`` adds a domain's tools to ``tools``; ``load_agent_spec`` reads it.
     """
 
     name: Annotated[str, Field(min_length=1)]
@@ -146,6 +144,11 @@ class AgentSpec(_Spec):
     rules: list[str] = Field(default_factory=list)
     """Format rules the agent must follow ("state the reference number...")."""
     tools: list[ToolSpec] = Field(default_factory=list)
+    tools_from: str | None = None
+    """A domain whose tools the agent also gets, as its ``domain.yaml`` declares them
+    (descriptions, argument schemas, fixtures): a folder relative to this file, else
+    one of simlab's shipped domains by name (``load_agent_spec`` reads it; a suite's
+    own domains come first). A name in both ``tools`` and the domain is an error."""
     model: LLMSpec | None = None
     """The model; None takes the suite's (the target's ``llm`` or the suite default)."""
     max_tool_rounds: Annotated[int, Field(ge=0, le=20)] = 3
@@ -171,38 +174,3 @@ class AgentSpec(_Spec):
     def tool(self, name: str) -> ToolSpec | None:
         """The tool called ``name``, if declared."""
         return next((t for t in self.tools if t.name == name), None)
-
-
-_PROMPT_FILE_RE = re.compile(r"^\s*system_prompt_file\s*:", re.MULTILINE)
-
-
-def load_agent_spec(path: str | Path) -> AgentSpec:
-    """Read an agent YAML file, with its prompt file inlined into ``system_prompt``.
-
-    Raises:
-        SpecError: listing every problem with file:line (unknown or missing
-            fields, bad schemas, an unreadable prompt file).
-    """
-    path = Path(path)
-    spec = parse_model(AgentSpec, path)
-    if spec.system_prompt_file is None:
-        return spec
-    prompt_path = path.parent / spec.system_prompt_file
-    try:
-        prompt = prompt_path.read_text(encoding="utf-8")
-    except OSError as e:
-        text = path.read_text(encoding="utf-8")
-        m = _PROMPT_FILE_RE.search(text)
-        line = text.count("\n", 0, m.start()) + 1 if m else None
-        raise SpecError(
-            [
-                Problem(
-                    str(path),
-                    line,
-                    "system_prompt_file",
-                    f"cannot read {prompt_path}: {e.strerror}; the path is relative to "
-                    "the agent file",
-                )
-            ]
-        ) from None
-    return spec.model_copy(update={"system_prompt": prompt, "system_prompt_file": None})

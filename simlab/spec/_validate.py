@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from simlab.spec._agent import AgentSpec
+from simlab.spec._agent_load import load_agent_spec
 from simlab.spec._domain import DomainFile
 from simlab.spec._domain_load import (
     DEFAULT_DOMAIN,
@@ -215,6 +216,14 @@ def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> 
                 if shelf is not None:  # what brittleness stacks must be sayable by each persona
                     library = load_perturbations([shelf])
                     problems.extend(perturbation_fit(path, spec, library, shelf, domains))
+            except SpecError as e:
+                problems.extend(e.problems)
+    for path, spec, _ in read:
+        if isinstance(spec, AgentSpec):  # its prompt file read, its domain's tools found
+            try:
+                # a domain named by id is one of its project's (or a shipped one)
+                beside = _domains_beside(given, _project_suite(path)) if spec.tools_from else None
+                load_agent_spec(path, beside)
             except SpecError as e:
                 problems.extend(e.problems)
     loose = [

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = ROOT / "examples" / "starter"
@@ -25,13 +24,11 @@ SHOP = STARTER / "domains" / "shop"
 
 
 def hosted_agent(tmp: Path) -> Path:
-    """An agent file whose tools are the shop domain's, fixtures and all."""
-    raw = yaml.safe_load((SHOP / "domain.yaml").read_text(encoding="utf-8"))
-    keep = ("name", "description", "parameters", "fixtures", "default")
+    """An agent file whose tools are the shop domain's, fixtures and all (``tools_from``)."""
     agent = {
         "name": "shop_llm",
         "system_prompt": "You are the tea shop's support assistant.",
-        "tools": [{k: t[k] for k in keep if k in t} for t in raw["tools"]],
+        "tools_from": str(SHOP),
     }
     path = tmp / "shop_llm.yaml"
     path.write_text(json.dumps(agent), encoding="utf-8")
