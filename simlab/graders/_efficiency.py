@@ -109,32 +109,17 @@ class Reflection:
         )
 
 
-_PLAIN = frozenset({str, int, bool, type(None)})
-"""Values whose JSON is told apart by their type and value alone."""
-_SCALARS = _PLAIN | {float}
-_NAMES = frozenset({str})
+_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _signature(call: ToolCall) -> object:
     """What makes two calls identical: the name and the arguments' JSON (sorted keys).
 
-    Arguments of strings, integers, booleans and nulls (most calls) give the set of
-    their (name, type, value): equal exactly when their JSON is (names are unique, so a
-    set loses nothing and needs no sort; the type keeps ``1``, ``"1"`` and ``true``
-    apart). With floats, ``_typed`` tells them by their repr; anything else gives the
-    JSON itself, which never equals either.
+    Arguments of plain scalars (most calls) give a tuple equal exactly when their
+    JSON is: each value with its type (``1``, ``1.0``, ``"1"`` and ``true`` differ;
+    a float by its repr, as JSON writes it, so ``-0.0`` is not ``0.0`` and NaN is
+    NaN); anything else gives the JSON itself, which never equals such a tuple.
     """
-    args = call.args
-    kinds = tuple(map(type, args.values()))
-    if _PLAIN.issuperset(kinds) and _NAMES.issuperset(map(type, args)):
-        return (call.name, frozenset(zip(args, kinds, args.values(), strict=True)))
-    return _typed(call)
-
-
-def _typed(call: ToolCall) -> object:
-    """``_signature`` of arguments with floats: each value with its type (``1``, ``1.0``,
-    ``"1"`` and ``true`` differ), a float by its repr, as JSON writes it, so ``-0.0`` is
-    not ``0.0`` and NaN is NaN; anything else gives the JSON itself."""
     args = call.args
     shown: list[tuple[str, type, object]] = []
     for k, v in args.items():
