@@ -59,10 +59,9 @@ class Trajectory:
 
     def grade(self, ctx: GradingContext) -> GraderResult:
         actual, metrics = session_trajectory(ctx.goal, ctx.transcript, ctx.tool_calls)
-        check = judge_trajectory(ctx.goal, actual, metrics)
-        if ctx.goal.expected_tools:  # else nothing expected: reported, not scored
-            check.score = round(metrics.lcs_f1, 4)  # a fresh check: no copy needed
-        return _named(check, TRAJECTORY)
+        # nothing expected: reported, not scored
+        score = round(metrics.lcs_f1, 4) if ctx.goal.expected_tools else None
+        return _named(judge_trajectory(ctx.goal, actual, metrics, score), TRAJECTORY)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simlab.contracts import Grader, GradingContext
 from simlab.core import Check, SessionKey, Transcript
@@ -162,30 +163,40 @@ def score_checks(
 
 def _builtin_score(checks: Mapping[str, Check], goal: Goal) -> float:
     completed = checks.get(GOAL_COMPLETED)
-    constraints = [c for n, c in checks.items() if n.startswith(CONSTRAINT_PREFIX)]
     confirmation = checks.get(CONFIRMATION)
     trajectory = checks.get(TRAJECTORY)
     scored_trajectory = trajectory is not None and bool(goal.expected_tools)
+    judged, kept = _constraints_kept(checks)
 
     completed_points = GOAL_COMPLETED_WEIGHT
     constraint_share = CONSTRAINTS_WEIGHT
     if confirmation is None:
         constraint_share += CONFIRMATION_WEIGHT
-    if not constraints:
+    if not judged:
         completed_points += constraint_share
     if not scored_trajectory:
         completed_points += TRAJECTORY_WEIGHT
 
-    all_kept = all(c.passed for c in constraints)
     done = completed is None or completed.passed
-    score = completed_points if done and all_kept else 0.0
-    if constraints:
-        score += constraint_share * sum(1 for c in constraints if c.passed) / len(constraints)
+    score = completed_points if done and kept == judged else 0.0
+    if judged:
+        score += constraint_share * kept / judged
     if confirmation is not None and confirmation.passed:
         score += CONFIRMATION_WEIGHT
     if trajectory is not None and scored_trajectory:
         score += TRAJECTORY_WEIGHT * trajectory.credit
     return score
+
+
+def _constraints_kept(checks: Mapping[str, Check]) -> tuple[int, int]:
+    """How many constraint checks there are, and how many of them passed."""
+    judged = kept = 0
+    for name, check in checks.items():
+        if name.startswith(CONSTRAINT_PREFIX):
+            judged += 1
+            if check.passed:
+                kept += 1
+    return judged, kept
 
 
 def _weighted_score(
@@ -203,8 +214,12 @@ def _weighted_score(
 def _required(
     checks: Mapping[str, Check], owner: Mapping[str, str], patterns: Sequence[str]
 ) -> list[Check]:
-    return [
-        c
-        for name, c in checks.items()
-        if any(fnmatch.fnmatchcase(name, p) or owner.get(name) == p for p in patterns)
-    ]
+    wanted = tuple(patterns)
+    return [c for name, c in checks.items() if _is_required(name, owner.get(name), wanted)]
+
+
+@lru_cache(maxsize=4096)
+def _is_required(name: str, grader: str | None, patterns: tuple[str, ...]) -> bool:
+    """Whether a check (or its grader) matches a ``require`` pattern, remembered: a run's
+    sessions share a few check names, and matching each against each glob costs more."""
+    return any(fnmatch.fnmatchcase(name, p) or grader == p for p in patterns)

@@ -121,36 +121,44 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
 
 
 def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
-    """What the calls themselves show: unknown tools, bad arguments, errors, empty results."""
+    """What the calls themselves show: unknown tools, bad arguments, errors, empty results.
+
+    One walk of the calls: what only acting calls need (the goal's slots, what the user
+    had said by each turn) is worked out at the first of them.
+    """
     domain, goal = ctx.domain, ctx.goal
+    final_tool = goal.final_tool
     calls = ctx.tool_calls
     stated_by_turn: dict[int, dict[str, Any]] | None = None  # only when something acted
-    slots = _slots_of(goal)
+    slots: dict[str, list[str]] = {}
     tools = _tools_of(domain) if domain is not None else {}
+    final_called = False
     for i, (turn, call) in enumerate(calls):
-        tool = tools.get(call.name)
-        if domain is not None and tool is None and call.name != goal.final_tool:
-            yield _Failure(SELECTION, turn, f"{call.name} is no tool of {domain.id}", call=i)
+        name = call.name
+        tool = tools.get(name)
+        if name == final_tool:
+            final_called = True
+        elif tool is None and domain is not None:
+            yield _Failure(SELECTION, turn, f"{name} is no tool of {domain.id}", call=i)
             continue
         problems = _schema_problems(tool, call.args) if tool is not None else ()
         if problems:
-            yield _Failure(ARGUMENTS, turn, f"{call.name}: {'; '.join(problems)}", call=i)
-        acts = call.name == goal.final_tool or (tool is not None and tool.effect == "write")
+            yield _Failure(ARGUMENTS, turn, f"{name}: {'; '.join(problems)}", call=i)
+        acts = name == final_tool or (tool is not None and tool.effect == "write")
         if acts:
             if stated_by_turn is None:
-                stated_by_turn = _stated_by_turn(ctx)
-            said = stated_by_turn.get(turn, {})
-            wrong = _contradicted(call.args, slots, said)
+                stated_by_turn, slots = _stated_by_turn(ctx), _slots_of(goal)
+            wrong = _contradicted(call.args, slots, stated_by_turn.get(turn, {}))
             if wrong:
-                yield _Failure(ARGUMENTS, turn, f"{call.name}: {wrong}", call=i)
+                yield _Failure(ARGUMENTS, turn, f"{name}: {wrong}", call=i)
         if call.error is not None:
-            yield _Failure(EXECUTION, turn, f"{call.name} returned an error: {call.error}", call=i)
+            yield _Failure(EXECUTION, turn, f"{name} returned an error: {call.error}", call=i)
         elif _empty(call.result) and _taken_as_success(ctx, i, acts):
             yield _Failure(
-                EXECUTION, turn, f"{call.name} returned nothing and the agent went on", call=i
+                EXECUTION, turn, f"{name} returned nothing and the agent went on", call=i
             )
-    if not any(call.name == goal.final_tool for _, call in calls):
-        yield _Failure(SELECTION, None, f"{goal.final_tool} was never called", call=_LAST)
+    if not final_called:
+        yield _Failure(SELECTION, None, f"{final_tool} was never called", call=_LAST)
 
 
 _tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})
@@ -281,14 +289,23 @@ def _empty(result: Any) -> bool:
     verdict remembered by the object would go stale.
     """
     if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
-        return all(v is None or (isinstance(v, _HOLDERS) and not v) for v in result.values())
+        return _all_empty(result)
     if isinstance(result, str):
         return not result.strip()
     if isinstance(result, list | tuple):
         return not result
     if isinstance(result, Mapping):
-        return all(v is None or (isinstance(v, _HOLDERS) and not v) for v in result.values())
+        return _all_empty(result)
     return False
+
+
+def _all_empty(result: Mapping[str, Any]) -> bool:
+    """Every value of ``result`` None or an empty holder (a loop: most results stop at
+    their first value, before a generator for ``all`` would have been set up)."""
+    for value in result.values():
+        if value is not None and not (isinstance(value, _HOLDERS) and not value):
+            return False
+    return True
 
 
 _HOLDERS = (list, dict, str)

@@ -158,9 +158,24 @@ def trajectory_check(goal: Goal, transcript: Transcript) -> Check:
     return judge_trajectory(goal, actual, metrics)
 
 
-def judge_trajectory(goal: Goal, actual: Sequence[str], metrics: TrajectoryMetrics) -> Check:
-    """``trajectory_check`` from already-computed metrics."""
-    mode = goal.trajectory_match
+def judge_trajectory(
+    goal: Goal, actual: Sequence[str], metrics: TrajectoryMetrics, score: float | None = None
+) -> Check:
+    """``trajectory_check`` from already-computed metrics, with ``score`` when given."""
+    passed, detail = _verdict(
+        goal.trajectory_match, tuple(goal.expected_tools), tuple(actual), metrics
+    )
+    if score is None:
+        return Check(passed=passed, detail=detail)
+    return Check(passed=passed, detail=detail, score=score)
+
+
+@lru_cache(maxsize=4096)
+def _verdict(
+    mode: str, expected: tuple[str, ...], actual: tuple[str, ...], metrics: TrajectoryMetrics
+) -> tuple[bool, str]:
+    """The check's verdict and detail, remembered: sessions make the same few sequences
+    of calls (as ``_metrics``), and the detail's formatting costs more than its lookup."""
     if mode == "exact":
         passed = metrics.exact
     elif mode == "in_order":
@@ -168,7 +183,7 @@ def judge_trajectory(goal: Goal, actual: Sequence[str], metrics: TrajectoryMetri
     else:
         passed = metrics.any_order
     detail = (
-        f"{mode} {'met' if passed else 'not met'}: expected [{', '.join(goal.expected_tools)}],"
+        f"{mode} {'met' if passed else 'not met'}: expected [{', '.join(expected)}],"
         f" called [{', '.join(actual)}]; LCS {metrics.lcs}, precision"
         f" {metrics.lcs_precision:.2f}, recall {metrics.lcs_recall:.2f}, F1 {metrics.lcs_f1:.2f}"
     )
@@ -177,7 +192,7 @@ def judge_trajectory(goal: Goal, actual: Sequence[str], metrics: TrajectoryMetri
             f"; {metrics.repeats} call(s) redoing the final action after the user changed"
             " their request count as right"
         )
-    return Check(passed=passed, detail=detail)
+    return passed, detail
 
 
 def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:

@@ -20,10 +20,14 @@ def written_forms(value: Any) -> tuple[str, ...]:
     commonly written.
     """
     plain = written(value).lower()
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, _NUMBERS):
         return (plain,)
     if isinstance(value, float) and not value.is_integer():
         return (plain,)
     n = int(value)
     grouped = f"{n:,}"
     return (plain,) if grouped == plain else (plain, grouped)
+
+
+_NUMBERS = (int, float)
+"""A tuple, not ``int | float`` written in place: that builds the union at each call."""

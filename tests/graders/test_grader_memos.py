@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import ToolCall
-from simlab.graders import satisfies, violations
+from simlab.core import Check, ToolCall
+from simlab.graders import satisfies, score_checks, violations
 from simlab.graders._stages import _empty, _schema_problems
-from simlab.spec import Constraint, Goal, shipped_domain, validate_args
+from simlab.spec import Constraint, Goal, Grading, shipped_domain, validate_args
 
 _POOL = [0, 1, 2, -1, 0.0, -0.0, 1.0, 1.5, True, False, None, "1", "1.0", "true", "abc", " Abc "]
 
@@ -112,3 +112,17 @@ def test_a_result_changed_in_place_is_judged_by_what_it_holds_now() -> None:
     assert _empty(row)
     row["rows"].append(1)
     assert not _empty(row)
+
+
+def test_a_remembered_require_match_is_per_check_name_and_grader() -> None:
+    fact = {"id": "d", "slot": "d", "value": 1}
+    goal = Goal.model_validate({"id": "g", "title": "g", "final_tool": "book", "facts": [fact]})
+    grading = Grading(require=["tone", "constraint:*"])
+    failed = {"politeness": Check(passed=False), "constraint:date": Check(passed=True)}
+    for _ in range(2):  # worked out, then remembered
+        # the same check name is required when its grader is named, not otherwise
+        assert score_checks(failed, {"politeness": "tone"}, goal, grading)[1] is False
+        assert score_checks(failed, {"politeness": "style"}, goal, grading)[1] is True
+        # a glob matches the check's own name, whatever its grader
+        broken = {**failed, "constraint:date": Check(passed=False)}
+        assert score_checks(broken, {"politeness": "style"}, goal, grading)[1] is False
