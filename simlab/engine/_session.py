@@ -169,7 +169,7 @@ async def run_session(
         passed=graded.passed,
         checks=checks,
         error=None,
-        tool_use=tool_use(job.goal, transcript),
+        tool_use=tool_use(job.goal, transcript, ctx.tool_calls),
         tool_stages=tool_stages(ctx, graded.checks),
     )
 

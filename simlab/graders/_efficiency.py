@@ -47,10 +47,13 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
     return sum(n - 1 for n in counts.values() if n > 2)
 
 
-def tool_use(goal: Goal, transcript: Transcript) -> ToolUse:
+def tool_use(
+    goal: Goal, transcript: Transcript, calls: Sequence[tuple[int, ToolCall]] | None = None
+) -> ToolUse:
     """The tool-call figures of a finished session against ``goal.expected_tools``
-    (``session_trajectory``: the ``trajectory`` check's own)."""
-    turn_calls = transcript.tool_calls()
+    (``session_trajectory``: the ``trajectory`` check's own); ``calls`` is
+    ``transcript.tool_calls()`` when the caller has it already (``GradingContext``)."""
+    turn_calls = transcript.tool_calls() if calls is None else calls
     names, metrics = session_trajectory(goal, transcript, turn_calls)
     return ToolUse(
         expected=len(goal.expected_tools),
