@@ -1,8 +1,9 @@
 """The reference agent's reader finds a message's literal words in one pass over its
-tokens (``LiteralWords``) and tries only the phrasings and openings holding them all;
-what it reads is what trying every phrasing on the whole text reads: a word inside a
-longer token, overlapping phrasings, another slot's longer statement, the domain's
-order for the language, an opening across two sentences, es/en/vi phrasings."""
+tokens (``LiteralWords``), tries only the phrasings and openings holding them all, and
+reads a phrasing whose matches hold no sentence end once per distinct sentence; what
+it reads is what trying every phrasing on the whole text reads: a word inside a longer
+token, overlapping phrasings, another slot's longer statement, the domain's order for
+the language, an opening or a value across two sentences, es/en/vi phrasings."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ slots:
     values:
       - {value: HAN, say: {en: hanoi, es: hanói, vi: hà nội}}
       - {value: LON, say: {en: london, es: londres, vi: luân đôn}}
+      - {value: STL, say: {en: st. louis, es: san luis, vi: st. louis}}
     say:
       en: {state: ["I fly from {value}.", "from {value}"], ask: ["from where"]}
       es: {state: ["Vuelo desde {value}."], ask: ["desde dónde"]}
@@ -144,3 +146,24 @@ def test_languages_and_openings_across_sentences(trips: Domain) -> None:
     assert read(trips, "Hi. I need a ticket. Vuelo desde Hanói.") == ({"city": "HAN"}, "book", "en")
     assert read(trips, "Hi. I need a ticket") == ({}, None, None)  # not the whole opening
     assert read(trips, "Necesito un billete. I fly from Hanoi.")[1:] == ("book", "es")
+
+
+def test_sentences_read_once_add_up_to_the_message(trips: Domain) -> None:
+    skill = DomainSkill(trips)
+    # the same sentences at other places: the latest statement still wins
+    assert skill.read("From London. From Hanoi.", ()).slots == {"city": "HAN"}
+    assert skill.read("From Hanoi. From London.", ()).slots == {"city": "LON"}
+    assert skill.read("Sure! 3 bags. I'm back on 2/1? On 5/1.", ()).slots == {
+        "bags": 3,
+        "back": "2026-01-02",
+        "leave": "2026-01-05",
+    }
+    # a number's "." is not a sentence's end; a text holding the cut marker is not cut
+    assert skill.read("We have 2.5 bags. Ok.", ()).slots == {"bags": "2.5"}
+    assert skill.read("From Hanoi.\0 2 bags.", ()).slots == {"city": "HAN", "bags": 2}
+
+
+def test_a_value_across_a_sentence_end_is_read_on_the_whole_message(trips: Domain) -> None:
+    # "st. louis" holds ". ": its phrasings are read on the whole text, not per sentence
+    assert read(trips, "I fly from St. Louis.") == ({"city": "STL"}, None, "en")
+    assert read(trips, "Thanks. From St. Louis, 2 bags.")[0] == {"city": "STL", "bags": 2}
