@@ -26,6 +26,7 @@ from datetime import date, timedelta
 from functools import cached_property, lru_cache
 from typing import Any
 
+from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
 from simlab.guards import is_explicit_yes
@@ -42,6 +43,23 @@ from simlab.spec import (
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _MISREADABLE_TYPES = frozenset({"date", "time", "integer", "number", "money"})
+_CUT = "\0"  # marks where a message is cut into sentences
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut between each ``.``, ``!`` or ``?`` and the space after it: sentences
+    that join back into it (the whole text when it holds the marker itself)."""
+    if _CUT in text:
+        return [text]
+    for end in ".!?":
+        text = text.replace(end + " ", end + _CUT + " ")
+    return text.split(_CUT)
+
+
+def _ends_sentence(texts: Sequence[str]) -> bool:
+    """Whether a text holds a ``.``, ``!`` or ``?`` (a pattern made of it might hold a
+    sentence's end)."""
+    return any(c in text for text in texts for c in ".!?")
 
 
 def fold(text: str) -> str:
@@ -50,6 +68,11 @@ def fold(text: str) -> str:
 
 
 # ------------------------------------------------------------------ reading
+
+
+_Found = tuple[int, int, int, str, tuple[str | None, ...]]
+"""A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
+what the groups caught."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +84,7 @@ class _Phrasing:
     names: tuple[str, ...]  # the placeholders it captures, in order
     language: str
     words: tuple[str, ...]  # its literal words, longest first: a text without one cannot match
+    in_sentence: bool  # no match holds a sentence's end: read per sentence (``_sentences``)
 
 
 class DomainReader:
@@ -78,27 +102,45 @@ class DomainReader:
             if s.type == "enum"
         }
         self._phrasings = tuple(self._compile())
-        self._scan = tuple(
-            (p.words[1:], p.pattern.finditer, p, p.slot.name) for p in self._phrasings
-        )
-        # the phrasings by their longest literal word, in the domain's order: a message is
-        # tested once for each distinct word (62 for travel's 106 phrasings), not once per
-        # phrasing; a phrasing without literal words is tried on every message
-        by_word: dict[str, list[int]] = {}
-        self._always: tuple[int, ...] = tuple(
-            i for i, p in enumerate(self._phrasings) if not p.words
-        )
-        for i, p in enumerate(self._phrasings):
-            if p.words:
-                by_word.setdefault(p.words[0], []).append(i)
-        self._by_word = tuple((w, tuple(i)) for w, i in by_word.items())
-        self._openings = tuple(
+        openings = [
             (fold(o), intent.tool, lang)
             for intent in domain.intents
             for lang, styled in intent.openings.items()
             for phrasings in styled.values()
             for o in phrasings
+        ]
+        # one pass over a message's tokens finds which literal words it holds; a phrasing
+        # or an opening is only tried on a message holding all of its words
+        self._words = words = LiteralWords(
+            [w for p in self._phrasings for w in p.words]
+            + [w for o, _, _ in openings for w in o.split()]
         )
+        self._scan = tuple(
+            (words.mask(p.words), p.pattern.finditer, i, p.slot.name)
+            for i, p in enumerate(self._phrasings)
+        )
+        # the phrasings by their longest literal word's bit, those read per sentence apart
+        # from those read on the whole message: a text's candidates are gathered from the
+        # few longest words it holds (travel: 65 for 106 phrasings); a phrasing without
+        # literal words is tried on every text
+        self._by_word: dict[bool, dict[int, tuple[int, ...]]] = {}
+        self._longest: dict[bool, int] = {}
+        self._always: dict[bool, tuple[int, ...]] = {}
+        for in_sentence in (True, False):
+            kind = [i for i, p in enumerate(self._phrasings) if p.in_sentence == in_sentence]
+            by_word: dict[int, list[int]] = {}
+            for i in kind:
+                if self._phrasings[i].words:
+                    by_word.setdefault(words.mask(self._phrasings[i].words[:1]), []).append(i)
+            self._by_word[in_sentence] = {bit: tuple(i) for bit, i in by_word.items()}
+            self._longest[in_sentence] = words.mask(
+                self._phrasings[i].words[0] for i in kind if self._phrasings[i].words
+            )
+            self._always[in_sentence] = tuple(i for i in kind if not self._phrasings[i].words)
+        # each sentence's words and matches of the phrasings read per sentence: messages
+        # differ, the sentences they are made of are few (862 in 13,162 on the default suite)
+        self._sentences: dict[str, tuple[int, tuple[_Found, ...]]] = {}
+        self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
@@ -159,30 +201,35 @@ class DomainReader:
                 names.setdefault(fold(name)[:3], i)
         return names
 
-    def _group(self, slot: DomainSlot, name: str) -> str:
+    def _group(self, slot: DomainSlot, name: str) -> tuple[str, bool]:
+        """A placeholder's pattern, and whether its matches never hold a sentence's end
+        (``.``, ``!`` or ``?`` before whitespace): then a phrasing is read per sentence."""
         if name in ("day", "month", "hour", "hour24", "minute"):
-            return r"(\d{1,2})"
+            return r"(\d{1,2})", True
         if name == "year":
-            return r"(\d{4})"
+            return r"(\d{4})", True
         if name == "month_name":
             forms = sorted(self._months, key=len, reverse=True)
-            return "(" + "|".join(map(re.escape, forms)) + ")" if forms else r"(\d{1,2})"
+            if not forms:
+                return r"(\d{1,2})", True
+            return "(" + "|".join(map(re.escape, forms)) + ")", not _ends_sentence(forms)
         if name == "ampm":
-            return r"(am|pm)"
+            return r"(am|pm)", True
         if name == "currency":
-            return "(?:" + re.escape(fold(slot.currency or "")) + ")?"
+            currency = fold(slot.currency or "")
+            return "(?:" + re.escape(currency) + ")?", not _ends_sentence([currency])
         if name == "amount" or slot.type in ("integer", "number", "money"):
-            return _NUMBER
+            return _NUMBER, True  # its "." comes before a digit
         if slot.type == "enum":
             forms = sorted(self._enums[slot.name], key=len, reverse=True)
-            return "(" + "|".join(map(re.escape, forms)) + ")"
+            return "(" + "|".join(map(re.escape, forms)) + ")", not _ends_sentence(forms)
         if slot.type == "identifier" and slot.pattern:
-            return f"((?i:{slot.pattern}))"
+            return f"((?i:{slot.pattern}))", False  # the domain's own pattern: not looked into
         if slot.type == "date":
-            return r"(\d{4}-\d{2}-\d{2})"
+            return r"(\d{4}-\d{2}-\d{2})", True
         if slot.type == "time":
-            return r"(\d{1,2}:\d{2})"
-        return r"([^.!?;,]+?)"
+            return r"(\d{1,2}:\d{2})", True
+        return r"([^.!?;,]+?)", True
 
     def _compile(self) -> list[_Phrasing]:
         out: list[_Phrasing] = []
@@ -197,20 +244,25 @@ class DomainReader:
     def _phrasing(self, slot: DomainSlot, template: str, lang: str) -> _Phrasing:
         pieces = re.split(r"\{(\w+)\}", fold(template).strip().rstrip(".!"))
         regex = ""
+        in_sentence = not _ends_sentence(pieces[0::2])
         for i, piece in enumerate(pieces):
             if i % 2 == 0:
                 regex += r"\s+".join(map(re.escape, piece.split(" ")))
             else:
-                regex += self._group(slot, piece)
+                group, inside = self._group(slot, piece)
+                regex += group
+                in_sentence = in_sentence and inside
         if regex.endswith("+?)"):  # a free text value at the very end takes the clause
             regex = regex[:-3] + "+)"
         names = tuple(n for n in pieces[1::2] if n != "currency")
         words = [w for piece in pieces[0::2] for w in piece.split()]
         longest_first = tuple(sorted(set(words), key=len, reverse=True))
-        return _Phrasing(slot, re.compile(regex), names, lang, longest_first)
+        # a literal word: the pattern never matches an empty text
+        in_sentence = in_sentence and bool(words)
+        return _Phrasing(slot, re.compile(regex), names, lang, longest_first, in_sentence)
 
-    def _value(self, phrasing: _Phrasing, match: re.Match[str]) -> FactValue | None:
-        got = dict(zip(phrasing.names, match.groups(), strict=False))
+    def _value(self, phrasing: _Phrasing, groups: tuple[str | None, ...]) -> FactValue | None:
+        got: dict[str, Any] = dict(zip(phrasing.names, groups, strict=False))
         slot = phrasing.slot
         try:
             if slot.type == "date" and "day" in got:
@@ -257,39 +309,77 @@ class DomainReader:
             return None
         return self._typed(slot, m[1]) if m else None
 
+    def _candidates(self, held: int, in_sentence: bool) -> list[int]:
+        """The phrasings (of one kind) whose literal words the text of ``held`` holds."""
+        tried = list(self._always[in_sentence])
+        by_word, scan = self._by_word[in_sentence], self._scan
+        longest = held & self._longest[in_sentence]
+        while longest:  # each longest word the text holds, lowest bit first
+            bit = longest & -longest
+            for i in by_word[bit]:
+                needed = scan[i][0]
+                if needed & held == needed:  # it holds every literal word of the phrasing
+                    tried.append(i)
+            longest ^= bit
+        return tried
+
+    def _matches(self, text: str, held: int, in_sentence: bool) -> list[_Found]:
+        """Each match in ``text`` of the phrasings of one kind, a phrasing's in text order."""
+        found: list[_Found] = []
+        for i in self._candidates(held, in_sentence):
+            _, finditer, _, name = self._scan[i]
+            for m in finditer(text):
+                start, end = m.span()
+                found.append((i, start, end, name, m.groups()))
+        return found
+
+    def _sentence(self, sentence: str) -> tuple[int, tuple[_Found, ...]]:
+        """A sentence's literal words and its matches of the phrasings read per sentence."""
+        known = self._sentences.get(sentence)
+        if known is None:
+            held = self._words.held(sentence)
+            known = (held, tuple(self._matches(sentence, held, True)))
+            if len(self._sentences) >= _MAX_SENTENCES:  # bounded: texts of any size
+                self._sentences.clear()
+            self._sentences[sentence] = known
+        return known
+
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
         t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
-        found: list[tuple[int, int, str, _Phrasing, re.Match[str]]] = []
-        scan = self._scan
-        tried = [i for word, indices in self._by_word if word in t for i in indices]
-        tried.extend(self._always)
-        if len(tried) > 1:
-            tried.sort()  # the domain's order: it decides ties and the message's language
-        for i in tried:
-            words, finditer, phrasing, name = scan[i]
-            for word in words:  # a cheap test first: most phrasings are not in it
-                if word not in t:
-                    break
-            else:
-                for m in finditer(t):
-                    start, end = m.span()
-                    found.append((start, end, name, phrasing, m))
-        for start, end, name, phrasing, m in found:
+        # A phrasing that cannot hold a sentence's end (its only "." is a number's, before
+        # a digit; no anchors, no lookarounds) matches in a message what it matches in each
+        # of its sentences, as no attempt at a match reads past one: it is read once per
+        # distinct sentence. The cut is a token boundary: the message's words are theirs.
+        held = 0
+        found: list[_Found] = []
+        offset = 0
+        for sentence in _sentences(t):
+            words, matches = self._sentence(sentence)
+            held |= words
+            found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
+            offset += len(sentence)
+        found += self._matches(t, held, False)
+        # the domain's order (a stable sort keeps each phrasing's matches in text order):
+        # it decides ties and the message's language
+        found.sort(key=_phrasing_index)
+        phrasings = self._phrasings
+        for i, start, end, name, groups in found:
             length = end - start
-            for s, e, other, _, _ in found:
+            for _, s, e, other, _ in found:
                 # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
                 if s <= start and end <= e and e - s > length and other != name:
                     break
             else:
-                caught = (id(phrasing), m.groups())  # phrasings live as long as the reader
+                phrasing = phrasings[i]
+                caught = (i, groups)
                 try:
                     value = self._values[caught]
                 except KeyError:
                     if len(self._values) >= _MAX_VALUES:
                         self._values.clear()
-                    value = self._values[caught] = self._value(phrasing, m)
+                    value = self._values[caught] = self._value(phrasing, groups)
                 if value is not None and (name not in latest or start >= latest[name][0]):
                     latest[name] = (start, value)
                     languages.append(phrasing.language)
@@ -302,8 +392,8 @@ class DomainReader:
                     slots[name] = bare
                     break  # one value answers one question
         intent = None
-        for opening, tool, lang in self._openings:
-            if opening in t:
+        for needed, opening, tool, lang in self._openings:
+            if needed & held == needed and opening in t:
                 intent = tool
                 languages.insert(0, lang)
                 break
@@ -332,6 +422,11 @@ def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
 
 _MAX_CHOICES = 8192
 _MAX_VALUES = 8192
+_MAX_SENTENCES = 8192
+
+
+def _phrasing_index(found: _Found) -> int:
+    return found[0]
 
 
 def _read_by(lookup: ToolLookup) -> tuple[str, ...]:

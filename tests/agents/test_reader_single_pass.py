@@ -1,0 +1,169 @@
+"""The reference agent's reader finds a message's literal words in one pass over its
+tokens (``LiteralWords``), tries only the phrasings and openings holding them all, and
+reads a phrasing whose matches hold no sentence end once per distinct sentence; what
+it reads is what trying every phrasing on the whole text reads: a word inside a longer
+token, overlapping phrasings, another slot's longer statement, the domain's order for
+the language, an opening or a value across two sentences, es/en/vi phrasings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simlab.agents.reference import DomainSkill
+from simlab.agents.reference._literal_words import LiteralWords
+from simlab.spec import Domain, load_domain
+
+DOMAIN = """
+id: trips
+title: Trips
+description: A hand-built domain whose phrasings overlap.
+languages:
+  en:
+    confirm_cues: ["shall i"]
+    phrases: {mind_change: ["Sorry."], answer_yes: ["Yes."], answer_none: ["-"],
+              reassert: ["-"], nothing_to_add: ["-"], done: ["-"], gave_up: ["-"]}
+  es:
+    confirm_cues: ["lo hago"]
+    phrases: {mind_change: ["Perdón."], answer_yes: ["Sí."], answer_none: ["-"],
+              reassert: ["-"], nothing_to_add: ["-"], done: ["-"], gave_up: ["-"]}
+  vi:
+    confirm_cues: ["đồng ý không"]
+    phrases: {mind_change: ["Xin lỗi."], answer_yes: ["Vâng."], answer_none: ["-"],
+              reassert: ["-"], nothing_to_add: ["-"], done: ["-"], gave_up: ["-"]}
+slots:
+  - name: city
+    type: enum
+    description: Where from.
+    values:
+      - {value: HAN, say: {en: hanoi, es: hanói, vi: hà nội}}
+      - {value: LON, say: {en: london, es: londres, vi: luân đôn}}
+      - {value: STL, say: {en: st. louis, es: san luis, vi: st. louis}}
+    say:
+      en: {state: ["I fly from {value}.", "from {value}"], ask: ["from where"]}
+      es: {state: ["Vuelo desde {value}."], ask: ["desde dónde"]}
+      vi: {state: ["Tôi bay từ {value}."], ask: ["bay từ đâu"]}
+  - name: back
+    type: date
+    description: The day back.
+    say:
+      en: {state: ["I'm back on {day}/{month}."], ask: ["the day back"]}
+      es: {state: ["Vuelvo el {day}/{month}."], ask: ["el día de vuelta"]}
+      vi: {state: ["Ngày về là {day}/{month}."], ask: ["ngày về"]}
+  - name: leave
+    type: date
+    description: The day out.
+    say:
+      en: {state: ["on {day}/{month}"], ask: ["the day out"]}
+      es: {state: ["salgo el {day}/{month}"], ask: ["el día de ida"]}
+      vi: {state: ["đi ngày {day}/{month}"], ask: ["ngày đi"]}
+  - name: bags
+    type: integer
+    description: Bags.
+    say:
+      en: {state: ["{value} bags"], ask: ["how many bags"]}
+      es: {state: ["{value} maletas"], ask: ["cuántas maletas"]}
+      vi: {state: ["{value} kiện"], ask: ["mấy kiện"]}
+intents:
+  - tool: book
+    description: Book a trip.
+    openings:
+      en: {neutral: ["Hi. I need a ticket."], terse: ["Ticket."]}
+      es: {neutral: ["Necesito un billete."]}
+      vi: {neutral: ["Tôi cần vé."]}
+tools:
+  - name: book
+    description: Book a trip.
+    effect: write
+    parameters:
+      type: object
+      properties:
+        city: {type: string}
+        leave: {type: string, format: date}
+      required: [city, leave]
+    returns: {ref: string}
+    fixtures:
+      - {when: {city: HAN}, result: {ref: T1}}
+"""
+
+
+@pytest.fixture(scope="module")
+def trips(tmp_path_factory: pytest.TempPathFactory) -> Domain:
+    folder: Path = tmp_path_factory.mktemp("trips")
+    (folder / "domain.yaml").write_text(DOMAIN, encoding="utf-8")
+    return load_domain(folder)
+
+
+def read(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str | None]:
+    got = DomainSkill(domain).read(text, ())
+    return got.slots, got.intent, got.language
+
+
+def test_the_words_of_a_text_are_those_it_holds_as_substrings() -> None:
+    words = ["on", "back", ",", "/", "từ", "i'm", "bags"]
+    literal = LiteralWords(words)
+    texts = [
+        "",
+        "the moon 3/1",  # "on" inside a longer token, "/" inside "3/1"
+        "london, on\u00a0time\tback\nagain",  # other whitespace splits tokens too
+        "i'm back on 27/12, i'm back",  # a token twice
+        "bay từ hà nội",
+        "nothing here",
+    ]
+    for text in texts:
+        held = literal.held(text)
+        assert held == literal.mask(w for w in words if w in text), text
+        assert literal.held(text) == held  # the second time from the tokens remembered
+    with pytest.raises(ValueError, match="no whitespace"):
+        LiteralWords(["two words"])
+
+
+def test_a_word_inside_a_longer_token_still_lets_its_phrasing_match(trips: Domain) -> None:
+    # the pattern has no word boundaries: "on 3/1" inside "moon 3/1" is a date
+    assert read(trips, "Over the moon 3/1.")[0] == {"leave": "2026-01-03"}
+
+
+def test_overlapping_phrasings_read_as_when_each_is_tried_on_the_whole_text(
+    trips: Domain,
+) -> None:
+    # two phrasings of one slot overlap ("i fly from hanoi" holds "from hanoi")
+    assert read(trips, "I fly from Hanoi.") == ({"city": "HAN"}, None, "en")
+    # another slot's longer statement holds "on 27/12": it is the day back only
+    slots, _, _ = read(trips, "I'm back on 27/12. We leave on 20/12.")
+    assert slots == {"back": "2026-12-27", "leave": "2026-12-20"}
+    # the latest statement of a slot wins
+    assert read(trips, "From London, no, from Hanoi.")[0] == {"city": "HAN"}
+    # a phrasing starting with its value
+    assert read(trips, "2 bags from london")[0] == {"bags": 2, "city": "LON"}
+
+
+def test_languages_and_openings_across_sentences(trips: Domain) -> None:
+    assert read(trips, "Vuelo desde Londres.") == ({"city": "LON"}, None, "es")
+    assert read(trips, "Tôi bay từ Hà Nội.") == ({"city": "HAN"}, None, "vi")
+    assert read(trips, "Toi bay tu Ha Noi.") == ({"city": "HAN"}, None, "vi")
+    # an opening of two sentences, its language before the phrasings'
+    assert read(trips, "Hi. I need a ticket. Vuelo desde Hanói.") == ({"city": "HAN"}, "book", "en")
+    assert read(trips, "Hi. I need a ticket") == ({}, None, None)  # not the whole opening
+    assert read(trips, "Necesito un billete. I fly from Hanoi.")[1:] == ("book", "es")
+
+
+def test_sentences_read_once_add_up_to_the_message(trips: Domain) -> None:
+    skill = DomainSkill(trips)
+    # the same sentences at other places: the latest statement still wins
+    assert skill.read("From London. From Hanoi.", ()).slots == {"city": "HAN"}
+    assert skill.read("From Hanoi. From London.", ()).slots == {"city": "LON"}
+    assert skill.read("Sure! 3 bags. I'm back on 2/1? On 5/1.", ()).slots == {
+        "bags": 3,
+        "back": "2026-01-02",
+        "leave": "2026-01-05",
+    }
+    # a number's "." is not a sentence's end; a text holding the cut marker is not cut
+    assert skill.read("We have 2.5 bags. Ok.", ()).slots == {"bags": "2.5"}
+    assert skill.read("From Hanoi.\0 2 bags.", ()).slots == {"city": "HAN", "bags": 2}
+
+
+def test_a_value_across_a_sentence_end_is_read_on_the_whole_message(trips: Domain) -> None:
+    # "st. louis" holds ". ": its phrasings are read on the whole text, not per sentence
+    assert read(trips, "I fly from St. Louis.") == ({"city": "STL"}, None, "en")
+    assert read(trips, "Thanks. From St. Louis, 2 bags.")[0] == {"city": "STL", "bags": 2}
