@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from simlab.simulators._perturbation_stack import PerturbationStack
-from simlab.simulators._plan import DisclosurePlan, draw_for_session
+from simlab.simulators._plan import DisclosurePlan, draw_for_session, quiet_last_turn
 from simlab.spec import (
     Domain,
     Goal,
@@ -90,18 +90,16 @@ def plan_length(
         perturbations: the session's perturbations, in stacking order.
         domain: the goal's domain; default the shipped default domain.
     """
-    at: dict[str, int] = {}
-    targets: dict[str, str | None] = {}
-    blurred: dict[str, set[str]] = {}
-    if perturbations:
-        domain = domain or shipped_domain()
-        stack = PerturbationStack(perturbations, language, goal, seed, domain)
-        at, targets = stack.landing_turns(), stack.change_targets()
-        blurred = {
-            p.id: set(vague_phrasings(p, domain, language))
-            for p in perturbations
-            if p.kind == "ambiguity"
-        }
+    if not perturbations:  # the plan alone: no need to play it turn by turn
+        return quiet_last_turn(plan) + 1
+    domain = domain or shipped_domain()
+    stack = PerturbationStack(perturbations, language, goal, seed, domain)
+    at, targets = stack.landing_turns(), stack.change_targets()
+    blurred = {
+        p.id: set(vague_phrasings(p, domain, language))
+        for p in perturbations
+        if p.kind == "ambiguity"
+    }
     last = _Listener(plan, goal, perturbations, at, targets, blurred).last_word()
     # a pushback lands on the proposal that follows the user's last word, if it is due
     pushback = any(at[p.id] <= last + 1 for p in perturbations if p.kind == "pushback")
