@@ -239,6 +239,65 @@ class PerturbationStack:
         return text
 
 
+# Stacks built for a session's planned length, waiting for its simulated user (the engine
+# computes the length just before it builds the user, from the same perturbation objects).
+# The length only reads a stack's landing turns and targets, so a kept stack is exactly
+# the one the user would build: key -> the objects it was built for, and the stack.
+_Parts = tuple[Goal, Domain, tuple[Perturbation, ...]]
+_built: dict[tuple[object, ...], tuple[_Parts, PerturbationStack]] = {}
+_MAX_WAITING = 256
+
+
+def build_for_session(
+    perturbations: Sequence[Perturbation],
+    language: Language,
+    goal: Goal,
+    seed: int,
+    domain: Domain | None = None,
+) -> PerturbationStack:
+    """A new ``PerturbationStack``, also kept for ``take_built``: build it for a session's
+    length and hand it to its user, as long as only its landing turns are read."""
+    domain = domain or shipped_domain()
+    stack = PerturbationStack(perturbations, language, goal, seed, domain)
+    if len(_built) >= _MAX_WAITING:  # lengths computed with no user built after them
+        _built.clear()
+    parts = (goal, domain, tuple(perturbations))
+    _built[_session_key(parts, language, seed)] = (parts, stack)
+    return stack
+
+
+def take_built(
+    perturbations: Sequence[Perturbation],
+    language: Language,
+    goal: Goal,
+    seed: int,
+    domain: Domain | None = None,
+) -> PerturbationStack:
+    """``PerturbationStack(perturbations, language, goal, seed, domain)``: the one
+    ``build_for_session`` kept for these arguments (each is handed out once), or a new one."""
+    domain = domain or shipped_domain()
+    parts = (goal, domain, tuple(perturbations))
+    kept = _built.pop(_session_key(parts, language, seed), None)  # atomic under the GIL
+    if kept is not None and _same(kept[0], parts):
+        return kept[1]
+    return PerturbationStack(perturbations, language, goal, seed, domain)
+
+
+def _session_key(parts: _Parts, language: Language, seed: int) -> tuple[object, ...]:
+    goal, domain, perturbations = parts
+    return (id(goal), id(domain), language, seed, *map(id, perturbations))
+
+
+def _same(kept: _Parts, parts: _Parts) -> bool:
+    """The same objects (an id is reused once its object is gone)."""
+    return (
+        kept[0] is parts[0]
+        and kept[1] is parts[1]
+        and len(kept[2]) == len(parts[2])
+        and all(a is b for a, b in zip(kept[2], parts[2], strict=True))
+    )
+
+
 def canary_for(seed: int, perturbation_id: str) -> str:
     """The per-session canary string an injection plants (``CANARY-`` and 8 hex digits).
 

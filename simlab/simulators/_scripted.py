@@ -13,7 +13,7 @@ from simlab.contracts import SimState
 from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
 from simlab.simulators._goal_facts import facts_of
-from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
+from simlab.simulators._perturbation_stack import FactChange, PerturbationStack, take_built
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, reader_of
 from simlab.simulators._unheard import Unheard
@@ -160,7 +160,8 @@ class ScriptedSimulator:
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
+            # the engine built this stack a moment ago for the planned length: take it
+            self._stack = take_built(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
         self.unheard: Unheard | None = None
 
