@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from simlab.core import derive_seed
+from simlab.simulators._handover import Handover
 from simlab.simulators._voice import add_typos, fast_strip
 from simlab.spec import (
     Domain,
@@ -239,13 +240,10 @@ class PerturbationStack:
         return text
 
 
-# Stacks built for a session's planned length, waiting for its simulated user (the engine
-# computes the length just before it builds the user, from the same perturbation objects).
-# The length only reads a stack's landing turns and targets, so a kept stack is exactly
-# the one the user would build: key -> the objects it was built for, and the stack.
-_Parts = tuple[Goal, Domain, tuple[Perturbation, ...]]
-_built: dict[tuple[object, ...], tuple[_Parts, PerturbationStack]] = {}
-_MAX_WAITING = 256
+# Stacks built for a session's planned length, waiting for the session's simulated user:
+# the length only reads a stack's landing turns and targets, so a kept stack is exactly
+# the one the user would build.
+_built: Handover[PerturbationStack] = Handover()
 
 
 def build_for_session(
@@ -259,10 +257,7 @@ def build_for_session(
     length and hand it to its user, as long as only its landing turns are read."""
     domain = domain or shipped_domain()
     stack = PerturbationStack(perturbations, language, goal, seed, domain)
-    if len(_built) >= _MAX_WAITING:  # lengths computed with no user built after them
-        _built.clear()
-    parts = (goal, domain, tuple(perturbations))
-    _built[_session_key(parts, language, seed)] = (parts, stack)
+    _built.keep((goal, domain, *perturbations), (language, seed), stack)
     return stack
 
 
@@ -276,26 +271,10 @@ def take_built(
     """``PerturbationStack(perturbations, language, goal, seed, domain)``: the one
     ``build_for_session`` kept for these arguments (each is handed out once), or a new one."""
     domain = domain or shipped_domain()
-    parts = (goal, domain, tuple(perturbations))
-    kept = _built.pop(_session_key(parts, language, seed), None)  # atomic under the GIL
-    if kept is not None and _same(kept[0], parts):
-        return kept[1]
+    kept = _built.take((goal, domain, *perturbations), (language, seed))
+    if kept is not None:
+        return kept
     return PerturbationStack(perturbations, language, goal, seed, domain)
-
-
-def _session_key(parts: _Parts, language: Language, seed: int) -> tuple[object, ...]:
-    goal, domain, perturbations = parts
-    return (id(goal), id(domain), language, seed, *map(id, perturbations))
-
-
-def _same(kept: _Parts, parts: _Parts) -> bool:
-    """The same objects (an id is reused once its object is gone)."""
-    return (
-        kept[0] is parts[0]
-        and kept[1] is parts[1]
-        and len(kept[2]) == len(parts[2])
-        and all(a is b for a, b in zip(kept[2], parts[2], strict=True))
-    )
 
 
 def canary_for(seed: int, perturbation_id: str) -> str:

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from simlab.simulators._goal_facts import facts_of
+from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
 
 # Chance that a drip user remembers an optional fact (a budget, a latest
@@ -116,21 +117,16 @@ class DisclosurePlan:
         )
 
 
-_Drawn = tuple[Traits, Goal, Mode, DisclosurePlan, random.Random]
-# Plans drawn for a session's planned length, waiting for its simulated user (the
-# engine computes the length just before it builds the user): key -> the traits and
-# goal and mode they were drawn for, the plan, and the generator right after drawing it.
-_drawn: dict[tuple[int, int, Mode, int], _Drawn] = {}
-_MAX_WAITING = 256
+# Plans drawn for a session's planned length, each with its generator right after the
+# draw, waiting for the session's simulated user.
+_drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
 
 
 def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
     """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
     rng = random.Random(seed)
     plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
-    if len(_drawn) >= _MAX_WAITING:  # lengths computed with no user built after them
-        _drawn.clear()
-    _drawn[(id(traits), id(goal), mode, seed)] = (traits, goal, mode, plan, rng)
+    _drawn.keep((traits, goal), (mode, seed), (plan, rng))
     return plan
 
 
@@ -140,9 +136,9 @@ def take_drawn(
     """The plan for these arguments and a generator positioned right after drawing it,
     as ``random.Random(seed)`` then ``draw_from`` give them: the one ``draw_for_session``
     kept (each is handed out once), or a fresh draw."""
-    kept = _drawn.pop((id(traits), id(goal), mode, seed), None)  # atomic under the GIL
-    if kept is not None and kept[0] is traits and kept[1] is goal and kept[2] is mode:
-        return kept[3], kept[4]
+    kept = _drawn.take((traits, goal), (mode, seed))
+    if kept is not None:
+        return kept
     rng = random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 

@@ -65,10 +65,12 @@ def test_a_stack_built_for_the_planned_length_is_handed_to_the_user_once() -> No
     again = take_built(stack, "en", one_way, 5)
     assert again is not built  # handed out once: then built afresh, landing alike
     assert again.landing_turns() == built.landing_turns()
-    build_for_session(stack, "en", one_way, 6)
+    kept = build_for_session(stack, "en", one_way, 6)
     other = one_way.model_copy()  # equal but another object: never handed another's stack
-    assert take_built(stack, "en", other, 6) is not None
-    assert take_built(stack, "vi", one_way, 6) is not take_built(stack, "en", one_way, 6)
+    assert take_built(stack, "en", other, 6) is not kept
+    assert take_built(stack, "vi", one_way, 6) is not kept
+    assert take_built(stack[:2], "en", one_way, 6) is not kept
+    assert take_built(stack, "en", one_way, 6) is kept  # still there for its own session
 
 
 def _conversation(sim: ScriptedSimulator, replies: list[AgentReply]) -> list[UserTurn]:
