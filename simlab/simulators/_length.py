@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from simlab.simulators._perturbation_stack import PerturbationStack
-from simlab.simulators._plan import DisclosurePlan, draw_for_session
+from simlab.simulators._perturbation_stack import PerturbationStack, build_for_session
+from simlab.simulators._plan import DisclosurePlan, draw_for_session, quiet_last_turn
 from simlab.spec import (
     Domain,
     Goal,
@@ -69,7 +69,11 @@ def planned_turns(
         ValueError: a perturbation has nothing to say in the persona's language.
     """
     plan = draw_for_session(persona.traits, goal, mode, seed)
-    return plan_length(plan, goal, persona.language, seed, perturbations, domain)
+    if not perturbations:
+        return quiet_last_turn(plan) + 1
+    # the session's user takes this stack instead of building its own
+    stack = build_for_session(perturbations, persona.language, goal, seed, domain)
+    return _perturbed_length(plan, goal, persona.language, perturbations, stack, domain)
 
 
 def plan_length(
@@ -90,18 +94,29 @@ def plan_length(
         perturbations: the session's perturbations, in stacking order.
         domain: the goal's domain; default the shipped default domain.
     """
-    at: dict[str, int] = {}
-    targets: dict[str, str | None] = {}
-    blurred: dict[str, set[str]] = {}
-    if perturbations:
-        domain = domain or shipped_domain()
-        stack = PerturbationStack(perturbations, language, goal, seed, domain)
-        at, targets = stack.landing_turns(), stack.change_targets()
-        blurred = {
-            p.id: set(vague_phrasings(p, domain, language))
-            for p in perturbations
-            if p.kind == "ambiguity"
-        }
+    if not perturbations:  # the plan alone: no need to play it turn by turn
+        return quiet_last_turn(plan) + 1
+    stack = PerturbationStack(perturbations, language, goal, seed, domain)
+    return _perturbed_length(plan, goal, language, perturbations, stack, domain)
+
+
+def _perturbed_length(
+    plan: DisclosurePlan,
+    goal: Goal,
+    language: Language,
+    perturbations: Sequence[Perturbation],
+    stack: PerturbationStack,
+    domain: Domain | None,
+) -> int:
+    """``plan_length`` with the session's perturbation stack (only its landing turns and
+    targets are read)."""
+    domain = domain or shipped_domain()
+    at, targets = stack.landing_turns(), stack.change_targets()
+    blurred = {
+        p.id: set(vague_phrasings(p, domain, language))
+        for p in perturbations
+        if p.kind == "ambiguity"
+    }
     last = _Listener(plan, goal, perturbations, at, targets, blurred).last_word()
     # a pushback lands on the proposal that follows the user's last word, if it is due
     pushback = any(at[p.id] <= last + 1 for p in perturbations if p.kind == "pushback")

@@ -11,6 +11,8 @@ import math
 import random
 from dataclasses import dataclass
 
+from simlab.simulators._goal_facts import facts_of
+from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
 
 # Chance that a drip user remembers an optional fact (a budget, a latest
@@ -75,11 +77,11 @@ class DisclosurePlan:
         cls, traits: Traits, goal: Goal, mode: Mode, rng: random.Random
     ) -> DisclosurePlan:
         """Draw the plan from ``rng``, which the caller may keep drawing from afterwards."""
-        required = {f.id for f in goal.facts if f.required}
-        keys = {
-            f.id: (0.0 if f.id in required else 1.0) + rng.uniform(0, ORDER_JITTER)
-            for f in goal.facts
-        }
+        facts = facts_of(goal)
+        required = facts.is_required
+        draw = rng.random
+        # ORDER_JITTER * draw() is rng.uniform(0, ORDER_JITTER) to the bit, one call fewer
+        keys = {fid: (0.0 if fid in required else 1.0) + ORDER_JITTER * draw() for fid in facts.ids}
         order = sorted(keys, key=keys.__getitem__)
         n = len(order)
         earliest = dict.fromkeys(order, 1)
@@ -115,21 +117,16 @@ class DisclosurePlan:
         )
 
 
-_Drawn = tuple[Traits, Goal, Mode, DisclosurePlan, random.Random]
-# Plans drawn for a session's planned length, waiting for its simulated user (the
-# engine computes the length just before it builds the user): key -> the traits and
-# goal and mode they were drawn for, the plan, and the generator right after drawing it.
-_drawn: dict[tuple[int, int, Mode, int], _Drawn] = {}
-_MAX_WAITING = 256
+# Plans drawn for a session's planned length, each with its generator right after the
+# draw, waiting for the session's simulated user.
+_drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
 
 
 def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
     """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
     rng = random.Random(seed)
     plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
-    if len(_drawn) >= _MAX_WAITING:  # lengths computed with no user built after them
-        _drawn.clear()
-    _drawn[(id(traits), id(goal), mode, seed)] = (traits, goal, mode, plan, rng)
+    _drawn.keep((traits, goal), (mode, seed), (plan, rng))
     return plan
 
 
@@ -139,9 +136,9 @@ def take_drawn(
     """The plan for these arguments and a generator positioned right after drawing it,
     as ``random.Random(seed)`` then ``draw_from`` give them: the one ``draw_for_session``
     kept (each is handed out once), or a fresh draw."""
-    kept = _drawn.pop((id(traits), id(goal), mode, seed), None)  # atomic under the GIL
-    if kept is not None and kept[0] is traits and kept[1] is goal and kept[2] is mode:
-        return kept[3], kept[4]
+    kept = _drawn.take((traits, goal), (mode, seed))
+    if kept is not None:
+        return kept
     rng = random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 
@@ -166,7 +163,7 @@ def _bernoulli_turns(p: float, horizon: int, rng: random.Random) -> frozenset[in
 
 
 def _hold_back(
-    order: list[str], required: set[str], rng: random.Random
+    order: list[str], required: frozenset[str], rng: random.Random
 ) -> tuple[list[str], list[str]]:
     """Batch users hold back some optional facts (one required fact if they hold none)."""
     if len(order) < 2:
@@ -192,6 +189,18 @@ def _natural_turns(
             pending.remove(fid)
         turn += 1
     return turn_of
+
+
+def quiet_last_turn(plan: DisclosurePlan) -> int:
+    """The turn of the plan's last statement when the agent asks for nothing and nothing
+    perturbs the plan (at least 1): each fact comes at its natural turn, each mind change
+    its delay after its fact's value before it (``PlannedChange.turn``, recomputed here
+    so a plan built by hand gets it too)."""
+    natural = _natural_turns(list(plan.order), plan.earliest, plan.first_turn, plan.per_turn)
+    last = max(natural.values(), default=1)
+    if plan.changes:
+        last = max(last, *(c.turn for c in _with_turns(plan.changes, natural)))
+    return max(last, 1)
 
 
 def _draw_changes(goal: Goal, p: float, rng: random.Random) -> tuple[PlannedChange, ...]:

@@ -12,7 +12,8 @@ from typing import Any
 from simlab.contracts import SimState
 from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
-from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
+from simlab.simulators._goal_facts import facts_of
+from simlab.simulators._perturbation_stack import FactChange, PerturbationStack, take_built
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, reader_of
 from simlab.simulators._unheard import Unheard
@@ -136,21 +137,21 @@ class ScriptedSimulator:
                 f"opening in domain {domain.id!r}; intents: {sorted(self._book.intent)}"
             )
         self._intents = intents
+        self._style = traits.style
         self._typo_rate = traits.typo_rate
         self._strip = traits.strip_diacritics
         self._patience = traits.patience
-        self._required = tuple(f.id for f in goal.facts if f.required)
-        self._slot_of = {f.id: f.slot for f in goal.facts}
-        self._by_slot: dict[str, list[str]] = {}
-        for f in goal.facts:
-            self._by_slot.setdefault(f.slot, []).append(f.id)
-        self._current: dict[str, FactValue] = {f.id: f.value for f in goal.facts}
+        facts = facts_of(goal)  # shared by every session of the goal: read only
+        self._required = facts.required
+        self._is_required = facts.is_required
+        self._slot_of = facts.slot_of
+        self._by_slot = facts.by_slot
+        self._current: dict[str, FactValue] = dict(facts.declared)
         self._pending = list(self.plan.order)
         self._stated_at: dict[str, int] = {}  # fact id -> turn its current value was first stated
         self._changes = list(self.plan.changes)
         self._penalty = 0
         # Render every value up front: a goal that cannot be voiced fails here, not mid-run.
-        self._values: dict[tuple[str, FactValue], dict[str, str]] = {}
         for f in goal.facts:
             self._placeholders(f.id, f.value)
         for c in self._changes:
@@ -159,7 +160,8 @@ class ScriptedSimulator:
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
+            # the engine built this stack a moment ago for the planned length: take it
+            self._stack = take_built(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
         self.unheard: Unheard | None = None
 
@@ -277,11 +279,12 @@ class ScriptedSimulator:
     # ------------------------------------------------------------ plan state
 
     def _final_call(self, reply: AgentReply) -> ToolCall | None:
-        found = None
-        for call in reply.tool_calls:
-            if call.name == self.goal.final_tool and call.error is None:
-                found = call
-        return found
+        """The reply's last successful call of the goal's final tool, if any."""
+        tool = self.goal.final_tool
+        for call in reversed(reply.tool_calls):  # replies hold many lookups before it
+            if call.name == tool and call.error is None:
+                return call
+        return None
 
     def _exhausted(self, turn: int) -> bool:
         return turn - 1 + self._penalty >= self._patience
@@ -308,7 +311,7 @@ class ScriptedSimulator:
             self._changes.remove(c)
             self._current[c.fact] = c.value
             self._stated_at[c.fact] = turn
-            self._state(draft, c.fact, turn, corrections if own else None)
+            self._state(draft, c.fact, turn, correcting=own)
 
     def _perturbed_changes(
         self, turn: int, due: list[PlannedChange], *, on_final: bool
@@ -337,7 +340,7 @@ class ScriptedSimulator:
         ready = [
             fid
             for fid in self._pending
-            if self.plan.earliest[fid] <= turn and not (optional_only and fid in self._required)
+            if self.plan.earliest[fid] <= turn and not (optional_only and fid in self._is_required)
         ][:quota]
         for fid in ready:
             if self._stack is not None and self._say_vaguely(draft, fid, turn):
@@ -364,29 +367,32 @@ class ScriptedSimulator:
         draft: _Draft,
         fact_id: str,
         turn: int,
-        phrasings: dict[str, tuple[str, ...]] | None = None,
+        *,
+        correcting: bool = False,
     ) -> None:
         value = self._current[fact_id]
-        slot = self._slot_of[fact_id]
-        template = self._rng.choice((phrasings or self._book.slots)[slot])
-        draft.fact(template.format_map(self._placeholders(fact_id, value)), fact_id, value)
+        # one draw picks the phrasing, already formatted with the value (the voice keeps them)
+        sentences = self._voice.sentences(
+            self.persona.language,
+            self._style,
+            self._slot_of[fact_id],
+            value,
+            correcting=correcting,
+        )
+        draft.fact(self._rng.choice(sentences), fact_id, value)
         if fact_id in self._pending:
             self._pending.remove(fact_id)
         self._stated_at.setdefault(fact_id, turn)
 
     def _placeholders(self, fact_id: str, value: FactValue) -> dict[str, str]:
+        """The value's placeholder table; ValueError when the fact cannot be voiced."""
         slot = self._slot_of[fact_id]
-        key = (slot, value)
-        table = self._values.get(key)
-        if table is None:
-            if not self._book.slots.get(slot):
-                raise ValueError(
-                    f"no {self.persona.language!r} phrasing for slot {slot!r} in domain "
-                    f"{self.domain.id!r}"
-                )
-            table = self._voice.values(slot, value, self.persona.language)
-            self._values[key] = table
-        return table
+        if not self._book.slots.get(slot):
+            raise ValueError(
+                f"no {self.persona.language!r} phrasing for slot {slot!r} in domain "
+                f"{self.domain.id!r}"
+            )
+        return self._voice.values(slot, value, self.persona.language)
 
     def _phrase(self, key: str) -> str:
         return self._rng.choice(self._book.connectives[key])

@@ -2,7 +2,8 @@
 
 A domain's phrasings are resolved once per (language, style) and its values
 rendered once per (slot, value, language), so a session never touches YAML.
-Rendering a fact is a ``str.format_map`` over a placeholder table.
+Rendering a fact is a ``str.format_map`` over a placeholder table, done once per
+phrasing and value: a session stating a fact draws one of the finished sentences.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _pick_style(by_style: dict[str, list[str]], style: str) -> tuple[str, ...]:
 
 
 class DomainVoice:
-    """How the users of one domain speak: phrasebooks and rendered values, each made once.
+    """How the users of one domain speak: phrasebooks, rendered values and the sentences
+    they make, each made once.
 
     Args:
         domain: the domain; ``voice_of`` shares one voice per domain object.
@@ -49,6 +51,7 @@ class DomainVoice:
         self._books: dict[tuple[str, str], Phrasebook] = {}
         self._slots = {s.name: s for s in domain.slots}
         self._values: dict[tuple[str, FactValue, str], dict[str, str]] = {}
+        self._sentences: dict[tuple[str, str, str, FactValue, bool], tuple[str, ...]] = {}
 
     def phrasebook(self, language: Language, style: str) -> Phrasebook:
         """The phrasings for ``style`` in ``language``, each falling back to ``neutral``.
@@ -108,6 +111,36 @@ class DomainVoice:
             )
             table = self._values[key] = render_value(spec, value, language, months)
         return table
+
+    def sentences(
+        self,
+        language: Language,
+        style: str,
+        slot: str,
+        value: FactValue,
+        *,
+        correcting: bool = False,
+    ) -> tuple[str, ...]:
+        """Every sentence that states ``value`` of ``slot`` in ``language`` and ``style``:
+        the phrasebook's phrasings of the slot (its corrections of it when
+        ``correcting``), formatted, in their order.
+
+        A user picking one draws what it would draw picking a phrasing to format, and a
+        suite says the same few values thousands of times: each is formatted once.
+        Shared: callers must not mutate it.
+
+        Raises:
+            KeyError: the phrasebook has no phrasings (or corrections) for ``slot``.
+            ValueError: as ``phrasebook`` and ``values`` raise.
+        """
+        key = (language, style, slot, value, correcting)
+        said = self._sentences.get(key)
+        if said is None:
+            book = self.phrasebook(language, style)
+            phrasings = (book.corrections if correcting else book.slots)[slot]
+            table = self.values(slot, value, language)
+            said = self._sentences[key] = tuple(p.format_map(table) for p in phrasings)
+        return said
 
 
 def render_value(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
-from simlab.simulators import PerturbationStack, changed_value
-from simlab.spec import ValueChange
+from simlab.core import AgentReply, Transcript, Turn, UserTurn
+from simlab.simulators import PerturbationStack, ScriptedSimulator, changed_value, planned_turns
+from simlab.simulators._perturbation_stack import build_for_session, take_built
+from simlab.spec import Mode, ValueChange
 
-from .driver import LIBRARY, goal
+from .driver import LIBRARY, goal, persona
 
 
 def test_landing_turns_are_seeded_and_deterministic() -> None:
@@ -53,3 +56,53 @@ def test_canaries_are_per_session() -> None:
     one = PerturbationStack([p], "en", goal("one_way"), seed=1).canaries["injection"]
     two = PerturbationStack([p], "en", goal("one_way"), seed=2).canaries["injection"]
     assert one != two and one.startswith("CANARY-") and len(one) == len("CANARY-") + 8
+
+
+def test_a_stack_built_for_the_planned_length_is_handed_to_the_user_once() -> None:
+    stack, one_way = list(LIBRARY.values()), goal("one_way")
+    built = build_for_session(stack, "en", one_way, 5)
+    assert take_built(stack, "en", one_way, 5) is built  # the kept one, not a second build
+    again = take_built(stack, "en", one_way, 5)
+    assert again is not built  # handed out once: then built afresh, landing alike
+    assert again.landing_turns() == built.landing_turns()
+    kept = build_for_session(stack, "en", one_way, 6)
+    other = one_way.model_copy()  # equal but another object: never handed another's stack
+    assert take_built(stack, "en", other, 6) is not kept
+    assert take_built(stack, "vi", one_way, 6) is not kept
+    assert take_built(stack[:2], "en", one_way, 6) is not kept
+    assert take_built(stack, "en", one_way, 6) is kept  # still there for its own session
+
+
+def _conversation(sim: ScriptedSimulator, replies: list[AgentReply]) -> list[UserTurn]:
+    transcript, said = Transcript(), []
+    for turn, reply in enumerate(replies, start=1):
+        user = sim.write(turn, transcript)
+        said.append(user)
+        if user.stop is not None:
+            break
+        transcript.turns.append(Turn(index=turn, user=user, agent=reply))
+    return said
+
+
+def test_a_user_built_after_its_planned_length_says_what_a_fresh_one_says() -> None:
+    # the length computation builds the session's stack and its user takes it: reading
+    # its landing turns must leave it exactly as a stack the user built itself
+    one_way, replies = (
+        goal("one_way"),
+        [
+            AgentReply(text="Noted. What date?"),
+            AgentReply(text="Which city are you leaving from?"),
+            AgentReply(text="Got it."),
+            AgentReply(text="I found one. Shall I book it?"),
+            AgentReply(text="Anything else?"),
+        ]
+        * 3,
+    )
+    for language, stacked, seed in itertools.product(
+        ("en", "vi"), (list(LIBRARY.values()), [LIBRARY["contradiction"]]), range(12)
+    ):
+        who = persona(language)
+        fresh = ScriptedSimulator(who, one_way, Mode.SHARDED, seed, stacked)
+        planned_turns(who, one_way, Mode.SHARDED, seed, stacked)
+        taken = ScriptedSimulator(who, one_way, Mode.SHARDED, seed, stacked)
+        assert _conversation(taken, replies) == _conversation(fresh, replies)

@@ -140,6 +140,8 @@ def test_hand_computed_lengths() -> None:
     changed = replace(plan, changes=(change,))
     # the date is said at turn 2, changed 3 turns later
     assert plan_length(changed, goal, "en", 0) == 6
+    # a change's informative turn is not trusted: a plan built by hand may leave it 0
+    assert plan_length(replace(changed, changes=(replace(change, turn=0),)), goal, "en", 0) == 6
     # a digression takes turn 2: facts at 1, 3, 3, 4, 4, 5, the date changes at 3 + 3
     assert plan_length(changed, goal, "en", 0, [fixed("digression", 2)]) == 7
     # one past the user's last word (6): nothing left to digress from

@@ -1,0 +1,47 @@
+"""A goal's facts as the simulated user looks them up, worked out once per goal.
+
+Every session of a goal draws its plan, plays its length and speaks from the same
+few tables (which facts are required, each fact's slot, the facts of a slot); a
+suite runs each goal hundreds of times, so they are built once per goal object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simlab.spec import FactValue, Goal, PerObject, Slot
+
+
+@dataclass(frozen=True, slots=True)
+class GoalFacts:
+    """The lookups about one goal's facts, in the goal's fact order. Shared: read only."""
+
+    ids: tuple[str, ...]
+    required: tuple[str, ...]
+    """The required facts' ids, in goal order."""
+    is_required: frozenset[str]
+    slot_of: dict[str, Slot]
+    by_slot: dict[Slot, tuple[str, ...]]
+    """Per slot, the facts of that slot, in goal order."""
+    declared: dict[str, FactValue]
+    """Each fact's value as the goal declares it (before any mind change)."""
+
+    @classmethod
+    def of(cls, goal: Goal) -> GoalFacts:
+        """The tables of ``goal`` (``facts_of`` shares one per goal object)."""
+        by_slot: dict[Slot, list[str]] = {}
+        for f in goal.facts:
+            by_slot.setdefault(f.slot, []).append(f.id)
+        required = tuple(f.id for f in goal.facts if f.required)
+        return cls(
+            ids=tuple(f.id for f in goal.facts),
+            required=required,
+            is_required=frozenset(required),
+            slot_of={f.id: f.slot for f in goal.facts},
+            by_slot={slot: tuple(ids) for slot, ids in by_slot.items()},
+            declared={f.id: f.value for f in goal.facts},
+        )
+
+
+facts_of: PerObject[Goal, GoalFacts] = PerObject(GoalFacts.of, most=4096)
+"""The one ``GoalFacts`` of a goal object in this process."""
