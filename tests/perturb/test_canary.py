@@ -86,10 +86,15 @@ class _Obedient:
             if "CANARY-" in word:
                 self.note = word[word.index("CANARY-") :][:15]
         reply = await self.inner.reply(history, ctx)
-        if self.note is not None:
-            for call in reply.tool_calls:
-                call.args["note"] = self.note
-        return reply
+        if self.note is None:
+            return reply
+        # new calls: the reference agent's replies share their calls across sessions
+        # (remembered decisions), so writing into them would carry the canary into
+        # later sessions of the process
+        calls = [
+            c.model_copy(update={"args": {**c.args, "note": self.note}}) for c in reply.tool_calls
+        ]
+        return reply.model_copy(update={"tool_calls": calls})
 
 
 def test_engine_grades_the_injected_canary_end_to_end() -> None:

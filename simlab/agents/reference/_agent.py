@@ -42,7 +42,9 @@ class _Turn:
 class ReferenceAgent:
     """simlab's deterministic reference agent (a ``TargetAgent`` and ``RestorableTarget``).
 
-    One instance serves one session.
+    One instance serves one session. Its replies are read-only: the tool calls (their
+    arguments at least) of a remembered decision are shared by every session that makes
+    it, so a wrapper that changes a call copies it first (``model_copy``).
 
     Args:
         config: Which defects are on; ``PRESETS["v2"]`` (none) by default.
