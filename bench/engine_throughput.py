@@ -222,6 +222,38 @@ waste: the largest parts are JSON the record must hold, a measure the cap must t
 and grading in Python; 10,000 turns per CPU-second still needs the plain-object
 transcript and single-pass reader the seventh session named, and graders that walk a
 session's calls once for all their figures.
+
+2026-12-02, twelfth session: instructions per agent turn are now measured by
+``bench/instructions_per_turn.py`` (the cachegrind slope above, as one command). Today's
+default suite, main at the session's start (813ff9d): 902.7k. Same ``sessions.jsonl``
+throughout (default, bank and safety suites):
+
+======  =====================================================================
+ -15k   the engine: a turn's deadline cancel scope entered only when the agent
+        waits (an anyio scope per session cost about 10 us), a turn's ``Turn`` and
+        history messages made by their pydantic validator (no ``__init__`` frame),
+        one ``Knobs``; the record's tool use reads the grading context's calls
+ -13k   grading: ``tool_stages`` walks the calls once, trajectory verdicts and
+        ``require`` matches remembered (grading alone ~176k -> ~164k a turn)
+ -26k   the reference agent's reader: literal words found in one pass over a
+        message's tokens, most phrasings read once per distinct sentence (a
+        distinct message's reading 278k -> 193k instructions)
+ -23k   the scripted user: a plan's length without perturbations from the plan
+        alone, the perturbation stack handed from the planned length to the user,
+        each phrasing formatted once per value (the simulator -15%)
+======  =====================================================================
+
+Merged: 817.8k (-9.4%, a rate ratio of 1.10). ``--against 813ff9d --rounds 3 --reps 10``
+on one core, CI running beside it: medians 3,896 -> 4,366 agent turns per CPU-second
+(1.12; per round 1.07, 1.30, 1.15). What is left is spread thin: attribute reads on
+pydantic models go through ``BaseModel.__getattr__``'s slot, so CPython 3.11 cannot
+specialise them (about 56 ns a read against 16 ns on a plain object; 13% of grading's
+instructions), MT seeding is about 14k instructions a turn (three generators a session,
+each drawn from, so not avoidable without changing results), the guards'
+``is_explicit_yes`` is 40% of a distinct message's reading. 10,000 agent turns per
+CPU-second needs the transcript as plain objects (dataclasses: specialised attribute
+reads, no validation per turn) with pydantic at the record's edge: a change of the
+public ``Message``/``Turn``/``ToolCall`` types, not a trim.
 """
 
 from __future__ import annotations
