@@ -91,7 +91,9 @@ async def test_a_dropped_connection_is_a_connection_error_and_its_slot_comes_bac
 async def test_no_answer_in_time_is_a_timeout_and_the_slot_comes_back() -> None:
     config = FakeProviderConfig(fault_sequence=("timeout",), timeout_hang_s=30)
     fake = FakeProvider(config, scripted(["ok"]))
-    transport = Http1Transport(max_connections=1, timeout_s=0.5)
+    # 2 s, not less: the second call connects afresh within the same budget, and a
+    # loaded CI machine once took more than 0.5 s to connect on loopback.
+    transport = Http1Transport(max_connections=1, timeout_s=2)
     async with fake.serve() as base_url:
         with pytest.raises(ProviderTimeoutError):
             await transport.post_json(base_url + "/v1/messages", BODY, HEADERS)
