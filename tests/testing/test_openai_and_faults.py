@@ -62,10 +62,13 @@ async def _one_fault(
     kind: FaultKind, **config: float
 ) -> tuple[FakeProvider, httpx.Response | Exception]:
     fake = FakeProvider(FakeProviderConfig(fault_sequence=(kind,), **config))
-    async with fake.serve() as base_url, httpx.AsyncClient(base_url=base_url, timeout=0.3) as http:
+    # a short wait only where the fault is the wait: a loaded CI machine can take longer
+    # than 0.3 s to answer on loopback
+    first_wait = 0.3 if kind == "timeout" else 10.0
+    async with fake.serve() as base_url, httpx.AsyncClient(base_url=base_url, timeout=10) as http:
         try:
             outcome: httpx.Response | Exception = await http.post(
-                "/v1/messages", json=ANTHROPIC_BODY
+                "/v1/messages", json=ANTHROPIC_BODY, timeout=first_wait
             )
         except httpx.HTTPError as exc:
             outcome = exc
