@@ -8,7 +8,7 @@ loop, orchestration, records, writing ``sessions.jsonl``).
 
     python bench/engine_throughput.py [--reps N] [--suite simlab.yaml]
                                       [--profile]          # what remains, by CPU share
-                                      [--against REF [--rounds N]]
+                                      [--against REF [--rounds N] [--ref-suite]]
 
 ``--profile`` samples this process's stack on CPU time (``bench/cpu_profile.py``)
 and prints the top functions by cumulative share. ``--against REF`` measures the
@@ -16,6 +16,8 @@ code of git ref REF and the working tree's in alternating subprocesses, one core
 each, ``--rounds`` times, and prints both medians and their ratio: on a shared
 machine two figures taken minutes apart are not comparable, a ratio of
 interleaved runs is. Results must not change: ``bench/same_sessions.py`` checks that.
+``--ref-suite`` runs both sides on REF's own default suite: ``--against fa0817c
+--ref-suite`` measures today's code on the work of the day issue 13 was filed.
 
 Figures (issue 13's goal: >= 10,000 agent turns per CPU-second on one core), on
 the 2-core VM shared with other work (load average 6-9 while measured), so
@@ -385,13 +387,26 @@ def report(m: dict[str, Any]) -> None:
     print(f"engine share of wall {engine / wall:.1%}")
 
 
-def against(ref: str, suite: str, reps: int, rounds: int, full_records: bool = False) -> None:
-    """Interleaved runs of ``ref``'s code and the working tree's; medians and their ratio."""
+def against(
+    ref: str,
+    suite: str,
+    reps: int,
+    rounds: int,
+    full_records: bool = False,
+    ref_suite: bool = False,
+) -> None:
+    """Interleaved runs of ``ref``'s code and the working tree's; medians and their ratio.
+
+    ``ref_suite``: both sides run ``ref``'s own default suite (``simlab.yaml`` of its
+    tree) instead of ``suite``, so the working tree is measured on the work ``ref`` did.
+    """
     from same_sessions import export
 
     figures: dict[str, list[float]] = {"ref": [], "tree": []}
     with tempfile.TemporaryDirectory() as tmp:
         code = {"ref": export(ref, Path(tmp) / "ref"), "tree": ROOT}
+        if ref_suite:
+            suite = str(code["ref"] / "simlab.yaml")
         for r in range(rounds):
             for side in ("ref", "tree") if r % 2 == 0 else ("tree", "ref"):
                 env = {**os.environ, "PYTHONPATH": str(code[side])}
@@ -439,10 +454,17 @@ def main() -> None:
     )
     parser.add_argument("--against", metavar="REF", help="git ref to compare with")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--ref-suite",
+        action="store_true",
+        help="with --against: both sides run REF's own default suite",
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.against:
-        against(args.against, str(args.suite), args.reps, args.rounds, args.full_records)
+        against(
+            args.against, str(args.suite), args.reps, args.rounds, args.full_records, args.ref_suite
+        )
         return
     m = measure(args.suite, args.reps, args.profile, args.full_records)
     if args.json:
