@@ -18,11 +18,12 @@ from simlab.graders import (
     default_graders,
     grade,
     grade_session,
+    satisfies,
     tool_stages,
     tool_use,
 )
 from simlab.graders._written import written
-from simlab.spec import Goal, Mode, Persona
+from simlab.spec import Constraint, Goal, Mode, Persona
 
 _POOL = [0, 1, 2, -1, 0.0, -0.0, 1.0, 1.5, True, False, "1", "1.0", "true", "abc", " Abc "]
 _SIGNS = {"eq": ("==", "!="), "le": ("<=", ">"), "ge": (">=", "<")}
@@ -58,27 +59,6 @@ def _session(said: dict[str, Any], args: dict[str, Any], reply: str = "Booked R1
     )
 
 
-def _holds(op: str, got: Any, wanted: Any) -> bool:
-    """The comparison's definition: numbers as numbers, else case-folded text."""
-
-    def comparable(value: Any) -> float | str:
-        if isinstance(value, bool):
-            return str(value).lower()
-        if isinstance(value, int | float):
-            return float(value)
-        try:
-            return float(value)
-        except ValueError:
-            return str(value).strip().lower()
-
-    a, b = comparable(got), comparable(wanted)
-    if type(a) is not type(b):
-        a, b = str(got).strip().lower(), str(wanted).strip().lower()
-    if op == "eq":
-        return a == b
-    return a <= b if op == "le" else a >= b  # type: ignore[operator]
-
-
 @settings(deadline=None, max_examples=200)  # a shared machine: no per-example deadline
 @given(st.lists(st.tuples(st.sampled_from(["eq", "le", "ge"]), st.sampled_from(_POOL),
                           st.sampled_from(_POOL)), min_size=1, max_size=20))  # fmt: skip
@@ -86,10 +66,9 @@ def test_a_remembered_constraint_check_is_the_one_worked_out_afresh(
     judged: list[tuple[str, Any, Any]],
 ) -> None:
     for op, got, wanted in judged:  # in any order: one type's check never answers another's
-        check = constraint_checks(_goal(op), _session({"day": wanted}, {"day": got}))[
-            "constraint:day"
-        ]
-        ok = _holds(op, got, wanted)
+        session = _session({"day": wanted}, {"day": got})
+        check = constraint_checks(_goal(op), session)["constraint:day"]
+        ok = satisfies(Constraint(fact="day", field="day", op=op), {"day": got}, wanted)
         sign = _SIGNS[op][0 if ok else 1]
         assert check.passed is ok
         assert check.detail == f"day {written(got)} {sign} {written(wanted)} (day stated in turn 1)"
