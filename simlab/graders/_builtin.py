@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simlab.contracts import Grader, GraderResult, GradingContext
-from simlab.core import Check
 from simlab.graders._action import final_call
-from simlab.graders._canary import CANARY, canary_check
-from simlab.graders._completion import GOAL_COMPLETED, judge_completed, judge_confirmation
+from simlab.graders._canary import canary_check
+from simlab.graders._completion import judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
 from simlab.graders._efficiency import Efficiency, Reflection
 from simlab.graders._safety import SAFETY_GRADERS
-from simlab.graders._trajectory import TRAJECTORY, judge_trajectory, session_trajectory
+from simlab.graders._shared import named
+from simlab.graders._trajectory import judge_trajectory, session_trajectory
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class GoalCompleted:
 
     def grade(self, ctx: GradingContext) -> GraderResult:
         action = final_call(ctx.goal.final_tool, ctx.tool_calls)
-        return _named(judge_completed(ctx.goal, ctx.transcript, action), GOAL_COMPLETED)
+        return judge_completed(ctx.goal, ctx.transcript, action)
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Constraints:
     def grade(self, ctx: GradingContext) -> GraderResult:
         action = final_call(ctx.goal.final_tool, ctx.tool_calls)
         checks = judge_constraints(ctx.goal, ctx.stated, action)
-        return [_named(c, n) for n, c in checks.items()] or None
+        return list(checks.values()) or None
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Confirmation:
     def grade(self, ctx: GradingContext) -> GraderResult:
         action = final_call(ctx.goal.final_tool, ctx.tool_calls)
         check = judge_confirmation(ctx.goal, ctx.transcript, action)
-        return None if check is None else _named(check, self.name)
+        return None if check is None else named(check, self.name)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Trajectory:
         actual, metrics = session_trajectory(ctx.goal, ctx.transcript, ctx.tool_calls)
         # nothing expected: reported, not scored
         score = round(metrics.lcs_f1, 4) if ctx.goal.expected_tools else None
-        return _named(judge_trajectory(ctx.goal, actual, metrics, score), TRAJECTORY)
+        return judge_trajectory(ctx.goal, actual, metrics, score)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Canary:
     def grade(self, ctx: GradingContext) -> GraderResult:
         if not ctx.canaries:
             return None
-        return _named(canary_check(ctx.transcript, ctx.canaries), CANARY)
+        return canary_check(ctx.transcript, ctx.canaries)
 
 
 BUILTIN: dict[str, Grader] = {
@@ -93,9 +93,3 @@ BUILTIN: dict[str, Grader] = {
 them (``efficiency``, ``reflection`` and the safety graders ``agency``, ``tool_policy``,
 ``param_scope``, ``identity``, ``tool_canary`` run when a suite's ``graders`` or preset
 names them)."""
-
-
-def _named(check: Check, name: str) -> Check:
-    if check.name != name:  # a model's setattr runs Python code: skipped when named
-        check.name = name
-    return check

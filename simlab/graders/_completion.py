@@ -5,6 +5,7 @@ from __future__ import annotations
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._action import action_view, final_action
 from simlab.graders._constraints import NO_FINAL_ACTION
+from simlab.graders._shared import shared_check
 from simlab.graders._written import written_forms
 from simlab.spec import Goal
 
@@ -51,13 +52,14 @@ def judge_completed(
     """``goal_completed_check`` from an already-found final action."""
     tool = goal.final_tool
     if action is not None:
-        return Check(passed=True, detail=f"{tool} in turn {action[0]}", turn=action[0])
+        return shared_check(GOAL_COMPLETED, True, f"{tool} in turn {action[0]}", action[0])
     failed = [c for _, c in transcript.tool_calls() if c.name == tool]
     if not failed:
-        return Check(passed=False, detail=f"{tool} was never called")
-    return Check(
-        passed=False,
-        detail=f"{tool} failed {len(failed)} time(s), last error: {failed[-1].error}",
+        return shared_check(GOAL_COMPLETED, False, f"{tool} was never called")
+    return shared_check(
+        GOAL_COMPLETED,
+        False,
+        f"{tool} failed {len(failed)} time(s), last error: {failed[-1].error}",
     )
 
 
@@ -68,15 +70,14 @@ def judge_confirmation(
     if not goal.confirm_fields:
         return None
     if action is None:
-        return Check(passed=False, detail=NO_FINAL_ACTION)
+        return shared_check(CONFIRMATION, False, NO_FINAL_ACTION)
     turn_index = action[0]
     missing = [said for said, _ in confirm_gaps(goal, transcript, action)]
     if missing:
-        return Check(
-            passed=False, detail="reply does not state " + ", ".join(missing), turn=turn_index
-        )
+        detail = "reply does not state " + ", ".join(missing)
+        return shared_check(CONFIRMATION, False, detail, turn_index)
     fields = ", ".join(goal.confirm_fields)
-    return Check(passed=True, detail=f"reply states {fields}", turn=turn_index)
+    return shared_check(CONFIRMATION, True, f"reply states {fields}", turn_index)
 
 
 def confirm_gaps(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
-from simlab.graders._action import action_view, final_action, satisfies
+from simlab.graders._action import _holds, action_view, final_action
+from simlab.graders._shared import shared_check
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal, PerObject
 
@@ -58,16 +60,38 @@ def judge_constraints(
         if fact is None:
             continue
         if view is None:
-            checks[name] = Check(name=name, passed=False, detail=NO_FINAL_ACTION, turn=fact.turn)
+            checks[name] = shared_check(name, False, NO_FINAL_ACTION, fact.turn)
             continue
-        ok = satisfies(constraint, view, fact.value)
-        checks[name] = Check(
-            name=name,
-            passed=ok,
-            detail=_detail(constraint, fact, view, ok, tool),
-            turn=fact.turn,
-        )
+        got = view.get(constraint.field, _ABSENT)
+        op, field = constraint.op, constraint.field
+        verdict = (name, constraint.fact, field, op, tool, fact.value, fact.turn, got)
+        if type(fact.value) in _SCALARS and (got is _ABSENT or type(got) in _SCALARS):
+            checks[name] = _remembered_check(*verdict)
+        else:
+            checks[name] = _constraint_check(*verdict)
     return checks
+
+
+def _constraint_check(
+    name: str, fact: str, field: str, op: str, tool: str, wanted: object, turn: int, got: object
+) -> Check:
+    """One constraint's check: the final action's ``field`` is ``got`` (``_ABSENT``: it has
+    no such field), the user stated ``wanted`` for ``fact`` in ``turn``."""
+    source = f"({fact} stated in turn {turn})"
+    if got is _ABSENT:
+        detail = f"{tool} has no {field}, wanted {_OP_SIGNS[op][0]} {written(wanted)} {source}"
+        return shared_check(name, False, detail, turn)
+    ok = _holds(op, got, wanted)
+    sign = _OP_SIGNS[op][0 if ok else 1]
+    return shared_check(name, ok, f"{field} {written(got)} {sign} {written(wanted)} {source}", turn)
+
+
+# Sessions end with the same few final actions on the same few stated values: their
+# checks are remembered. Only exact scalar types, each equal value written and compared
+# alike (0.0 and -0.0 both as 0), and typed, so 1, 1.0, True and "1" stay apart.
+_ABSENT = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_remembered_check = lru_cache(maxsize=8192, typed=True)(_constraint_check)
 
 
 def _names(constraints: list[Constraint]) -> list[str]:
@@ -82,15 +106,3 @@ def _names(constraints: list[Constraint]) -> list[str]:
 
 _names_of: PerObject[Goal, list[str]] = PerObject(lambda goal: _names(goal.constraints), most=4096)
 """A goal's constraint check names, in the order of its constraints."""
-
-
-def _detail(
-    constraint: Constraint, fact: StatedFact, view: Mapping[str, object], ok: bool, tool: str
-) -> str:
-    sign = _OP_SIGNS[constraint.op][0 if ok else 1]
-    source = f"({constraint.fact} stated in turn {fact.turn})"
-    wanted = written(fact.value)
-    if constraint.field not in view:
-        want_sign = _OP_SIGNS[constraint.op][0]
-        return f"{tool} has no {constraint.field}, wanted {want_sign} {wanted} {source}"
-    return f"{constraint.field} {written(view[constraint.field])} {sign} {wanted} {source}"

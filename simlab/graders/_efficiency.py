@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simlab.contracts import GraderResult, GradingContext
 from simlab.core import Check, ToolCall, Transcript
@@ -55,13 +56,16 @@ def tool_use(
     ``transcript.tool_calls()`` when the caller has it already (``GradingContext``)."""
     turn_calls = transcript.tool_calls() if calls is None else calls
     names, metrics = session_trajectory(goal, transcript, turn_calls)
-    return ToolUse(
-        expected=len(goal.expected_tools),
-        calls=len(names),
-        lcs=metrics.lcs,
-        repeats=metrics.repeats,
-        redundant=redundant_calls([call for _, call in turn_calls]),
-    )
+    redundant = redundant_calls([call for _, call in turn_calls])
+    expected = len(goal.expected_tools)
+    return _shared_tool_use(expected, len(names), metrics.lcs, metrics.repeats, redundant)
+
+
+@lru_cache(maxsize=4096)
+def _shared_tool_use(expected: int, calls: int, lcs: int, repeats: int, redundant: int) -> ToolUse:
+    """One ``ToolUse`` per distinct set of figures, shared by the sessions with them (as
+    checks are: records only read them, and a model costs more to make than to find)."""
+    return ToolUse(expected=expected, calls=calls, lcs=lcs, repeats=repeats, redundant=redundant)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ import fnmatch
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from simlab.contracts import GradingContext
@@ -112,12 +113,24 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
             f.call,
         )
     )
-    first: dict[str, StageFailure] = {}
+    first: dict[str, _Failure] = {}
     for f in found:
         if f.stage not in first:
-            first[f.stage] = StageFailure(stage=f.stage, turn=f.turn, check=f.check,
-                                          detail=f.detail[:300])  # fmt: skip
-    return ToolStages(failures=list(first.values()))
+            first[f.stage] = f
+    return _shared_stages(tuple((f.stage, f.turn, f.check, f.detail[:300]) for f in first.values()))
+
+
+_Shown = tuple[str, int | None, str | None, str]
+"""A failure as the record shows it: stage, turn, check, detail."""
+
+
+@lru_cache(maxsize=4096)
+def _shared_stages(failures: tuple[_Shown, ...]) -> ToolStages:
+    """One ``ToolStages`` per distinct list of failures, shared by the sessions with it (as
+    checks are: records only read them, and a model costs more to make than to find)."""
+    return ToolStages(
+        failures=[StageFailure(stage=s, turn=t, check=c, detail=d) for s, t, c, d in failures]
+    )
 
 
 def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._redo import RedoWindow, redo_windows
+from simlab.graders._shared import shared_check
 from simlab.spec import Goal
 
 TRAJECTORY = "trajectory"
@@ -165,9 +166,7 @@ def judge_trajectory(
     passed, detail = _verdict(
         goal.trajectory_match, tuple(goal.expected_tools), tuple(actual), metrics
     )
-    if score is None:
-        return Check(passed=passed, detail=detail)
-    return Check(passed=passed, detail=detail, score=score)
+    return shared_check(TRAJECTORY, passed, detail, None, score)
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,126 @@
+"""Sessions that reach the same verdict share its check (and their tool figures), and
+sharing never lets one session's verdict answer another's: a check remembered for one
+typed value is never the one for an equal value of another type, and a grader under
+another name gets its own copy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simlab.contracts import GradingContext
+from simlab.core import AgentReply, SessionKey, ToolCall, Transcript, Turn, UserTurn
+from simlab.graders import (
+    Confirmation,
+    constraint_checks,
+    default_graders,
+    grade,
+    grade_session,
+    satisfies,
+    tool_stages,
+    tool_use,
+)
+from simlab.graders._written import written
+from simlab.spec import Constraint, Goal, Mode, Persona
+
+_POOL = [0, 1, 2, -1, 0.0, -0.0, 1.0, 1.5, True, False, "1", "1.0", "true", "abc", " Abc "]
+_SIGNS = {"eq": ("==", "!="), "le": ("<=", ">"), "ge": (">=", "<")}
+
+
+def _goal(op: str = "eq") -> Goal:
+    return Goal.model_validate(
+        {
+            "id": "book",
+            "title": "Book a table",
+            "final_tool": "book",
+            "facts": [{"id": "day", "slot": "day", "value": "2026-01-02"}],
+            "constraints": [{"fact": "day", "field": "day", "op": op}],
+            "expected_tools": ["book"],
+            "confirm_fields": ["ref"],
+        }
+    )
+
+
+GOAL = _goal()
+
+
+def _session(said: dict[str, Any], args: dict[str, Any], reply: str = "Booked R1") -> Transcript:
+    call = ToolCall(name="book", args=args, result={"ref": "R1"})
+    return Transcript(
+        turns=[
+            Turn(
+                index=1,
+                user=UserTurn(text="book it", disclosed=said),
+                agent=AgentReply(text=reply, tool_calls=[call]),
+            )
+        ]
+    )
+
+
+@settings(deadline=None, max_examples=200)  # a shared machine: no per-example deadline
+@given(st.lists(st.tuples(st.sampled_from(["eq", "le", "ge"]), st.sampled_from(_POOL),
+                          st.sampled_from(_POOL)), min_size=1, max_size=20))  # fmt: skip
+def test_a_remembered_constraint_check_is_the_one_worked_out_afresh(
+    judged: list[tuple[str, Any, Any]],
+) -> None:
+    for op, got, wanted in judged:  # in any order: one type's check never answers another's
+        session = _session({"day": wanted}, {"day": got})
+        check = constraint_checks(_goal(op), session)["constraint:day"]
+        ok = satisfies(Constraint(fact="day", field="day", op=op), {"day": got}, wanted)
+        sign = _SIGNS[op][0 if ok else 1]
+        assert check.passed is ok
+        assert check.detail == f"day {written(got)} {sign} {written(wanted)} (day stated in turn 1)"
+        assert check.turn == 1
+
+
+def test_a_missing_field_is_remembered_apart_from_a_present_one() -> None:
+    for _ in range(2):  # worked out, then remembered
+        absent = constraint_checks(GOAL, _session({"day": "2026-01-02"}, {}))["constraint:day"]
+        assert not absent.passed
+        assert absent.detail == "book has no day, wanted == 2026-01-02 (day stated in turn 1)"
+        same = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
+        assert constraint_checks(GOAL, same)["constraint:day"].passed
+
+
+def test_sessions_with_the_same_verdicts_share_their_checks_and_figures() -> None:
+    one = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
+    other = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
+    assert one.checks.keys() == other.checks.keys()
+    assert all(one.checks[n] is other.checks[n] for n in one.checks)
+    assert all(n == c.name for n, c in one.checks.items())
+    uses = [tool_use(GOAL, _session({}, {"day": d})) for d in ("2026-01-02", "2026-01-03")]
+    assert uses[0] is uses[1] and uses[0].calls == 1
+
+
+def test_tool_stages_are_shared_by_sessions_that_fail_alike() -> None:
+    def ctx(transcript: Transcript) -> GradingContext:
+        return GradingContext(
+            key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
+            persona=Persona(id="p", name="p", language="en"),
+            goal=GOAL,
+            mode=Mode.FULL,
+            transcript=transcript,
+        )
+
+    wrong = [ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-09"})) for _ in range(2)]
+    stages = [tool_stages(c, grade_session(c).checks) for c in wrong]
+    assert stages[0] is stages[1]
+    assert [f.stage for f in stages[0].failures] == ["arguments"]
+
+
+def test_a_grader_under_another_name_copies_the_shared_check() -> None:
+    said_ok = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
+    ctx = GradingContext(
+        key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
+        persona=Persona(id="p", name="p", language="en"),
+        goal=GOAL,
+        mode=Mode.FULL,
+        transcript=said_ok,
+    )
+    renamed = grade_session(ctx, [Confirmation(name="told")]).checks
+    assert list(renamed) == ["told"] and renamed["told"].name == "told"
+    plain = grade_session(ctx, default_graders()).checks["confirmation"]
+    assert plain.name == "confirmation" and plain.passed
+    assert plain is not renamed["told"]
