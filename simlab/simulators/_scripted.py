@@ -31,6 +31,12 @@ from simlab.spec import (
 
 _NO_READING = ReplyReading()
 
+# A user turn made by its pydantic validator, as ``UserTurn(**fields)`` makes it (validated,
+# the same fields set), without ``BaseModel.__init__``'s Python frame: one a turn.
+_new_user_turn: Callable[[dict[str, Any]], UserTurn] = (
+    UserTurn.__pydantic_validator__.validate_python
+)
+
 PerturbationLookup = Callable[[Sequence[str]], Sequence[Perturbation]]
 """Perturbation ids (a session key's) to their definitions, in order."""
 
@@ -421,10 +427,12 @@ class ScriptedSimulator:
         if self._stack is not None:
             if self._decorate:
                 text = self._stack.decorate(text, turn, closing=stop is not None)
-            return UserTurn(
-                text=text,
-                disclosed=draft.disclosed,
-                perturbations=list(self._stack.landed),
-                stop=stop,
+            return _new_user_turn(
+                {
+                    "text": text,
+                    "disclosed": draft.disclosed,
+                    "perturbations": list(self._stack.landed),
+                    "stop": stop,
+                }
             )
-        return UserTurn(text=text, disclosed=draft.disclosed, stop=stop)
+        return _new_user_turn({"text": text, "disclosed": draft.disclosed, "stop": stop})
