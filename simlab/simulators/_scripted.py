@@ -17,7 +17,7 @@ from simlab.simulators._perturbation_stack import FactChange, PerturbationStack,
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, reader_of
 from simlab.simulators._unheard import Unheard
-from simlab.simulators._voice import add_typos, fast_strip, voice_of
+from simlab.simulators._voice import add_typos, stripped_sentence, voice_of
 from simlab.spec import (
     Domain,
     FactValue,
@@ -30,6 +30,12 @@ from simlab.spec import (
 )
 
 _NO_READING = ReplyReading()
+
+# A user turn made by its pydantic validator, as ``UserTurn(**fields)`` makes it (validated,
+# the same fields set), without ``BaseModel.__init__``'s Python frame: one a turn.
+_new_user_turn: Callable[[dict[str, Any]], UserTurn] = (
+    UserTurn.__pydantic_validator__.validate_python
+)
 
 PerturbationLookup = Callable[[Sequence[str]], Sequence[Perturbation]]
 """Perturbation ids (a session key's) to their definitions, in order."""
@@ -415,16 +421,18 @@ class ScriptedSimulator:
                 add_typos(p, rate, rng) if ok else p
                 for p, ok in zip(parts, draft.typo_ok, strict=True)
             ]
+        if self._strip:  # sentence by sentence: stripping maps each character on its own
+            parts = [stripped_sentence(p) for p in parts]
         text = " ".join(parts)
-        if self._strip:
-            text = fast_strip(text)
         if self._stack is not None:
             if self._decorate:
                 text = self._stack.decorate(text, turn, closing=stop is not None)
-            return UserTurn(
-                text=text,
-                disclosed=draft.disclosed,
-                perturbations=list(self._stack.landed),
-                stop=stop,
+            return _new_user_turn(
+                {
+                    "text": text,
+                    "disclosed": draft.disclosed,
+                    "perturbations": list(self._stack.landed),
+                    "stop": stop,
+                }
             )
-        return UserTurn(text=text, disclosed=draft.disclosed, stop=stop)
+        return _new_user_turn({"text": text, "disclosed": draft.disclosed, "stop": stop})

@@ -12,7 +12,7 @@ import random
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from simlab.core import strip_diacritics
 from simlab.spec import Domain, DomainSlot, FactValue, Language, PerDomain
@@ -221,6 +221,13 @@ def fast_strip(text: str) -> str:
     if text.isascii():
         return text
     return text.translate(_strip_table())
+
+
+@lru_cache(maxsize=8192)
+def stripped_sentence(sentence: str) -> str:
+    """``fast_strip``, remembered: a user's sentences come from a domain's few phrasings,
+    and ``str.translate`` looks each of their characters up in the table."""
+    return fast_strip(sentence)
 
 
 def add_typos(text: str, rate: float, rng: random.Random) -> str:

@@ -145,3 +145,23 @@ def test_fast_strip_matches_strip_diacritics_on_every_domain_phrasing() -> None:
     for text in texts:
         assert fast_strip(text) == strip_diacritics(text), text
         assert fold(text) == strip_diacritics(text).lower(), text
+
+
+def test_a_message_stripped_sentence_by_sentence_is_the_message_stripped() -> None:
+    # the scripted user strips each sentence (remembered) and joins them after
+    from itertools import pairwise
+
+    from simlab.simulators._voice import fast_strip, stripped_sentence
+
+    lines = [
+        line
+        for path in sorted((ROOT / "domains").glob("*/*.yaml"))
+        for line in path.read_text("utf-8").splitlines()
+        if not line.isascii()
+    ]
+    assert len(lines) > 100
+    for a, b in pairwise(lines):
+        sentences = [a, "\u0110à Nẵng", b, "Ha\u0300 No\u0302\u0323i"]
+        joined = " ".join(sentences)
+        assert " ".join(stripped_sentence(s) for s in sentences) == fast_strip(joined)
+        assert stripped_sentence(a) == fast_strip(a)  # remembered, not changed
