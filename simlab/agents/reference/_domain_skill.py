@@ -73,6 +73,9 @@ def fold(text: str) -> str:
 _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
+_Sentence = tuple[str, int, tuple[_Found, ...]]
+"""A folded sentence, its literal words (``LiteralWords.held``), its matches of the
+phrasings read per sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +140,10 @@ class DomainReader:
                 self._phrasings[i].words[0] for i in kind if self._phrasings[i].words
             )
             self._always[in_sentence] = tuple(i for i in kind if not self._phrasings[i].words)
-        # each sentence's words and matches of the phrasings read per sentence: messages
-        # differ, the sentences they are made of are few (862 in 13,162 on the default suite)
-        self._sentences: dict[str, tuple[int, tuple[_Found, ...]]] = {}
+        # each raw sentence's folded sentences, their words and matches of the phrasings
+        # read per sentence: messages differ, the sentences they are made of are few (862
+        # in 13,162 on the default suite)
+        self._sentences: dict[str, tuple[_Sentence, ...]] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
@@ -333,33 +337,44 @@ class DomainReader:
                 found.append((i, start, end, name, m.groups()))
         return found
 
-    def _sentence(self, sentence: str) -> tuple[int, tuple[_Found, ...]]:
-        """A sentence's literal words and its matches of the phrasings read per sentence."""
-        known = self._sentences.get(sentence)
+    def _sentence(self, raw: str) -> tuple[_Sentence, ...]:
+        """The sentences of a raw sentence folded (folding may show another sentence's end:
+        a mark between a "." and its space), each with its literal words and its matches
+        of the phrasings read per sentence."""
+        known = self._sentences.get(raw)
         if known is None:
-            held = self._words.held(sentence)
-            known = (held, tuple(self._matches(sentence, held, True)))
+            known = tuple(self._read_sentence(s) for s in _sentences(fold(raw)))
             if len(self._sentences) >= _MAX_SENTENCES:  # bounded: texts of any size
                 self._sentences.clear()
-            self._sentences[sentence] = known
+            self._sentences[raw] = known
         return known
 
+    def _read_sentence(self, sentence: str) -> _Sentence:
+        held = self._words.held(sentence)
+        return sentence, held, tuple(self._matches(sentence, held, True))
+
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
-        t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
         # A phrasing that cannot hold a sentence's end (its only "." is a number's, before
         # a digit; no anchors, no lookarounds) matches in a message what it matches in each
         # of its sentences, as no attempt at a match reads past one: it is read once per
         # distinct sentence. The cut is a token boundary: the message's words are theirs.
+        # The message is cut before it is folded, so each sentence is folded once: the
+        # folds join into the message's (a sentence but the first starts with a space,
+        # which no accent or case rule reads across).
         held = 0
         found: list[_Found] = []
+        folded: list[str] = []
         offset = 0
-        for sentence in _sentences(t):
-            words, matches = self._sentence(sentence)
-            held |= words
-            found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
-            offset += len(sentence)
+        for raw in _sentences(text):
+            for sentence, words, matches in self._sentence(raw):
+                held |= words
+                if matches:
+                    found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
+                offset += len(sentence)
+                folded.append(sentence)
+        t = "".join(folded)
         found += self._matches(t, held, False)
         # the domain's order (a stable sort keeps each phrasing's matches in text order):
         # it decides ties and the message's language
@@ -397,7 +412,9 @@ class DomainReader:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        yes = is_explicit_yes(text, self.domain)  # the guards' reading, as the graders'
+        # the guards' reading, as the graders'; of the folded text, whose plain form is
+        # the message's (``plain(fold(text)) == plain(text)``), so accents go once
+        yes = is_explicit_yes(t, self.domain)
         language = languages[0] if languages else None
         return tuple(slots.items()), intent, yes, language
 
