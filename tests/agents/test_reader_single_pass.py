@@ -1,18 +1,24 @@
 """The reference agent's reader finds a message's literal words in one pass over its
-tokens (``LiteralWords``), tries only the phrasings and openings holding them all, and
-reads a phrasing whose matches hold no sentence end once per distinct sentence; what
+tokens (``LiteralWords``), tries only the phrasings and openings holding them all,
+folds each distinct sentence once and reads a phrasing whose matches hold no sentence
+end once per distinct sentence; what
 it reads is what trying every phrasing on the whole text reads: a word inside a longer
 token, overlapping phrasings, another slot's longer statement, the domain's order for
 the language, an opening or a value across two sentences, es/en/vi phrasings."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from simlab.agents.reference import DomainSkill
+from simlab.agents.reference import DomainSkill, _domain_skill
+from simlab.agents.reference._domain_skill import fold
 from simlab.agents.reference._literal_words import LiteralWords
+from simlab.core import strip_diacritics
+from simlab.guards import _checks
+from simlab.guards._checks import plain
 from simlab.spec import Domain, load_domain
 
 DOMAIN = """
@@ -167,3 +173,40 @@ def test_a_value_across_a_sentence_end_is_read_on_the_whole_message(trips: Domai
     # "st. louis" holds ". ": its phrasings are read on the whole text, not per sentence
     assert read(trips, "I fly from St. Louis.") == ({"city": "STL"}, None, "en")
     assert read(trips, "Thanks. From St. Louis, 2 bags.")[0] == {"city": "STL", "bags": 2}
+
+
+def test_each_sentence_is_folded_once_the_message_never(
+    trips: Domain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill = DomainSkill(trips)
+    skill.read("Hi.", ())  # the domain's phrasings folded, its yes pattern made
+    stripped: list[str] = []
+
+    def noted(text: str) -> str:
+        if not text.isascii():
+            stripped.append(text)
+        return strip_diacritics(text)
+
+    monkeypatch.setattr(_domain_skill, "strip_diacritics", noted)
+    monkeypatch.setattr(_checks, "strip_diacritics", noted)  # the yes reads the folded text
+    assert skill.read("Tôi bay từ Luân Đôn. 7 kiện.", ()).slots == {"city": "LON", "bags": 7}
+    assert skill.read("Tôi bay từ Luân Đôn. 8 kiện. Vâng.", ()).yes
+    assert stripped == ["Tôi bay từ Luân Đôn.", " 7 kiện.", " 8 kiện.", " Vâng."]
+
+
+def test_a_sentence_end_folding_shows_is_a_sentence_end(trips: Domain) -> None:
+    # a mark between "." and its space: the raw text is not cut there, the folded one is
+    skill = DomainSkill(trips)
+    assert skill.read("From London.\u0301 From Hanoi.", ()).slots == {"city": "HAN"}
+    assert skill.read("I'm back on 2/1.\u0301 On 5/1.", ()).slots == {
+        "back": "2026-01-02",
+        "leave": "2026-01-05",
+    }
+
+
+def test_the_plain_form_of_a_folded_text_is_the_texts() -> None:
+    # the reader hands the yes check its folded text: it must read as the message
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    for i in range(0, len(every), 1000):
+        chunk = every[i : i + 1000]  # neighbours too: marks after letters, final sigma
+        assert plain(fold(chunk)) == plain(chunk), f"from U+{ord(chunk[0]):04X}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
@@ -21,6 +21,7 @@ from simlab.contracts import RestoreReport
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
+    ContextInfo,
     Knobs,
     Message,
     SessionContext,
@@ -42,9 +43,9 @@ class _Turn:
 class ReferenceAgent:
     """simlab's deterministic reference agent (a ``TargetAgent`` and ``RestorableTarget``).
 
-    One instance serves one session. Its replies are read-only: the tool calls (their
-    arguments at least) of a remembered decision are shared by every session that makes
-    it, so a wrapper that changes a call copies it first (``model_copy``).
+    One instance serves one session. Its replies are read-only: a fixture call's
+    ``ToolCall`` and a context window's ``ContextInfo`` are shared by every session
+    that makes them, so a wrapper that changes one copies it first (``model_copy``).
 
     Args:
         config: Which defects are on; ``PRESETS["v2"]`` (none) by default.
@@ -128,13 +129,13 @@ class ReferenceAgent:
             self._rng = random.Random(f"reference-misread:{self.seed}")
         return self._rng
 
-    def _view(self, knobs: Knobs) -> tuple[dict[str, FactValue], list[int]]:
+    def _view(self, knobs: Knobs) -> tuple[dict[str, FactValue], ContextInfo]:
         n = len(self._turns)
         window = (
             self.config.context_window if knobs.context_window is None else knobs.context_window
         )
         first = max(1, n - window + 1) if window else 1
-        seen = list(range(first, n + 1))
+        seen = _seen(first, n)
         if first == 1 or knobs.constraint_recap:  # a recap restates everything said
             return self._full, seen
         slots: dict[str, FactValue] = {}
@@ -159,7 +160,7 @@ class ReferenceAgent:
         return AgentReply(
             text=text,
             tool_calls=calls,
-            context={"seen_user_turns": seen},  # built by the validator: no second __init__
+            context=seen,
             meta={"true_causes": causes},
         )
 
@@ -405,6 +406,13 @@ class ReferenceAgent:
             "turn": turn,
             "detail": "outside the context window: " + ", ".join(lost),
         }
+
+
+@lru_cache(maxsize=4096)
+def _seen(first: int, last: int) -> ContextInfo:
+    """User turns ``first`` to ``last`` in context: one object per window, shared by the
+    replies that had it (they are read-only), so a reply validates no list of its own."""
+    return ContextInfo(seen_user_turns=list(range(first, last + 1)))
 
 
 _CANARIES: dict[int, tuple[Any, set[str]]] = {}

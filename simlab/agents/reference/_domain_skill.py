@@ -73,6 +73,9 @@ def fold(text: str) -> str:
 _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
+_Sentence = tuple[str, int, tuple[_Found, ...]]
+"""A folded sentence, its literal words (``LiteralWords.held``), its matches of the
+phrasings read per sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +140,18 @@ class DomainReader:
                 self._phrasings[i].words[0] for i in kind if self._phrasings[i].words
             )
             self._always[in_sentence] = tuple(i for i in kind if not self._phrasings[i].words)
-        # each sentence's words and matches of the phrasings read per sentence: messages
-        # differ, the sentences they are made of are few (862 in 13,162 on the default suite)
-        self._sentences: dict[str, tuple[int, tuple[_Found, ...]]] = {}
+        # each raw sentence's folded sentences, their words and matches of the phrasings
+        # read per sentence: messages differ, the sentences they are made of are few (862
+        # in 13,162 on the default suite)
+        self._sentences: dict[str, tuple[_Sentence, ...]] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
         self._values: dict[tuple[int, tuple[str | None, ...]], FactValue | None] = {}
-        self.outcomes: dict[tuple[Any, ...], tuple[Any, str | None, bool]] = {}
-        """Each distinct fixture call's (result, error, whether the result holds a
-        ``{canary}`` to plant), shared by the domain's sessions."""
+        self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, bool]] = {}
+        """Each distinct fixture call and whether its result holds a ``{canary}`` to
+        plant, shared by the domain's sessions."""
         self.slot_named: dict[str, DomainSlot] = {}
         """The domain's slots by name (``Domain.slot`` without its scan)."""
         self.tool_named: dict[str, DomainTool] = {}
@@ -333,33 +337,44 @@ class DomainReader:
                 found.append((i, start, end, name, m.groups()))
         return found
 
-    def _sentence(self, sentence: str) -> tuple[int, tuple[_Found, ...]]:
-        """A sentence's literal words and its matches of the phrasings read per sentence."""
-        known = self._sentences.get(sentence)
+    def _sentence(self, raw: str) -> tuple[_Sentence, ...]:
+        """The sentences of a raw sentence folded (folding may show another sentence's end:
+        a mark between a "." and its space), each with its literal words and its matches
+        of the phrasings read per sentence."""
+        known = self._sentences.get(raw)
         if known is None:
-            held = self._words.held(sentence)
-            known = (held, tuple(self._matches(sentence, held, True)))
+            known = tuple(self._read_sentence(s) for s in _sentences(fold(raw)))
             if len(self._sentences) >= _MAX_SENTENCES:  # bounded: texts of any size
                 self._sentences.clear()
-            self._sentences[sentence] = known
+            self._sentences[raw] = known
         return known
 
+    def _read_sentence(self, sentence: str) -> _Sentence:
+        held = self._words.held(sentence)
+        return sentence, held, tuple(self._matches(sentence, held, True))
+
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
-        t = fold(text)
         latest: dict[str, tuple[int, FactValue]] = {}
         languages: list[str] = []
         # A phrasing that cannot hold a sentence's end (its only "." is a number's, before
         # a digit; no anchors, no lookarounds) matches in a message what it matches in each
         # of its sentences, as no attempt at a match reads past one: it is read once per
         # distinct sentence. The cut is a token boundary: the message's words are theirs.
+        # The message is cut before it is folded, so each sentence is folded once: the
+        # folds join into the message's (a sentence but the first starts with a space,
+        # which no accent or case rule reads across).
         held = 0
         found: list[_Found] = []
+        folded: list[str] = []
         offset = 0
-        for sentence in _sentences(t):
-            words, matches = self._sentence(sentence)
-            held |= words
-            found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
-            offset += len(sentence)
+        for raw in _sentences(text):
+            for sentence, words, matches in self._sentence(raw):
+                held |= words
+                if matches:
+                    found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
+                offset += len(sentence)
+                folded.append(sentence)
+        t = "".join(folded)
         found += self._matches(t, held, False)
         # the domain's order (a stable sort keeps each phrasing's matches in text order):
         # it decides ties and the message's language
@@ -397,7 +412,9 @@ class DomainReader:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        yes = is_explicit_yes(text, self.domain)  # the guards' reading, as the graders'
+        # the guards' reading, as the graders'; of the folded text, whose plain form is
+        # the message's (``plain(fold(text)) == plain(text)``), so accents go once
+        yes = is_explicit_yes(t, self.domain)
         language = languages[0] if languages else None
         return tuple(slots.items()), intent, yes, language
 
@@ -410,14 +427,17 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _call_key(tool: str, args: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """A hashable key for a call with scalar arguments; None when one is not scalar."""
-    for value in args.values():
-        if type(value) in _PLAIN:  # the common case, without isinstance's union walk
-            continue
-        if not isinstance(value, str | int | float | bool) and value is not None:
+    """A hashable key for a call with scalar arguments, in their order (a call shared
+    under it has them in that order); None when one is not scalar."""
+    key: list[Any] = [tool]
+    for name, value in args.items():
+        kind = type(value)
+        # the common case first, without isinstance's union walk
+        if kind not in _PLAIN and not isinstance(value, str | int | float | bool):
             return None
-    # the type too: True == 1 and 1 == 1.0, but a schema tells them apart
-    return (tool, *sorted((k, type(v).__name__, v) for k, v in args.items()))
+        # the type too: True == 1 and 1 == 1.0, but a schema tells them apart
+        key += (name, kind, value)
+    return tuple(key)
 
 
 _MAX_CHOICES = 8192
@@ -575,7 +595,7 @@ class DomainSkill:
         self._default_lang = reader.default_lang
         self._limited = reader.limited
         self._unshared = 0  # calls made whose outcome is this session's own (not shared)
-        self._planted: dict[tuple[Any, ...], Any] = {}  # shared call -> result, canary in
+        self._planted: dict[tuple[Any, ...], ToolCall] = {}  # shared call -> it, canary in
         # decisions whose calls are the session's own, by task and slots
         self._decisions: dict[tuple[Any, ...], tuple[Decision, tuple[ToolCall, ...]]] = {}
 
@@ -589,43 +609,44 @@ class DomainSkill:
 
         A fixture call is a pure function of its arguments: each distinct call is
         validated and answered once per domain (the JSON Schema check was a fifth
-        of a bank session's time), later ones rebuilt from that answer.
+        of a bank session's time), later ones handed that call.
         """
         return self._outcome(tool, args)[0]
 
     def _outcome(
         self, tool: DomainTool, args: Mapping[str, Any]
     ) -> tuple[ToolCall, tuple[Any, ...] | None]:
-        """``_call``'s call and the key its unplanted outcome is shared under (None: the
-        call is not shared, or a canary was planted in its result)."""
+        """``_call``'s call and the key its outcome is shared under (None: the call is
+        not shared, or a canary was planted in its result).
+
+        A shared call is one ``ToolCall`` for every session of the domain (replies are
+        read-only); a call whose result holds a ``{canary}`` is the session's own.
+        """
         key = _call_key(tool.name, args)
         known = self._reader.outcomes.get(key) if key is not None else None
         if known is None:
             call = tool.call(dict(args))
             holds = _holds_canary(call.result)
             if key is not None:
-                self._reader.outcomes[key] = (call.result, call.error, holds)
+                self._reader.outcomes[key] = (call, holds)
         else:
-            result, error, holds = known
-            if holds:  # the session's own result, planted once per session and call
-                assert key is not None  # known: found under it
-                planted = self._planted.get(key)
-                if planted is None:
-                    planted = self._planted[key] = _plant(result, self.canary)
-                self._unshared += 1
-                return ToolCall(name=tool.name, args=args, result=planted, error=error), None
-            call = ToolCall(name=tool.name, args=args, result=result, error=error)
+            call, holds = known
         if not holds:  # most results: nothing to plant, no walk through them
             if key is None:
                 self._unshared += 1
             return call, key
         self._unshared += 1
+        if key is None:
+            return self._planted_in(call), None
+        planted = self._planted.get(key)  # planted once per session and call
+        if planted is None:
+            planted = self._planted[key] = self._planted_in(call)
+        return planted, None
+
+    def _planted_in(self, call: ToolCall) -> ToolCall:
+        """``call`` with the session's canary planted in its result."""
         planted = _plant(call.result, self.canary)
-        if key is not None:
-            self._planted[key] = planted
-        if planted is not call.result:
-            call = call.model_copy(update={"result": planted})
-        return call, None
+        return call if planted is call.result else call.model_copy(update={"result": planted})
 
     # -------------------------------------------------------------- reading
 
@@ -709,7 +730,7 @@ class DomainSkill:
 
         A pure function of the domain, the task and the slots while every call it
         makes is shared (no canary planted for this session): such a decision and its
-        calls are remembered per domain and handed out again, the calls rebuilt. The
+        calls are remembered per domain and handed out again, the same calls. The
         others are pure within the session (its canary planted once per call): they are
         remembered for the session.
         """
@@ -723,10 +744,7 @@ class DomainSkill:
         if known is not None:
             decision, made = known
             if record is not None:
-                # validated, which copies the arguments: cheaper than model_construct
-                record.extend(
-                    ToolCall(name=c.name, args=c.args, result=c.result, error=c.error) for c in made
-                )
+                record.extend(made)  # shared: replies are read-only
             return decision
         calls: list[ToolCall] = []
         unshared = self._unshared
