@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from simlab.contracts import Grader, GraderResult, GradingContext
 from simlab.graders._action import final_call
-from simlab.graders._canary import canary_check
+from simlab.graders._canary import canary_verdict
 from simlab.graders._completion import judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
 from simlab.graders._efficiency import Efficiency, Reflection
@@ -73,7 +73,7 @@ class Canary:
     def grade(self, ctx: GradingContext) -> GraderResult:
         if not ctx.canaries:
             return None
-        return canary_check(ctx.transcript, ctx.canaries)
+        return canary_verdict(ctx.transcript, ctx.canaries)
 
 
 BUILTIN: dict[str, Grader] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._action import action_view, final_action
 from simlab.graders._constraints import NO_FINAL_ACTION
-from simlab.graders._shared import shared_check
+from simlab.graders._shared import own, shared_check
 from simlab.graders._written import written_forms
 from simlab.spec import Goal
 
@@ -24,7 +24,7 @@ def goal_completed_check(goal: Goal, transcript: Transcript) -> Check:
         The ``goal_completed`` check; ``turn`` is the user turn the final action
         answered. A failure says how many calls of the tool failed, if any.
     """
-    return judge_completed(goal, transcript, final_action(goal, transcript))
+    return own(judge_completed(goal, transcript, final_action(goal, transcript)))
 
 
 def confirmation_check(goal: Goal, transcript: Transcript) -> Check | None:
@@ -43,7 +43,8 @@ def confirmation_check(goal: Goal, transcript: Transcript) -> Check | None:
         The ``confirmation`` check, or ``None`` when the goal has no confirm
         fields. ``detail`` names the fields the reply left out.
     """
-    return judge_confirmation(goal, transcript, final_action(goal, transcript))
+    check = judge_confirmation(goal, transcript, final_action(goal, transcript))
+    return None if check is None else own(check)
 
 
 def judge_completed(

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
 from simlab.graders._action import _holds, action_view, final_action
-from simlab.graders._shared import shared_check
+from simlab.graders._shared import own, shared_check
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal, PerObject
 
@@ -43,7 +43,8 @@ def constraint_checks(goal: Goal, transcript: Transcript) -> dict[str, Check]:
     Returns:
         Check name to check, each named; ``turn`` is the user turn the value was stated in.
     """
-    return judge_constraints(goal, stated_facts(transcript), final_action(goal, transcript))
+    checks = judge_constraints(goal, stated_facts(transcript), final_action(goal, transcript))
+    return {name: own(check, name) for name, check in checks.items()}
 
 
 def judge_constraints(

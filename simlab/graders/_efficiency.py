@@ -53,7 +53,8 @@ def tool_use(
 ) -> ToolUse:
     """The tool-call figures of a finished session against ``goal.expected_tools``
     (``session_trajectory``: the ``trajectory`` check's own); ``calls`` is
-    ``transcript.tool_calls()`` when the caller has it already (``GradingContext``)."""
+    ``transcript.tool_calls()`` when the caller has it already (``GradingContext``).
+    Read-only: sessions with the same figures share one ``ToolUse``."""
     turn_calls = transcript.tool_calls() if calls is None else calls
     names, metrics = session_trajectory(goal, transcript, turn_calls)
     redundant = redundant_calls([call for _, call in turn_calls])

@@ -102,6 +102,7 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
 
     Returns:
         The failures; empty when the tool use never failed (see the module docstring).
+        Read-only: sessions that fail alike share one ``ToolStages``.
     """
     found = [*_from_calls(ctx), *_from_checks(ctx, checks)]
     domain = ctx.domain

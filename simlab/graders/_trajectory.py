@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._redo import RedoWindow, redo_windows
-from simlab.graders._shared import shared_check
+from simlab.graders._shared import own, shared_check
 from simlab.spec import Goal
 
 TRAJECTORY = "trajectory"
@@ -156,7 +156,7 @@ def trajectory_check(goal: Goal, transcript: Transcript) -> Check:
         The check, with no ``turn`` (an order mismatch has no single turn).
     """
     actual, metrics = session_trajectory(goal, transcript)
-    return judge_trajectory(goal, actual, metrics)
+    return own(judge_trajectory(goal, actual, metrics))
 
 
 def judge_trajectory(

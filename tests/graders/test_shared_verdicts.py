@@ -11,16 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simlab.contracts import GradingContext
-from simlab.core import AgentReply, SessionKey, ToolCall, Transcript, Turn, UserTurn
+from simlab.core import AgentReply, Check, SessionKey, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import (
     Confirmation,
+    canary_check,
+    confirmation_check,
     constraint_checks,
     default_graders,
+    goal_completed_check,
     grade,
     grade_session,
     satisfies,
     tool_stages,
     tool_use,
+    trajectory_check,
 )
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal, Mode, Persona
@@ -124,3 +128,39 @@ def test_a_grader_under_another_name_copies_the_shared_check() -> None:
     plain = grade_session(ctx, default_graders()).checks["confirmation"]
     assert plain.name == "confirmation" and plain.passed
     assert plain is not renamed["told"]
+
+
+def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> None:
+    """A user's grader builds on them (as before sharing): each call's check is its own,
+    unnamed (the grader's name goes on it), and changing it changes no session's check."""
+    session = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
+    shared = grade(GOAL, session).checks
+    made = [
+        goal_completed_check(GOAL, session),
+        confirmation_check(GOAL, session),
+        trajectory_check(GOAL, session),
+        canary_check(session, ["CANARY-x"]),
+    ]
+    for check in made:
+        assert check is not None and check.name == ""
+        check.detail = "changed by the user's grader"
+    assert constraint_checks(GOAL, session)["constraint:day"] is not shared["constraint:day"]
+
+    class Strict:
+        name = "strict_completion"
+
+        def grade(self, ctx: GradingContext) -> Check:
+            return goal_completed_check(ctx.goal, ctx.transcript)
+
+    ctx = GradingContext(
+        key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
+        persona=Persona(id="p", name="p", language="en"),
+        goal=GOAL,
+        mode=Mode.FULL,
+        transcript=session,
+    )
+    both = grade_session(ctx, [*default_graders(), Strict()]).checks
+    assert both["strict_completion"].passed and both["goal_completed"].passed
+    again = grade(GOAL, session).checks
+    assert all(again[n] is shared[n] for n in shared)
+    assert all("changed" not in c.detail for c in again.values())

@@ -163,9 +163,13 @@ async def test_an_injected_canary_is_the_one_the_engine_grades_with() -> None:
         async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
             self.read += CANARY_RE.findall(history[-1].text)
             reply = await self.inner.reply(history, ctx)
-            for call in reply.tool_calls:
-                call.args["note"] = " ".join(self.read)
-            return reply
+            # new calls: the reference agent's replies are read-only (their calls are
+            # shared across sessions); writing into them would leak into later sessions
+            note = " ".join(self.read)
+            calls = [
+                c.model_copy(update={"args": {**c.args, "note": note}}) for c in reply.tool_calls
+            ]
+            return reply.model_copy(update={"tool_calls": calls})
 
     agents: list[Obedient] = []
 
