@@ -256,6 +256,37 @@ each drawn from, so not avoidable without changing results), the guards'
 CPU-second needs the transcript as plain objects (dataclasses: specialised attribute
 reads, no validation per turn) with pydantic at the record's edge: a change of the
 public ``Message``/``Turn``/``ToolCall`` types, not a trim.
+
+2026-12-02, thirteenth session: models made once and shared where records and replies
+only read them. Same ``sessions.jsonl`` (default, bank and safety suites); instructions
+per agent turn, each branch against its own start (about 1% between runs):
+
+======  =====================================================================
+ -44k   the reference agent: a fixture call is one ``ToolCall`` for the domain's
+        sessions (a remembered decision hands out the same calls), a context window
+        one ``ContextInfo``; a message cut into sentences before it is folded, each
+        distinct sentence folded once, the yes check reading the folded text (a
+        distinct message's reading 259k -> 201k)
+ -31k   grading: one ``Check`` per distinct verdict (a constraint's remembered by its
+        typed values), one ``ToolUse``/``ToolStages`` per distinct figure set, a
+        goal's required facts once per goal (grading with its figures 153k -> 121k);
+        the public check functions still hand out checks their caller may change
+  -7k   the scripted user: ``UserTurn`` by its validator, accents stripped per
+        remembered sentence
+======  =====================================================================
+
+Merged: 729.4k on today's default suite (817.8k before, -10.8%). Issue 13 was filed
+saying this script gave "about 7,600" agent turns per CPU-second; the code of that day
+(fa0817c) on its own default suite, and today's code on that suite
+(``instructions_per_turn.py --suite``, fa0817c's tree exported), 998.0k -> 766.9k: 1.30
+times its rate, where the goal is 10,000 / 7,600 = 1.32 times. Interleaved on one core
+(``--against fa0817c --ref-suite --rounds 7 --reps 10``, CI beside it, load average
+2-3): medians 4,778 -> 6,089 agent turns per CPU-second (1.27; the rounds' ratios
+0.98-1.44, their median 1.24). This machine now runs fa0817c's code at 3,300-5,500 per
+CPU-second, not the 7,600 the issue saw, so the absolute figure reads lower still; in the
+issue's own terms the engine is at about 9,400-9,900 of 10,000. What is left is as the
+twelfth session found: pydantic attribute reads and validation in the typed
+transcript, MT seeding, and the reader's whole-message phrasings.
 """
 
 from __future__ import annotations
