@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from simlab.contracts import Grader, GradingContext
@@ -39,6 +39,7 @@ from simlab.graders._builtin import BUILTIN
 from simlab.graders._canary import CANARY
 from simlab.graders._completion import CONFIRMATION, GOAL_COMPLETED
 from simlab.graders._constraints import CONSTRAINT_PREFIX
+from simlab.graders._shared import own
 from simlab.graders._trajectory import TRAJECTORY
 from simlab.spec import BUILTIN_GRADERS, Goal, Grading, Mode, Persona
 
@@ -83,6 +84,9 @@ def grade_session(
 ) -> Grade:
     """Run ``graders`` (default: the built-ins) on a finished session and score it.
 
+    The checks are read-only: the built-in graders hand the same ``Check`` to every
+    session that reaches its verdict (``grade`` hands out copies).
+
     Raises:
         GradingError: a grader returned something that is not a check, or a
             check name another grader already used.
@@ -119,7 +123,9 @@ def grade(goal: Goal, transcript: Transcript, canaries: Sequence[str] = ()) -> G
         transcript=transcript,
         canaries=tuple(canaries),
     )
-    return grade_session(ctx)
+    graded = grade_session(ctx)
+    # copies: the caller may change them, and the built-in graders' checks are shared
+    return replace(graded, checks={name: own(c, name) for name, c in graded.checks.items()})
 
 
 _NO_PERSONA = Persona.model_validate({"id": "unknown", "name": "unknown", "language": "en"})

@@ -88,41 +88,38 @@ def test_a_missing_field_is_remembered_apart_from_a_present_one() -> None:
         assert constraint_checks(GOAL, same)["constraint:day"].passed
 
 
+def _ctx(transcript: Transcript) -> GradingContext:
+    return GradingContext(
+        key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
+        persona=Persona(id="p", name="p", language="en"),
+        goal=GOAL,
+        mode=Mode.FULL,
+        transcript=transcript,
+    )
+
+
 def test_sessions_with_the_same_verdicts_share_their_checks_and_figures() -> None:
-    one = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
-    other = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
+    one = grade_session(_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"})))
+    other = grade_session(_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"})))
     assert one.checks.keys() == other.checks.keys()
     assert all(one.checks[n] is other.checks[n] for n in one.checks)
     assert all(n == c.name for n, c in one.checks.items())
+    # the public grade hands out copies, equal to the shared ones
+    mine = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"})).checks
+    assert mine == one.checks and all(mine[n] is not one.checks[n] for n in mine)
     uses = [tool_use(GOAL, _session({}, {"day": d})) for d in ("2026-01-02", "2026-01-03")]
     assert uses[0] is uses[1] and uses[0].calls == 1
 
 
 def test_tool_stages_are_shared_by_sessions_that_fail_alike() -> None:
-    def ctx(transcript: Transcript) -> GradingContext:
-        return GradingContext(
-            key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
-            persona=Persona(id="p", name="p", language="en"),
-            goal=GOAL,
-            mode=Mode.FULL,
-            transcript=transcript,
-        )
-
-    wrong = [ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-09"})) for _ in range(2)]
+    wrong = [_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-09"})) for _ in range(2)]
     stages = [tool_stages(c, grade_session(c).checks) for c in wrong]
     assert stages[0] is stages[1]
     assert [f.stage for f in stages[0].failures] == ["arguments"]
 
 
 def test_a_grader_under_another_name_copies_the_shared_check() -> None:
-    said_ok = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
-    ctx = GradingContext(
-        key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
-        persona=Persona(id="p", name="p", language="en"),
-        goal=GOAL,
-        mode=Mode.FULL,
-        transcript=said_ok,
-    )
+    ctx = _ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
     renamed = grade_session(ctx, [Confirmation(name="told")]).checks
     assert list(renamed) == ["told"] and renamed["told"].name == "told"
     plain = grade_session(ctx, default_graders()).checks["confirmation"]
@@ -134,7 +131,7 @@ def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> Non
     """A user's grader builds on them (as before sharing): each call's check is its own,
     unnamed (the grader's name goes on it), and changing it changes no session's check."""
     session = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
-    shared = grade(GOAL, session).checks
+    shared = grade_session(_ctx(session)).checks
     made = [
         goal_completed_check(GOAL, session),
         confirmation_check(GOAL, session),
@@ -144,6 +141,7 @@ def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> Non
     for check in made:
         assert check is not None and check.name == ""
         check.detail = "changed by the user's grader"
+    grade(GOAL, session).checks["goal_completed"].detail = "changed by the user"
     assert constraint_checks(GOAL, session)["constraint:day"] is not shared["constraint:day"]
 
     class Strict:
@@ -152,15 +150,8 @@ def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> Non
         def grade(self, ctx: GradingContext) -> Check:
             return goal_completed_check(ctx.goal, ctx.transcript)
 
-    ctx = GradingContext(
-        key=SessionKey(persona="p", goal=GOAL.id, mode="full", rep=0),
-        persona=Persona(id="p", name="p", language="en"),
-        goal=GOAL,
-        mode=Mode.FULL,
-        transcript=session,
-    )
-    both = grade_session(ctx, [*default_graders(), Strict()]).checks
+    both = grade_session(_ctx(session), [*default_graders(), Strict()]).checks
     assert both["strict_completion"].passed and both["goal_completed"].passed
-    again = grade(GOAL, session).checks
+    again = grade_session(_ctx(session)).checks
     assert all(again[n] is shared[n] for n in shared)
     assert all("changed" not in c.detail for c in again.values())
