@@ -171,6 +171,12 @@ class DomainReader:
         """The slots' names in the domain's order."""
         self.identity = [s for s in domain.slots if s.identity and s.pattern]
         """The slots that say who the caller is."""
+        required = {name for t in domain.tools for name in t.requires}
+        self.stranger_reads = sorted(
+            (t for t in domain.tools if t.effect == "read"), key=lambda t: t.name in required
+        )
+        """The read tools a stranger lookup tries, those nothing requires first
+        (``DomainSkill.stranger_lookup``)."""
         self.identity_match = [
             (s, re.compile(str(s.pattern), re.IGNORECASE).fullmatch) for s in self.identity
         ]
@@ -1003,11 +1009,7 @@ class DomainSkill:
     def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
         """A read of another customer's record: a lookup taking an identity, called with
         a fixture's other identity value (lookups nothing else requires first)."""
-        required = {name for t in self.domain.tools for name in t.requires}
-        reads = sorted(
-            (t for t in self.domain.tools if t.effect == "read"),
-            key=lambda t: t.name in required,
-        )
+        reads = self._reader.stranger_reads
         for slot in self._identity:
             if slot.name not in slots:
                 continue  # the caller is not known yet: no one is a stranger
