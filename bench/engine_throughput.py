@@ -275,26 +275,27 @@ per agent turn, each branch against its own start (about 1% between runs):
         remembered sentence
 ======  =====================================================================
 
-Merged, and a stranger lookup's read tools worked out once per domain (the v1 agent
-sorted the domain's tools at every turn until it found a stranger; travel never does):
-726.6k on today's default suite (817.8k before, -11.2%). Issue 13 was filed saying this
-script gave "about 7,600" agent turns per CPU-second, so the goal is 10,000 / 7,600 =
-1.32 times that day's rate. The code of that day (fa0817c) on its own default suite, and
-today's code on that suite (``instructions_per_turn.py --suite``, fa0817c's tree
-exported): 998.0k -> 720.9k instructions a turn, 1.38 times fewer. CPU time does not
-follow the instructions all the way: interleaved on one core (``--against fa0817c
---ref-suite``, 10 reps a run), 7 rounds with CI beside it (load average 2-3) gave
-medians 4,778 -> 6,089 (1.27) before the stranger lookup's change and 3,890 -> 4,672
-(1.20) after it, and 11 rounds on a quiet machine (load average about 1) 4,156 -> 4,776
-(1.15; the rounds' ratios 0.82-1.50). Against the session's start on that suite
-(``--against 961e6f2``, 5 rounds of 20 reps) the medians were 6,199 -> 7,754 (1.25,
-where the instructions predict 1.19). Plain runs at that moment (20 reps, one core):
-5,683-7,435 agent turns per CPU-second on today's default suite, 5,912 on fa0817c's.
-So in the issue's own terms the engine is at about 1.15-1.27 times the filing day's
-rate in CPU time (8,700-9,700 of 10,000 where fa0817c gave 7,600), and 1.38 times by
-instructions: the goal is not met. What is left is as the twelfth session found:
-pydantic attribute reads and validation in the typed transcript, MT seeding, and the
-reader's whole-message phrasings.
+Merged, with a stranger lookup's read tools worked out once per domain instead of at
+every turn of a session with that defect (-7k on fa0817c's travel suite): 720.2k on
+today's default suite (about 815k at the session's start, -11.6%). The counts are taken
+after a run outside valgrind now: a module compiled during the first count only (a
+changed file) had made the slope about 5% smaller, and one figure of this session read
+721k for 765k before that was found. Issue 13 was filed saying this script gave "about
+7,600" agent turns per CPU-second, so the goal is 10,000 / 7,600 = 1.32 times that day's
+rate. The code of that day (fa0817c) on its own default suite, and today's code on that
+suite (``instructions_per_turn.py --suite``, fa0817c's tree exported): 998.0k -> 765.3k
+instructions a turn, 1.30 times fewer. Interleaved on one core (``--against fa0817c
+--ref-suite``, 10 reps a run): 7 rounds with CI beside it (load average 2-3), medians
+4,778 -> 6,089 (1.27) before the stranger lookup's change and 3,890 -> 4,672 (1.20)
+after it; 11 rounds on a quiet machine (load average about 1), 4,156 -> 4,776 (1.15; the
+rounds' ratios 0.82-1.50). Against the session's start on that suite (``--against
+961e6f2``, 5 rounds of 20 reps) the medians were 6,199 -> 7,754 (1.25). Plain runs at
+that moment (20 reps, one core): 5,683-7,435 agent turns per CPU-second on today's
+default suite, 5,912 on fa0817c's. In the issue's own terms the engine runs at about
+1.15-1.27 times the filing day's rate in CPU time (8,700-9,700 where that day gave
+7,600) and 1.30 by instructions: the goal is not met. What is left is as the twelfth
+session found: pydantic attribute reads and validation in the typed transcript, MT
+seeding, and the reader's whole-message phrasings.
 """
 
 from __future__ import annotations
