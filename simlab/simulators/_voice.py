@@ -127,7 +127,6 @@ class DomainVoice:
 
         A user picking one draws what it would draw picking a phrasing to format, and a
         suite says the same few values thousands of times: each is formatted once.
-        Shared: callers must not mutate it.
 
         Raises:
             KeyError: the phrasebook has no phrasings (or corrections) for ``slot``.
