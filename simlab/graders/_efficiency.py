@@ -40,11 +40,24 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
         names[c.name] = names.get(c.name, 0) + 1
     if max(names.values()) < 3:
         return 0
-    counts: dict[object, int] = {}
+    # agents hand back the same call object again and again (a remembered decision's
+    # calls): each distinct object is signed once and its repeats counted by identity
+    # (safe: the calls are not changed while this function runs, and ``calls`` keeps
+    # every object alive, so no id is reused)
+    per_object: dict[int, int] = {}
+    distinct: list[ToolCall] = []
     for c in calls:
         if names[c.name] > 2:
-            signature = _signature(c)
-            counts[signature] = counts.get(signature, 0) + 1
+            n = per_object.get(id(c))
+            if n is None:
+                distinct.append(c)
+                per_object[id(c)] = 1
+            else:
+                per_object[id(c)] = n + 1
+    counts: dict[object, int] = {}
+    for c in distinct:
+        signature = _signature(c)
+        counts[signature] = counts.get(signature, 0) + per_object[id(c)]
     return sum(n - 1 for n in counts.values() if n > 2)
 
 

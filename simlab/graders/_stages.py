@@ -147,32 +147,55 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     slots: dict[str, list[str]] = {}
     tools = _tools_of(domain) if domain is not None else {}
     final_called = False
+    # an agent hands back the same call object again and again (a remembered decision's
+    # calls): what a call shows by itself is worked out once per object a session (safe:
+    # nothing changes the calls while they are graded, and ``calls`` keeps each object,
+    # so its id, alive)
+    seen: dict[int, _CallFacts] = {}
     for i, (turn, call) in enumerate(calls):
-        name = call.name
-        tool = tools.get(name)
+        facts = seen.get(id(call))
+        if facts is None:
+            facts = seen[id(call)] = _call_facts(call, tools, final_tool, domain is not None)
+        name, known, problems, acts, error, empty = facts
         if name == final_tool:
             final_called = True
-        elif tool is None and domain is not None:
-            yield _Failure(SELECTION, turn, f"{name} is no tool of {domain.id}", call=i)
+        elif not known:
+            yield _Failure(SELECTION, turn, f"{name} is no tool of {domain.id}", call=i)  # type: ignore[union-attr]
             continue
-        problems = _schema_problems(tool, call.args) if tool is not None else ()
         if problems:
             yield _Failure(ARGUMENTS, turn, f"{name}: {'; '.join(problems)}", call=i)
-        acts = name == final_tool or (tool is not None and tool.effect == "write")
         if acts:
             if stated_by_turn is None:
                 stated_by_turn, slots = _stated_by_turn(ctx), _slots_of(goal)
             wrong = _contradicted(call.args, slots, stated_by_turn.get(turn, {}))
             if wrong:
                 yield _Failure(ARGUMENTS, turn, f"{name}: {wrong}", call=i)
-        if call.error is not None:
-            yield _Failure(EXECUTION, turn, f"{name} returned an error: {call.error}", call=i)
-        elif _empty(call.result) and _taken_as_success(ctx, i, acts):
+        if error is not None:
+            yield _Failure(EXECUTION, turn, f"{name} returned an error: {error}", call=i)
+        elif empty and _taken_as_success(ctx, i, acts):
             yield _Failure(
                 EXECUTION, turn, f"{name} returned nothing and the agent went on", call=i
             )
     if not final_called:
         yield _Failure(SELECTION, None, f"{final_tool} was never called", call=_LAST)
+
+
+_CallFacts = tuple[str, bool, tuple[str, ...], bool, str | None, bool]
+"""What one call shows by itself: its name, whether its tool is known (or nothing says
+which tools are), its schema problems, whether it acts, its error, an empty result."""
+
+
+def _call_facts(
+    call: ToolCall, tools: Mapping[str, DomainTool], final_tool: str, in_domain: bool
+) -> _CallFacts:
+    name = call.name
+    tool = tools.get(name)
+    if name != final_tool and tool is None and in_domain:
+        return name, False, (), False, None, False  # an unknown tool: nothing more is read
+    problems = _schema_problems(tool, call.args) if tool is not None else ()
+    acts = name == final_tool or (tool is not None and tool.effect == "write")
+    error = call.error
+    return name, True, problems, acts, error, error is None and _empty(call.result)
 
 
 _tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})

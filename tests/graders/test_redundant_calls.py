@@ -62,3 +62,16 @@ def test_a_float_a_string_and_a_boolean_are_not_the_integer() -> None:
     assert redundant_calls(three(1)[:2] + three("1")[:1]) == 0
     assert redundant_calls(three(0.0)[:2] + three(-0.0)[:1]) == 0
     assert redundant_calls(three(float("nan"))) == 2  # NaN is NaN in JSON
+
+
+@settings(deadline=None, max_examples=200)  # a shared machine: no per-example deadline
+@given(_CALLS, st.data())
+def test_the_same_call_object_repeated_counts_as_its_copies_do(
+    calls: list[ToolCall], data: st.DataObject
+) -> None:
+    # agents hand back one call object again and again: counted by identity, it must
+    # give what the same calls as distinct copies give
+    picks = data.draw(st.lists(st.sampled_from(calls), max_size=10)) if calls else []
+    made = calls + picks + picks
+    copies = [c.model_copy(deep=True) for c in made]
+    assert redundant_calls(made) == redundant_calls(copies) == by_json(made)

@@ -185,3 +185,32 @@ def test_the_stages_travel_in_the_record() -> None:
     )
     back = SessionRecord.model_validate_json(record.model_dump_json())
     assert back.tool_stages == found and back.tool_stages.first == "output"
+
+
+def test_a_call_object_repeated_fails_where_its_copies_do() -> None:
+    # agents hand back one call object again and again: what a call shows by itself is
+    # worked out once per object, and must give what distinct copies give
+    bad = {"name": "freeze_card", "args": {**FREEZE_CALL["args"], "card_last4": 4821},
+           "error": "card_last4 must be string, got integer"}  # fmt: skip
+    empty = {**FREEZE_CALL, "result": {}}
+    failed = {**VERIFY, "result": None, "error": "identity not verified"}
+    unknown = {"name": "teleport", "args": {}, "result": {"ok": True}}
+    for steps in (
+        [*_session(bad), ("Please try again.", {}, "Done: FRZ-4821L.", [bad, FREEZE_CALL])],
+        [("I lost my card.", SAID, "Checking.", [VERIFY, VERIFY]),
+         ("Yes, go ahead.", {}, "Done, your card is frozen.", [VERIFY, empty, empty])],
+        [("I lost my card.", SAID, "I could not verify you.", [failed, unknown, failed, unknown])],
+    ):  # fmt: skip
+        copies = _ctx(steps)
+        shared = _ctx(steps)
+        objects: dict[str, ToolCall] = {}
+        for turn in shared.transcript.turns:
+            if turn.agent is not None:  # each distinct call one object, in every turn
+                turn.agent.tool_calls = [
+                    objects.setdefault(repr(c.model_dump()), c) for c in turn.agent.tool_calls
+                ]
+        assert len({id(c) for _, c in shared.tool_calls}) < len(shared.tool_calls)
+        graded = grade_session(copies, [*default_graders(), *SAFETY_GRADERS])
+        found = tool_stages(copies, graded.checks)
+        assert found.failures  # each session fails somewhere
+        assert tool_stages(shared, graded.checks) == found
