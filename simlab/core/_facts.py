@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from simlab.core._transcript import Transcript
@@ -33,9 +34,23 @@ def stated_facts(transcript: Transcript) -> dict[str, StatedFact]:
     # plain tuples while scanning: a frozen dataclass per overwritten statement is wasted work
     latest: dict[str, tuple[Any, int]] = {}
     for turn in transcript.turns:
-        if turn.user.stop is not None:
+        user = turn.user
+        if user.stop is not None:
             break
-        index = turn.index
-        for fact_id, value in turn.user.disclosed.items():
-            latest[fact_id] = (value, index)
-    return {fact_id: StatedFact(value, index) for fact_id, (value, index) in latest.items()}
+        disclosed = user.disclosed
+        if disclosed:
+            index = turn.index
+            for fact_id, value in disclosed.items():
+                latest[fact_id] = (value, index)
+    return {
+        fact_id: _shared_fact(value, index) if type(value) in _SCALARS else StatedFact(value, index)
+        for fact_id, (value, index) in latest.items()
+    }
+
+
+# A fact of a scalar value is one frozen object per (value, turn): sessions state the same
+# few values in the same few turns, and finding one costs less than making one. Typed, so
+# 1, 1.0 and True stay apart; an immutable value, so sharing it changes nothing (no
+# floats: 0.0 and -0.0 are equal keys but different values).
+_SCALARS = frozenset({str, int, bool, type(None)})
+_shared_fact = lru_cache(maxsize=8192, typed=True)(StatedFact)

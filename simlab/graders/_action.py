@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from simlab.core import ToolCall, Transcript
-from simlab.spec import Constraint, FactValue, Goal
+from simlab.spec import Constraint, FactValue, Goal, PerObject
 
 
 def action_view(call: ToolCall) -> dict[str, Any]:
@@ -63,10 +63,9 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
     if not (type(result) is dict or isinstance(result, Mapping)):
         result = _NO_RESULT
     broken: list[Constraint] = []
-    for c in goal.constraints:  # the view's fields read where they are: no view is built
-        if c.fact not in wants:
+    for c, fact, field, op in _constraints_of(goal):  # the view's fields read where they are
+        if fact not in wants:
             continue
-        field = c.field
         if field in result:  # the result's field overlays the argument of the same name
             got = result[field]
         elif field in args:
@@ -74,9 +73,20 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
         else:
             broken.append(c)
             continue
-        if not _holds(c.op, got, wants[c.fact]):
+        wanted = wants[fact]
+        if type(got) in _REMEMBERED and type(wanted) in _REMEMBERED:  # _holds, inlined
+            if not _remembered(op, got, wanted):
+                broken.append(c)
+        elif not _compare(op, got, wanted):
             broken.append(c)
     return broken
+
+
+_constraints_of: PerObject[Goal, tuple[tuple[Constraint, str, str, str], ...]] = PerObject(
+    lambda goal: tuple((c, c.fact, c.field, c.op) for c in goal.constraints), most=4096
+)
+"""A goal's constraints with their fact, field and op: read once per goal (specs are
+frozen), not through a model's attributes at every final action a simulator judges."""
 
 
 _NO_RESULT: Mapping[str, Any] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simlab.contracts import Grader, GraderResult, GradingContext
 from simlab.graders._action import final_call
@@ -60,8 +61,16 @@ class Trajectory:
     def grade(self, ctx: GradingContext) -> GraderResult:
         actual, metrics = session_trajectory(ctx.goal, ctx.transcript, ctx.tool_calls)
         # nothing expected: reported, not scored
-        score = round(metrics.lcs_f1, 4) if ctx.goal.expected_tools else None
+        score = _rounded_f1(metrics.lcs_f1) if ctx.goal.expected_tools else None
         return judge_trajectory(ctx.goal, actual, metrics, score)
+
+
+@lru_cache(maxsize=1024)
+def _rounded_f1(f1: float) -> float:
+    """``round(f1, 4)``, remembered: sessions share a few F1 values, and a float's
+    rounding to digits costs several dict lookups (an F1 is never -0.0, the one float
+    that equals another and rounds otherwise)."""
+    return round(f1, 4)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
-from simlab.graders._action import _holds, action_view, final_action
+from simlab.graders._action import _constraints_of, _holds, action_view, final_action
 from simlab.graders._shared import own, shared_check
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal, PerObject
@@ -56,16 +56,15 @@ def judge_constraints(
     view = action_view(action[1]) if action is not None else None
     tool = goal.final_tool
     checks: dict[str, Check] = {}
-    for constraint, name in zip(goal.constraints, _names_of(goal), strict=True):
-        fact = stated.get(constraint.fact)
+    for (_, fact_id, field, op), name in zip(_constraints_of(goal), _names_of(goal), strict=True):
+        fact = stated.get(fact_id)
         if fact is None:
             continue
         if view is None:
             checks[name] = shared_check(name, False, NO_FINAL_ACTION, fact.turn)
             continue
-        got = view.get(constraint.field, _ABSENT)
-        op, field = constraint.op, constraint.field
-        verdict = (name, constraint.fact, field, op, tool, fact.value, fact.turn, got)
+        got = view.get(field, _ABSENT)
+        verdict = (name, fact_id, field, op, tool, fact.value, fact.turn, got)
         if type(fact.value) in _SCALARS and (got is _ABSENT or type(got) in _SCALARS):
             checks[name] = _remembered_check(*verdict)
         else:

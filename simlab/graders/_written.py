@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 
@@ -19,6 +20,13 @@ def written_forms(value: Any) -> tuple[str, ...]:
     1,000 up, also with comma thousands separators (``1,200``), as prices are
     commonly written.
     """
+    if type(value) in _SCALARS:
+        return _remembered_forms(value)
+    return _written_forms(value)
+
+
+def _written_forms(value: Any) -> tuple[str, ...]:
+    """``written_forms``, worked out."""
     plain = written(value).lower()
     if isinstance(value, bool) or not isinstance(value, _NUMBERS):
         return (plain,)
@@ -31,3 +39,9 @@ def written_forms(value: Any) -> tuple[str, ...]:
 
 _NUMBERS = (int, float)
 """A tuple, not ``int | float`` written in place: that builds the union at each call."""
+
+
+_remembered_forms = lru_cache(maxsize=4096, typed=True)(_written_forms)
+"""``_written_forms`` of exact scalar types, whose equal values are written alike (typed:
+1, 1.0 and True stay apart; 0.0 and -0.0 both give "0"); its tuples are immutable."""
+_SCALARS = frozenset({str, int, float, bool})

@@ -208,13 +208,21 @@ def slim_record(record: SessionRecord) -> SessionRecord:
             "key": _interned_key(record.key),
             "checks": _shared_checks(record.checks),
             "transcript": _EMPTY_TRANSCRIPT,
-            "usage": _ZERO_USAGE if record.usage == _ZERO_USAGE else record.usage,
+            "usage": _ZERO_USAGE if _is_zero(record.usage) else record.usage,
             "error": None
             if record.error is None
             else record.error.model_copy(update={"traceback": None}),
             "meta": meta or _NO_META,
         }
     )
+
+
+def _is_zero(usage: Usage) -> bool:
+    """``usage == Usage()``: for a plain ``Usage`` (no extra fields, no private ones) that
+    is what pydantic's ``__eq__`` compares first, its field dicts, without its other steps."""
+    if type(usage) is Usage:
+        return usage.__dict__ == _ZERO_USAGE.__dict__
+    return usage == _ZERO_USAGE
 
 
 def _interned_key(key: SessionKey) -> SessionKey:

@@ -9,9 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import Check, ToolCall
+from simlab.core import Check, StatedFact, ToolCall, Transcript, Turn, UserTurn, stated_facts
 from simlab.graders import satisfies, score_checks, violations
 from simlab.graders._stages import _empty, _schema_problems
+from simlab.graders._written import _written_forms, written_forms
 from simlab.spec import Constraint, Goal, Grading, shipped_domain, validate_args
 
 _POOL = [0, 1, 2, -1, 0.0, -0.0, 1.0, 1.5, True, False, None, "1", "1.0", "true", "abc", " Abc "]
@@ -126,3 +127,26 @@ def test_a_remembered_require_match_is_per_check_name_and_grader() -> None:
         # a glob matches the check's own name, whatever its grader
         broken = {**failed, "constraint:date": Check(passed=False)}
         assert score_checks(broken, {"politeness": "style"}, goal, grading)[1] is False
+
+
+def test_remembered_written_forms_are_those_worked_out_afresh() -> None:
+    values = [*_POOL, 1200, 1200.0, -1500, 2.5, float("nan"), float("inf"), "1,200", "Paris"]
+    for _ in range(2):  # worked out, then remembered: in any order, types kept apart
+        for value in [*values, *reversed(values)]:
+            assert written_forms(value) == _written_forms(value)
+    assert written_forms(1200) == ("1200", "1,200") and written_forms(True) == ("true",)
+    assert written_forms(-0.0) == written_forms(0.0) == ("0",)
+
+
+def test_shared_stated_facts_keep_each_value_and_its_type() -> None:
+    def said(*values: Any) -> Transcript:
+        turns = [Turn(index=i, user=UserTurn(text="x", disclosed={"f": v}))
+                 for i, v in enumerate(values, start=1)]  # fmt: skip
+        return Transcript(turns=turns)
+
+    for value in [1, True, 1.0, "1", None, -0.0, 0.0, ["a"]]:
+        for _ in range(2):  # made, then shared
+            fact = stated_facts(said(value))["f"]
+            assert fact == StatedFact(value, 1) and type(fact.value) is type(value)
+            assert str(fact.value) == str(value)  # -0.0 stays -0.0
+    assert stated_facts(said(1, True))["f"] == StatedFact(True, 2)
