@@ -35,29 +35,30 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
     """Repeats of identical calls made more than twice (each repeat after the first)."""
     if len(calls) < 3:
         return 0
-    names: dict[str, int] = {}  # only a tool called 3+ times can repeat a call: count by hand,
-    for c in calls:  # a Counter's construction costs more than these few calls
-        names[c.name] = names.get(c.name, 0) + 1
-    if max(names.values()) < 3:
-        return 0
     # agents hand back the same call object again and again (a remembered decision's
-    # calls): each distinct object is signed once and its repeats counted by identity
-    # (safe: the calls are not changed while this function runs, and ``calls`` keeps
-    # every object alive, so no id is reused)
+    # calls): each distinct object is read and signed once, its repeats counted by
+    # identity (safe: the calls are not changed while this function runs, and ``calls``
+    # keeps every object alive, so no id is reused)
     per_object: dict[int, int] = {}
     distinct: list[ToolCall] = []
     for c in calls:
-        if names[c.name] > 2:
-            n = per_object.get(id(c))
-            if n is None:
-                distinct.append(c)
-                per_object[id(c)] = 1
-            else:
-                per_object[id(c)] = n + 1
+        n = per_object.get(id(c))
+        if n is None:
+            distinct.append(c)
+            per_object[id(c)] = 1
+        else:
+            per_object[id(c)] = n + 1
+    named = [(c, c.name, per_object[id(c)]) for c in distinct]
+    names: dict[str, int] = {}  # only a tool called 3+ times can repeat a call: count by hand,
+    for _, name, n in named:  # a Counter's construction costs more than these few calls
+        names[name] = names.get(name, 0) + n
+    if max(names.values()) < 3:
+        return 0
     counts: dict[object, int] = {}
-    for c in distinct:
-        signature = _signature(c)
-        counts[signature] = counts.get(signature, 0) + per_object[id(c)]
+    for c, name, n in named:
+        if names[name] > 2:
+            signature = _signature(c)
+            counts[signature] = counts.get(signature, 0) + n
     return sum(n - 1 for n in counts.values() if n > 2)
 
 

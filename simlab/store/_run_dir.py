@@ -197,7 +197,8 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     A run's full records take about 60 KB each in memory; slim ones share what
     repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
     """
-    meta = {k: record.meta[k] for k in _SLIM_META_KEYS if k in record.meta}
+    full_meta = record.meta  # read once: a model's attribute read is no plain one
+    meta = {k: full_meta[k] for k in _SLIM_META_KEYS if k in full_meta} if full_meta else {}
     counts = tool_call_counts(record.transcript)
     if counts != (0, 0):  # what the summary counts from the transcript it drops
         meta[TOOL_CALL_COUNTS_META] = list(counts)
@@ -228,8 +229,10 @@ def _is_zero(usage: Usage) -> bool:
 def _interned_key(key: SessionKey) -> SessionKey:
     """``key`` with its names interned, so a run's records share one string of each
     (``expand`` interns them: such a key is returned as it is)."""
-    names = (key.persona, key.goal, key.mode, *key.perturbations)
-    if all(sys.intern(name) is name for name in names):
+    for name in (key.persona, key.goal, key.mode, *key.perturbations):
+        if sys.intern(name) is not name:
+            break
+    else:  # every name interned already (a loop: no generator for ``all`` to set up)
         return key
     return key.model_copy(
         update={
