@@ -94,14 +94,19 @@ def grade_session(
     checks: dict[str, Check] = {}
     owner: dict[str, str] = {}
     for grader in graders if graders is not None else default_graders():
-        for check in _checks(grader.grade(ctx), grader.name):
-            if check.name in checks:
+        by = grader.name
+        result = grader.grade(ctx)
+        # one named check (most graders' answer) needs no list or renaming: as _checks
+        found = (result,) if type(result) is Check and result.name else _checks(result, by)
+        for check in found:
+            name = check.name
+            if name in checks:
                 raise GradingError(
-                    f"grader {grader.name!r} returned check {check.name!r}, already "
-                    f"returned by {owner[check.name]!r}: give each check its own name"
+                    f"grader {by!r} returned check {name!r}, already "
+                    f"returned by {owner[name]!r}: give each check its own name"
                 )
-            checks[check.name] = check
-            owner[check.name] = grader.name
+            checks[name] = check
+            owner[name] = by
     score, passed = score_checks(checks, owner, ctx.goal, grading or Grading())
     return Grade(checks=checks, score=score, passed=passed, graders=owner)
 
@@ -131,7 +136,7 @@ def grade(goal: Goal, transcript: Transcript, canaries: Sequence[str] = ()) -> G
 _NO_PERSONA = Persona.model_validate({"id": "unknown", "name": "unknown", "language": "en"})
 
 
-def _checks(result: object, grader: str) -> list[Check]:
+def _checks(result: object, grader: str) -> Sequence[Check]:
     if result is None:
         return []
     items: Iterable[object] = [result] if isinstance(result, Check) else result  # type: ignore[assignment]

@@ -152,6 +152,7 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     # nothing changes the calls while they are graded, and ``calls`` keeps each object,
     # so its id, alive)
     seen: dict[int, _CallFacts] = {}
+    contradictions: dict[tuple[int, int], str | None] = {}
     for i, (turn, call) in enumerate(calls):
         facts = seen.get(id(call))
         if facts is None:
@@ -167,7 +168,14 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
         if acts:
             if stated_by_turn is None:
                 stated_by_turn, slots = _stated_by_turn(ctx), _slots_of(goal)
-            wrong = _contradicted(call.args, slots, stated_by_turn.get(turn, {}))
+            said = stated_by_turn.get(turn, _NOTHING_SAID)
+            # the same call against the same statements (turns that state nothing share
+            # their dict) is judged once a session: both objects stay alive while it runs
+            judged = (id(call), id(said))
+            if judged in contradictions:
+                wrong = contradictions[judged]
+            else:
+                wrong = contradictions[judged] = _contradicted(call.args, slots, said)
             if wrong:
                 yield _Failure(ARGUMENTS, turn, f"{name}: {wrong}", call=i)
         if error is not None:
@@ -180,6 +188,7 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
         yield _Failure(SELECTION, None, f"{final_tool} was never called", call=_LAST)
 
 
+_NOTHING_SAID: Mapping[str, Any] = {}
 _CallFacts = tuple[str, bool, tuple[str, ...], bool, str | None, bool]
 """What one call shows by itself: its name, whether its tool is known (or nothing says
 which tools are), its schema problems, whether it acts, its error, an empty result."""

@@ -200,6 +200,8 @@ def test_a_call_object_repeated_fails_where_its_copies_do() -> None:
         [("I lost my card.", SAID, "Checking.", [VERIFY, VERIFY]),
          ("Yes, go ahead.", {}, "Done, your card is frozen.", [VERIFY, empty, empty])],
         [("I lost my card.", SAID, "I could not verify you.", [failed, unknown, failed, unknown])],
+        # the same action again after a mind change: judged against what was said by then
+        [*_session(FREEZE_CALL), ("It was stolen.", {"reason": "stolen"}, "Done.", [FREEZE_CALL])],
     ):  # fmt: skip
         copies = _ctx(steps)
         shared = _ctx(steps)
