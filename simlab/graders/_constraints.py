@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
-from simlab.graders._action import _constraints_of, _holds, action_view, final_action
+from simlab.graders._action import _constraints_of, _holds, final_action
 from simlab.graders._shared import own, shared_check
 from simlab.graders._written import written
 from simlab.spec import Constraint, Goal, PerObject
@@ -53,22 +54,28 @@ def judge_constraints(
     action: tuple[int, ToolCall] | None,
 ) -> dict[str, Check]:
     """``constraint_checks`` from already-computed stated facts and final action."""
-    view = action_view(action[1]) if action is not None else None
     tool = goal.final_tool
+    args: Mapping[str, Any] = {}
+    result: Mapping[str, Any] = {}
+    if action is not None:  # the action's view (``action_view``) read where it is: no dict
+        args, found = action[1].args, action[1].result
+        if type(found) is dict or isinstance(found, Mapping):
+            result = found
     checks: dict[str, Check] = {}
     for (_, fact_id, field, op), name in zip(_constraints_of(goal), _names_of(goal), strict=True):
         fact = stated.get(fact_id)
         if fact is None:
             continue
-        if view is None:
-            checks[name] = shared_check(name, False, NO_FINAL_ACTION, fact.turn)
+        value, turn = fact.value, fact.turn
+        if action is None:
+            checks[name] = shared_check(name, False, NO_FINAL_ACTION, turn)
             continue
-        got = view.get(field, _ABSENT)
-        verdict = (name, fact_id, field, op, tool, fact.value, fact.turn, got)
-        if type(fact.value) in _SCALARS and (got is _ABSENT or type(got) in _SCALARS):
-            checks[name] = _remembered_check(*verdict)
+        # the result's field overlays the argument of the same name
+        got = result[field] if field in result else args.get(field, _ABSENT)
+        if type(value) in _SCALARS and (got is _ABSENT or type(got) in _SCALARS):
+            checks[name] = _remembered_check(name, fact_id, field, op, tool, value, turn, got)
         else:
-            checks[name] = _constraint_check(*verdict)
+            checks[name] = _constraint_check(name, fact_id, field, op, tool, value, turn, got)
     return checks
 
 
