@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._action import action_view, final_action
 from simlab.graders._constraints import NO_FINAL_ACTION
@@ -53,7 +55,7 @@ def judge_completed(
     """``goal_completed_check`` from an already-found final action."""
     tool = goal.final_tool
     if action is not None:
-        return shared_check(GOAL_COMPLETED, True, f"{tool} in turn {action[0]}", action[0])
+        return _completed(tool, action[0])
     failed = [c for _, c in transcript.tool_calls() if c.name == tool]
     if not failed:
         return shared_check(GOAL_COMPLETED, False, f"{tool} was never called")
@@ -62,6 +64,13 @@ def judge_completed(
         False,
         f"{tool} failed {len(failed)} time(s), last error: {failed[-1].error}",
     )
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _completed(tool: str, turn: int) -> Check:
+    """The passed ``goal_completed`` check, remembered by tool and turn: its detail's
+    formatting costs more than finding it (``shared_check`` would return this object)."""
+    return shared_check(GOAL_COMPLETED, True, f"{tool} in turn {turn}", turn)
 
 
 def judge_confirmation(

@@ -96,6 +96,8 @@ def grade_session(
     for grader in graders if graders is not None else default_graders():
         by = grader.name
         result = grader.grade(ctx)
+        if result is None:  # not applicable: no checks
+            continue
         # one named check (most graders' answer) needs no list or renaming: as _checks
         found = (result,) if type(result) is Check and result.name else _checks(result, by)
         for check in found:
