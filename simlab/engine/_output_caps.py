@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import json.encoder
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from simlab.core import AgentReply, ToolCall
@@ -55,23 +57,58 @@ def cap_reply(
 
 
 def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
-    """Whether no value of ``reply`` can be past its limit, by one measure of them all.
+    """Whether no value of ``reply`` can be past its limit, by a cheap measure of each.
 
-    The JSON of the meta and every call's args, result and error together, as one
-    list, is at least as long as each one's own measure (the JSON of a value, the
+    The JSON of the meta, and of each call's args, result and error together as one
+    list, is at least as long as each value's own measure (the JSON of a value, the
     length of a string); within the smallest of the limits, none is cut. Cheaper than
-    measuring each (one encoder call a turn); when it says no, each is measured.
+    measuring each value: one encoder call for the meta, and one per call object the
+    first time it is seen (``_call_size``). When it says no, each value is measured.
     """
     if _ENCODE is None:
         return False
-    values: list[Any] = [reply.meta]
-    for call in reply.tool_calls:
-        values += (call.args, call.result, call.error)
+    smallest = min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
     try:
-        size = len("".join(_ENCODE(values, 0)))
+        if reply.meta and len("".join(_ENCODE(reply.meta, 0))) > smallest:
+            return False
+        return all(_call_size(call) <= smallest for call in reply.tool_calls)
     except Exception:  # measured one by one, as before, to fail as before
         return False
-    return size <= min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
+
+
+# The measure of each call object the engine has seen, while it lives: an agent that
+# hands out the same calls in many turns or sessions (the reference agent shares one
+# ``ToolCall`` per distinct fixture call) has each encoded once. The entry holds the
+# call's values themselves, so a field set anew on a call is measured anew; a value
+# changed in place inside a call already handed over is not, as it would already have
+# changed the transcript of the turn that first returned it.
+_measured: dict[int, tuple[weakref.ref[ToolCall], Any, Any, str | None, int]] = {}
+
+
+def _call_size(call: ToolCall) -> int:
+    """The length of ``[call.args, call.result, call.error]`` as JSON, remembered."""
+    args, result, error = call.args, call.result, call.error
+    known = _measured.get(id(call))
+    if (
+        known is not None
+        and known[0]() is call
+        and known[1] is args
+        and known[2] is result
+        and known[3] is error
+    ):
+        return known[4]
+    size = len(_json_text([args, result, error]))
+    _measured[id(call)] = (weakref.ref(call, _forget(id(call))), args, result, error, size)
+    return size
+
+
+def _forget(key: int) -> Callable[[object], None]:
+    """The callback that drops ``key``'s entry when its call is collected."""
+
+    def forget(_: object) -> None:
+        _measured.pop(key, None)
+
+    return forget
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:

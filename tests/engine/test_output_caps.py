@@ -54,7 +54,7 @@ def test_each_field_past_its_limit_is_cut_and_listed_with_its_size() -> None:
     assert reply.text == "x" * 101  # the original is not changed
 
 
-def test_the_one_measure_of_a_whole_reply_cuts_exactly_what_measuring_each_value_cuts(
+def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cuts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # around each limit: raw strings (measured by length), escaped ones (JSON longer),
@@ -96,3 +96,34 @@ def test_the_one_measure_of_a_whole_reply_cuts_exactly_what_measuring_each_value
     assert any(c for _, c in exact) and any(not c for _, c in exact)
     fits = AgentReply(text="ok", tool_calls=[ToolCall(name="f", args={"a": 1})])
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
+
+
+def test_a_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoded: list[object] = []
+    real = output_caps._json_text
+
+    def counting(value: object) -> str:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(output_caps, "_json_text", counting)
+    shared = ToolCall(name="f", args={"a": 1}, result={"r": "x" * 50})
+    for turn in range(1, 4):  # the same call object in three replies (a shared fixture call)
+        reply = AgentReply(text="ok", tool_calls=[shared])
+        assert cap_reply(reply, LIMITS, turn) == (reply, [])
+    assert len(encoded) == 1
+    shared.result = {"r": "x" * 200}  # a field set anew: measured anew, and cut
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[shared]), LIMITS, 4)
+    assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
+    assert TRUNCATED_KEY in capped.tool_calls[0].result
+
+
+def test_a_measure_is_forgotten_with_its_call() -> None:
+    before = len(output_caps._measured)
+    calls = [ToolCall(name="f", args={"i": i}) for i in range(50)]
+    cap_reply(AgentReply(text="ok", tool_calls=calls), LIMITS, 1)
+    assert len(output_caps._measured) == before + 50
+    del calls
+    assert len(output_caps._measured) == before  # no entry outlives its call: nothing leaks
