@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.simulators._draws import below
+from simlab.simulators._draws import below, seeded
 from simlab.simulators._goal_facts import facts_of
 from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
@@ -127,7 +127,7 @@ _drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
 
 def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
     """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
-    rng = random.Random(seed)
+    rng = seeded(seed)  # random.Random(seed)
     plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
     _drawn.keep((traits, goal), (mode, seed), (plan, rng))
     return plan
@@ -142,7 +142,7 @@ def take_drawn(
     kept = _drawn.take((traits, goal), (mode, seed))
     if kept is not None:
         return kept
-    rng = random.Random(seed)
+    rng = seeded(seed)  # random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 
 

@@ -208,7 +208,8 @@ class ScriptedSimulator:
         self.unheard: Unheard | None = None
         # the last final action judged: (call, its args, its result, the facts it breaks)
         self._judged: tuple[ToolCall, Any, Any, tuple[str, ...]] | None = None
-        self._said: dict[tuple[str, bool], tuple[str, ...]] = {}  # (fact, correcting) -> sentences
+        self._said: dict[str, tuple[str, ...]] = {}  # fact -> the sentences stating its value
+        self._corrections_said: dict[str, tuple[str, ...]] = {}  # ... correcting it
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The next user message, or a closing turn with ``stop`` set."""
@@ -378,6 +379,7 @@ class ScriptedSimulator:
             draft.say(self._phrase("mind_change"))
         self._judged = None  # the wants change: forget their verdict and sentences
         self._said.clear()
+        self._corrections_said.clear()
         for c in due:
             self._changes.remove(c)
             self._current[c.fact] = c.value
@@ -397,6 +399,7 @@ class ScriptedSimulator:
         """A goal change or contradiction: its lead-in, then the fact's new value."""
         self._judged = None  # the wants change: forget their verdict and sentences
         self._said.clear()
+        self._corrections_said.clear()
         for c in changes:
             if c.lead:
                 draft.say(c.lead)
@@ -446,9 +449,10 @@ class ScriptedSimulator:
         value = self._current[fact_id]
         # one draw picks the phrasing, already formatted with the value (the voice keeps
         # them; this session keeps each fact's while its value stands)
-        sentences = self._said.get((fact_id, correcting))
+        said = self._corrections_said if correcting else self._said
+        sentences = said.get(fact_id)
         if sentences is None:
-            sentences = self._said[fact_id, correcting] = self._voice.sentences(
+            sentences = said[fact_id] = self._voice.sentences(
                 self.persona.language,
                 self._style,
                 self._slot_of[fact_id],

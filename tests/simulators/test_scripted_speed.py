@@ -32,6 +32,7 @@ class _Unremembering(ScriptedSimulator):
     def _broken_facts(self, call: ToolCall) -> tuple[str, ...]:
         self._judged = None
         self._said.clear()
+        self._corrections_said.clear()
         return super()._broken_facts(call)
 
 
