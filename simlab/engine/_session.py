@@ -329,6 +329,8 @@ def _planned_turns(setup: SessionSetup, domains: DomainSet | None = None) -> int
     language: the simulator then fails to start and the session is recorded as a
     simulator error.
     """
+    if not setup.key.perturbations:  # nothing to resolve or say: the plan alone
+        return planned_turns(setup.persona, setup.goal, setup.mode, setup.user_seed)
     try:
         perturbations = resolve_perturbations(setup.key.perturbations)
     except SpecError:

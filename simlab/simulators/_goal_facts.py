@@ -25,6 +25,8 @@ class GoalFacts:
     """Per slot, the facts of that slot, in goal order."""
     declared: dict[str, FactValue]
     """Each fact's value as the goal declares it (before any mind change)."""
+    groups: tuple[tuple[str, float], ...]
+    """Each fact's id and its group in a plan's order: 0.0 when required, else 1.0."""
 
     @classmethod
     def of(cls, goal: Goal) -> GoalFacts:
@@ -40,6 +42,7 @@ class GoalFacts:
             slot_of={f.id: f.slot for f in goal.facts},
             by_slot={slot: tuple(ids) for slot, ids in by_slot.items()},
             declared={f.id: f.value for f in goal.facts},
+            groups=tuple((f.id, 0.0 if f.required else 1.0) for f in goal.facts),
         )
 
 

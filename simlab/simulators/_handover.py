@@ -10,6 +10,7 @@ built after it) wait among at most ``most`` others, then are dropped.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from operator import is_
 from typing import Generic, TypeVar
 
 _T = TypeVar("_T")
@@ -39,6 +40,7 @@ class Handover(Generic[_T]):
         """The thing kept for these very objects and equal values (then no longer), or None."""
         kept = self._waiting.pop((tuple(map(id, objects)), values), None)  # atomic under the GIL
         # the same ids are not enough: an id is reused once its object is gone
-        if kept is None or any(a is not b for a, b in zip(kept[0], objects, strict=True)):
+        # (map over ``is_``, no generator frame: the key's ids are as many as ``objects``)
+        if kept is None or not all(map(is_, kept[0], objects)):
             return None
         return kept[1]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 
+from simlab.simulators._draws import below, seeded
 from simlab.simulators._goal_facts import facts_of
 from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
@@ -79,9 +81,10 @@ class DisclosurePlan:
         """Draw the plan from ``rng``, which the caller may keep drawing from afterwards."""
         facts = facts_of(goal)
         required = facts.is_required
-        draw = rng.random
-        # ORDER_JITTER * draw() is rng.uniform(0, ORDER_JITTER) to the bit, one call fewer
-        keys = {fid: (0.0 if fid in required else 1.0) + ORDER_JITTER * draw() for fid in facts.ids}
+        draw, bits = rng.random, rng.getrandbits
+        # ORDER_JITTER * draw() is rng.uniform(0, ORDER_JITTER) to the bit, one call fewer;
+        # a fact's group is 0.0 when required, else 1.0
+        keys = {fid: group + ORDER_JITTER * draw() for fid, group in facts.groups}
         order = sorted(keys, key=keys.__getitem__)
         n = len(order)
         earliest = dict.fromkeys(order, 1)
@@ -92,14 +95,14 @@ class DisclosurePlan:
             first_turn, per_turn = n - len(held), traits.facts_per_turn
             for fid in held:
                 if fid not in required:
-                    earliest[fid] = rng.randint(2, 2 + MAX_LATENESS)
+                    earliest[fid] = 2 + below(bits, MAX_LATENESS + 1)  # randint(2, 2 + M)
         else:
             first_turn = per_turn = traits.facts_per_turn
             for i, fid in enumerate(order):
-                if fid not in required and rng.random() < LATE_OPTIONAL_P:
+                if fid not in required and draw() < LATE_OPTIONAL_P:
                     natural = 1 + i // per_turn
-                    earliest[fid] = natural + rng.randint(1, MAX_LATENESS)
-        changes = _draw_changes(goal, traits.change_mind, rng)
+                    earliest[fid] = natural + 1 + below(bits, MAX_LATENESS)  # randint(1, M)
+        changes = _draw_changes(goal, traits.change_mind, rng) if goal.mind_changes else ()
         if changes:
             changes = _with_turns(changes, _natural_turns(order, earliest, first_turn, per_turn))
         horizon = traits.patience + 2  # no turn is written past patience + 1
@@ -124,7 +127,7 @@ _drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
 
 def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
     """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
-    rng = random.Random(seed)
+    rng = seeded(seed)  # random.Random(seed)
     plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
     _drawn.keep((traits, goal), (mode, seed), (plan, rng))
     return plan
@@ -139,7 +142,7 @@ def take_drawn(
     kept = _drawn.take((traits, goal), (mode, seed))
     if kept is not None:
         return kept
-    rng = random.Random(seed)
+    rng = seeded(seed)  # random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 
 
@@ -153,13 +156,14 @@ def _bernoulli_turns(p: float, horizon: int, rng: random.Random) -> frozenset[in
     if p >= 1:
         return frozenset(range(1, horizon))
     log_q = math.log1p(-p)
-    out: set[int] = set()
+    log, draw = math.log, rng.random
+    out: list[int] = []
     turn = 0
     while True:
-        turn += 1 + int(math.log(1.0 - rng.random()) / log_q)
+        turn += 1 + int(log(1.0 - draw()) / log_q)
         if turn >= horizon:
             return frozenset(out)
-        out.add(turn)
+        out.append(turn)
 
 
 def _hold_back(
@@ -196,6 +200,11 @@ def quiet_last_turn(plan: DisclosurePlan) -> int:
     perturbs the plan (at least 1): each fact comes at its natural turn, each mind change
     its delay after its fact's value before it (``PlannedChange.turn``, recomputed here
     so a plan built by hand gets it too)."""
+    if not plan.changes:
+        earliest = plan.earliest
+        return _last_natural_turn(
+            plan.first_turn, plan.per_turn, tuple([earliest[f] for f in plan.order])
+        )
     natural = _natural_turns(list(plan.order), plan.earliest, plan.first_turn, plan.per_turn)
     last = max(natural.values(), default=1)
     if plan.changes:
@@ -203,12 +212,22 @@ def quiet_last_turn(plan: DisclosurePlan) -> int:
     return max(last, 1)
 
 
+# Pure in its arguments, which a suite's plans share by the handful (the ids do not matter).
+@lru_cache(maxsize=4096)
+def _last_natural_turn(first_turn: int, per_turn: int, earliest: tuple[int, ...]) -> int:
+    """``quiet_last_turn`` of a plan without mind changes whose facts' earliest turns are
+    ``earliest``, in order."""
+    order = [str(i) for i in range(len(earliest))]
+    natural = _natural_turns(order, dict(zip(order, earliest, strict=True)), first_turn, per_turn)
+    return max(max(natural.values(), default=1), 1)
+
+
 def _draw_changes(goal: Goal, p: float, rng: random.Random) -> tuple[PlannedChange, ...]:
     out: list[PlannedChange] = []
     for mc in goal.mind_changes:
         # Draw both numbers for every change so one change's fate never shifts another's.
         happens = rng.random() < p
-        delay = rng.randint(1, MAX_CHANGE_DELAY)
+        delay = 1 + below(rng.getrandbits, MAX_CHANGE_DELAY)  # rng.randint(1, MAX_CHANGE_DELAY)
         if happens:
             out.append(PlannedChange(fact=mc.fact, value=mc.value, delay=delay, turn=0))
     return tuple(out)

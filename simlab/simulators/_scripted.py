@@ -12,12 +12,13 @@ from typing import Any
 from simlab.contracts import SimState
 from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
+from simlab.simulators._draws import choose
 from simlab.simulators._goal_facts import facts_of
 from simlab.simulators._perturbation_stack import FactChange, PerturbationStack, take_built
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReading, reader_of
 from simlab.simulators._unheard import Unheard
-from simlab.simulators._voice import add_typos, stripped_sentence, voice_of
+from simlab.simulators._voice import DomainVoice, add_typos, stripped_sentence, voice_of
 from simlab.spec import (
     Domain,
     FactValue,
@@ -36,6 +37,33 @@ _NO_READING = ReplyReading()
 _new_user_turn: Callable[[dict[str, Any]], UserTurn] = (
     UserTurn.__pydantic_validator__.validate_python
 )
+
+
+def _user_turn_of(text: str, disclosed: dict[str, Any], stop: StopSignal | None) -> UserTurn:
+    """``UserTurn(text=text, disclosed=disclosed, stop=stop)`` for a fresh ``disclosed``
+    of goal fact values, without validation: the simulator's fields are already of their
+    types, so the validator would only copy them (``tests/simulators/test_scripted_speed.py``
+    holds it to the validated turn). One a turn."""
+    turn = _new_model(UserTurn)
+    fields: dict[str, Any] = {
+        "text": text,
+        "disclosed": disclosed,
+        "perturbations": [],
+        "stop": stop,
+    }
+    _set(turn, "__dict__", fields)
+    _set(turn, "__pydantic_fields_set__", {"text", "disclosed", "stop"})
+    _set(turn, "__pydantic_extra__", None)
+    _set(turn, "__pydantic_private__", None)
+    return turn
+
+
+_new_model = UserTurn.__new__
+_set = object.__setattr__
+
+# (goal, voice, language, style) ids whose declared facts were all rendered: the goal and
+# voice themselves, kept so that their ids stay theirs.
+_voiced: dict[tuple[int, int, str, str], tuple[Goal, DomainVoice]] = {}
 
 PerturbationLookup = Callable[[Sequence[str]], Sequence[Perturbation]]
 """Perturbation ids (a session key's) to their definitions, in order."""
@@ -132,6 +160,7 @@ class ScriptedSimulator:
         # then wording choices continue it, saving a second generator per session.
         # The engine drew this plan a moment ago for the planned length: take it.
         self.plan, self._rng = take_drawn(persona.traits, goal, mode, seed)
+        self._bits = self._rng.getrandbits
         traits = persona.traits
         self._voice = voice_of(domain)
         self._read = reader_of(domain).read
@@ -158,8 +187,15 @@ class ScriptedSimulator:
         self._changes = list(self.plan.changes)
         self._penalty = 0
         # Render every value up front: a goal that cannot be voiced fails here, not mid-run.
-        for f in goal.facts:
-            self._placeholders(f.id, f.value)
+        # Its declared facts once per goal, voice, language and style: the check is pure in them.
+        voiced = (id(goal), id(self._voice), persona.language, traits.style)
+        known = _voiced.get(voiced)
+        if known is None or known[0] is not goal or known[1] is not self._voice:
+            for f in goal.facts:
+                self._placeholders(f.id, f.value)
+            if len(_voiced) >= 4096:
+                _voiced.clear()
+            _voiced[voiced] = (goal, self._voice)  # kept alive: their ids are not reused
         for c in self._changes:
             self._placeholders(c.fact, c.value)
         self._stack: PerturbationStack | None = None
@@ -170,6 +206,10 @@ class ScriptedSimulator:
             self._stack = take_built(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
         self.unheard: Unheard | None = None
+        # the last final action judged: (call, its args, its result, the facts it breaks)
+        self._judged: tuple[ToolCall, Any, Any, tuple[str, ...]] | None = None
+        self._said: dict[str, tuple[str, ...]] = {}  # fact -> the sentences stating its value
+        self._corrections_said: dict[str, tuple[str, ...]] = {}  # ... correcting it
 
     async def next_turn(self, state: SimState) -> UserTurn:
         """The next user message, or a closing turn with ``stop`` set."""
@@ -183,7 +223,7 @@ class ScriptedSimulator:
         self.contradicted = set()
         draft = _Draft()
         if turn == 1 or reply is None:
-            draft.say(self._rng.choice(self._intents))
+            draft.say(choose(self._bits, self._intents))
             self._volunteer(draft, turn, self.plan.first_turn)
             return self._finish(draft, turn)
         action = self._final_call(reply)
@@ -206,13 +246,14 @@ class ScriptedSimulator:
     # ------------------------------------------------------------ branches
 
     def _on_final_action(self, draft: _Draft, turn: int, call: ToolCall) -> UserTurn:
-        due = self._due_changes(turn, on_final=True)
-        perturbed = self._perturbed_changes(turn, due, on_final=True)
+        # no planned change left and no perturbation: nothing can be due (two calls fewer)
+        due = self._due_changes(turn, on_final=True) if self._changes else []
+        perturbed = (
+            self._perturbed_changes(turn, due, on_final=True) if self._stack is not None else []
+        )
         restate: list[str] = []
         if not due and not perturbed:
-            for c in violations(self.goal, call, self._current):
-                if c.fact not in restate:
-                    restate.append(c.fact)
+            restate = list(self._broken_facts(call))
             restate += [f for f in self._required if f not in self._stated_at and f not in restate]
             if not restate:
                 return self._close(StopSignal.DONE, turn)
@@ -240,8 +281,10 @@ class ScriptedSimulator:
             if whole is not None:  # a digression or pushback is all this turn says
                 draft.say(whole)
                 return self._finish(draft, turn)
-        due = self._due_changes(turn, on_final=False)
-        perturbed = self._perturbed_changes(turn, due, on_final=False)
+        due = self._due_changes(turn, on_final=False) if self._changes else []
+        perturbed = (
+            self._perturbed_changes(turn, due, on_final=False) if self._stack is not None else []
+        )
         changing = {c.fact for c in due} | {c.fact for c in perturbed}
         if reading.slots:
             said = False
@@ -292,6 +335,27 @@ class ScriptedSimulator:
                 return call
         return None
 
+    def _broken_facts(self, call: ToolCall) -> tuple[str, ...]:
+        """The facts whose constraints ``call`` breaks against the user's wants, once each."""
+        # An agent repeats the very same call object turn after turn (the reference agent
+        # shares its calls, read only): its verdict stands while the wants have not changed
+        # (_fire and _fire_perturbed forget it when they change a value).
+        judged = self._judged
+        if (
+            judged is not None
+            and judged[0] is call
+            and judged[1] is call.args
+            and judged[2] is call.result
+        ):
+            return judged[3]
+        facts: list[str] = []
+        for c in violations(self.goal, call, self._current):
+            if c.fact not in facts:
+                facts.append(c.fact)
+        broken = tuple(facts)
+        self._judged = (call, call.args, call.result, broken)
+        return broken
+
     def _exhausted(self, turn: int) -> bool:
         return turn - 1 + self._penalty >= self._patience
 
@@ -313,6 +377,9 @@ class ScriptedSimulator:
         own = all(self._slot_of[c.fact] in corrections for c in due)
         if not own:  # the slots' own corrections need no lead-in
             draft.say(self._phrase("mind_change"))
+        self._judged = None  # the wants change: forget their verdict and sentences
+        self._said.clear()
+        self._corrections_said.clear()
         for c in due:
             self._changes.remove(c)
             self._current[c.fact] = c.value
@@ -330,6 +397,9 @@ class ScriptedSimulator:
 
     def _fire_perturbed(self, draft: _Draft, changes: list[FactChange], turn: int) -> None:
         """A goal change or contradiction: its lead-in, then the fact's new value."""
+        self._judged = None  # the wants change: forget their verdict and sentences
+        self._said.clear()
+        self._corrections_said.clear()
         for c in changes:
             if c.lead:
                 draft.say(c.lead)
@@ -377,15 +447,19 @@ class ScriptedSimulator:
         correcting: bool = False,
     ) -> None:
         value = self._current[fact_id]
-        # one draw picks the phrasing, already formatted with the value (the voice keeps them)
-        sentences = self._voice.sentences(
-            self.persona.language,
-            self._style,
-            self._slot_of[fact_id],
-            value,
-            correcting=correcting,
-        )
-        draft.fact(self._rng.choice(sentences), fact_id, value)
+        # one draw picks the phrasing, already formatted with the value (the voice keeps
+        # them; this session keeps each fact's while its value stands)
+        said = self._corrections_said if correcting else self._said
+        sentences = said.get(fact_id)
+        if sentences is None:
+            sentences = said[fact_id] = self._voice.sentences(
+                self.persona.language,
+                self._style,
+                self._slot_of[fact_id],
+                value,
+                correcting=correcting,
+            )
+        draft.fact(choose(self._bits, sentences), fact_id, value)
         if fact_id in self._pending:
             self._pending.remove(fact_id)
         self._stated_at.setdefault(fact_id, turn)
@@ -401,7 +475,7 @@ class ScriptedSimulator:
         return self._voice.values(slot, value, self.persona.language)
 
     def _phrase(self, key: str) -> str:
-        return self._rng.choice(self._book.connectives[key])
+        return choose(self._bits, self._book.connectives[key])
 
     def _close(self, stop: StopSignal, turn: int) -> UserTurn:
         draft = _Draft()
@@ -411,7 +485,7 @@ class ScriptedSimulator:
     def _finish(self, draft: _Draft, turn: int, stop: StopSignal | None = None) -> UserTurn:
         parts = draft.parts
         if turn in self.plan.filler_turns and self._book.fillers:
-            filler = self._rng.choice(self._book.fillers)
+            filler = choose(self._bits, self._book.fillers)
             at = 0 if turn in self.plan.filler_first else len(parts)
             parts.insert(at, filler)
             draft.typo_ok.insert(at, True)
@@ -435,4 +509,4 @@ class ScriptedSimulator:
                     "stop": stop,
                 }
             )
-        return _new_user_turn({"text": text, "disclosed": draft.disclosed, "stop": stop})
+        return _user_turn_of(text, draft.disclosed, stop)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from simlab.core import strip_diacritics
+from simlab.simulators._draws import below
 from simlab.spec import Domain, DomainSlot, FactValue, Language, PerDomain
 
 _FALLBACK_STYLE = "neutral"
@@ -232,12 +233,14 @@ def stripped_sentence(sentence: str) -> str:
 def add_typos(text: str, rate: float, rng: random.Random) -> str:
     """Each word of 3+ letters gets, with probability ``rate``, a swap or a dropped letter."""
 
+    draw, bits = rng.random, rng.getrandbits
+
     def mangle(m: re.Match[str]) -> str:
         word = m.group(0)
-        if rng.random() >= rate:
+        if draw() >= rate:
             return word
-        i = rng.randrange(len(word) - 1)
-        if rng.random() < 0.5 and word[i] != word[i + 1]:
+        i = below(bits, len(word) - 1)  # rng.randrange(len(word) - 1): the word has 3+ letters
+        if draw() < 0.5 and word[i] != word[i + 1]:
             return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
         return word[:i] + word[i + 1 :]
 
