@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simlab.agents.reference import DomainSkill, _domain_skill
 from simlab.agents.reference._domain_skill import fold
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.core import strip_diacritics
-from simlab.guards import _checks
+from simlab.guards import _checks, is_explicit_yes
 from simlab.guards._checks import plain
 from simlab.spec import Domain, load_domain
 
@@ -210,3 +212,20 @@ def test_the_plain_form_of_a_folded_text_is_the_texts() -> None:
     for i in range(0, len(every), 1000):
         chunk = every[i : i + 1000]  # neighbours too: marks after letters, final sigma
         assert plain(fold(chunk)) == plain(chunk), f"from U+{ord(chunk[0]):04X}"
+
+
+_PIECES = [
+    "yes", "Yes", "no", "wait", "Actually,", "sure", "ok", "Sí", "Vâng", "có", "don't",
+    "go ahead", "book", "Sorry", "I'm not good", "3/1", ".", "!", "?", ";", "...", ",",
+    " ", "  ", "\u00a0", "\t", "\n", "\u0301", "\0", "Σ",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+@settings(max_examples=400, deadline=None)
+def test_the_go_ahead_read_per_sentence_is_the_messages(trips: Domain, pieces: list[str]) -> None:
+    # each folded sentence's yes verdicts are worked out once, then joined: the
+    # message reads as ``is_explicit_yes`` reads it whole
+    text = "".join(pieces)
+    domain = trips
+    assert DomainSkill(domain).read(text, ()).yes is is_explicit_yes(text, domain)

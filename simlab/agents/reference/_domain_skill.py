@@ -29,7 +29,7 @@ from typing import Any
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
-from simlab.guards import is_explicit_yes
+from simlab.guards._checks import says_yes, yes_verdicts
 from simlab.spec import (
     Domain,
     DomainSlot,
@@ -73,9 +73,10 @@ def fold(text: str) -> str:
 _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
-_Sentence = tuple[str, int, tuple[_Found, ...]]
+_Verdicts = tuple[tuple[bool, bool, bool], ...]
+_Sentence = tuple[str, int, tuple[_Found, ...], _Verdicts]
 """A folded sentence, its literal words (``LiteralWords.held``), its matches of the
-phrasings read per sentence."""
+phrasings read per sentence, its go-ahead verdicts (``yes_verdicts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,10 @@ class DomainReader:
         # in 13,162 on the default suite)
         self._sentences: dict[str, tuple[_Sentence, ...]] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
+        self._opening_words = words.mask(w for o, _, _ in openings for w in o.split())
+        # the openings (in order) whose words a text holds, by the opening words it holds:
+        # texts differ, those words' combinations are few
+        self._opening_candidates: dict[int, tuple[tuple[str, str, str], ...]] = {}
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
@@ -343,6 +348,21 @@ class DomainReader:
                 found.append((i, start, end, name, m.groups()))
         return found
 
+    def _openings_held(self, held: int) -> tuple[tuple[str, str, str], ...]:
+        """The openings, in order, whose words all are in the text of ``held``."""
+        held &= self._opening_words
+        known = self._opening_candidates.get(held)
+        if known is None:
+            known = tuple(
+                (opening, tool, lang)
+                for needed, opening, tool, lang in self._openings
+                if needed & held == needed
+            )
+            if len(self._opening_candidates) >= _MAX_SENTENCES:  # bounded
+                self._opening_candidates.clear()
+            self._opening_candidates[held] = known
+        return known
+
     def _sentence(self, raw: str) -> tuple[_Sentence, ...]:
         """The sentences of a raw sentence folded (folding may show another sentence's end:
         a mark between a "." and its space), each with its literal words and its matches
@@ -357,7 +377,8 @@ class DomainReader:
 
     def _read_sentence(self, sentence: str) -> _Sentence:
         held = self._words.held(sentence)
-        return sentence, held, tuple(self._matches(sentence, held, True))
+        matches = tuple(self._matches(sentence, held, True))
+        return sentence, held, matches, yes_verdicts(sentence, self.domain)
 
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
         latest: dict[str, tuple[int, FactValue]] = {}
@@ -372,14 +393,16 @@ class DomainReader:
         held = 0
         found: list[_Found] = []
         folded: list[str] = []
+        verdicts: list[tuple[bool, bool, bool]] = []
         offset = 0
         for raw in _sentences(text):
-            for sentence, words, matches in self._sentence(raw):
+            for sentence, words, matches, said in self._sentence(raw):
                 held |= words
                 if matches:
                     found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
                 offset += len(sentence)
                 folded.append(sentence)
+                verdicts += said
         t = "".join(folded)
         found += self._matches(t, held, False)
         # the domain's order (a stable sort keeps each phrasing's matches in text order):
@@ -413,14 +436,15 @@ class DomainReader:
                     slots[name] = bare
                     break  # one value answers one question
         intent = None
-        for needed, opening, tool, lang in self._openings:
-            if needed & held == needed and opening in t:
+        for opening, tool, lang in self._openings_held(held):
+            if opening in t:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        # the guards' reading, as the graders'; of the folded text, whose plain form is
-        # the message's (``plain(fold(text)) == plain(text)``), so accents go once
-        yes = is_explicit_yes(t, self.domain)
+        # the guards' reading, as the graders' (``is_explicit_yes``); of the folded
+        # sentences, whose plain forms are the message's (``plain(fold(text)) ==
+        # plain(text)``), each sentence's verdicts once (the cuts are ``yes_verdicts``')
+        yes = says_yes(verdicts)
         language = languages[0] if languages else None
         return tuple(slots.items()), intent, yes, language
 
