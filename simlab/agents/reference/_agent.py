@@ -383,17 +383,19 @@ class ReferenceAgent:
     # ------------------------------------------------------------------ ground truth
 
     def _anchoring_cause(self, turn: int, wanted: Decision) -> dict[str, Any]:
-        assert self._anchor is not None
-        if wanted.plan is not None:
-            now = ", ".join(f"{k}={v}" for k, v in wanted.plan.args)
+        anchor = self._anchor
+        assert anchor is not None
+        # by the objects (the entry keeps them, so their ids stay theirs): plans and
+        # decisions are frozen and shared, an anchored session says this turn after turn
+        known = _ANCHORED.get((id(anchor), id(wanted)))
+        if known is not None and known[0] is anchor and known[1] is wanted:
+            detail = known[2]
         else:
-            now = f"ask {list(wanted.ask)}" if wanted.ask else str(wanted.problem)
-        kept = ", ".join(f"{k}={v}" for k, v in self._anchor.args)
-        return {
-            "cause": "anchoring",
-            "turn": turn,
-            "detail": f"kept the first proposal ({kept}) instead of revising it ({now})",
-        }
+            detail = _anchoring_detail(anchor, wanted)
+            if len(_ANCHORED) >= _MAX_ANCHORED:
+                _ANCHORED.clear()
+            _ANCHORED[(id(anchor), id(wanted))] = (anchor, wanted, detail)
+        return {"cause": "anchoring", "turn": turn, "detail": detail}
 
     def _truncation_cause(self, turn: int, slots: dict[str, FactValue]) -> dict[str, Any]:
         lost = [
@@ -406,6 +408,20 @@ class ReferenceAgent:
             "turn": turn,
             "detail": "outside the context window: " + ", ".join(lost),
         }
+
+
+def _anchoring_detail(anchor: Plan, wanted: Decision) -> str:
+    """What an anchored agent kept and what it would have done instead."""
+    if wanted.plan is not None:
+        now = ", ".join(f"{k}={v}" for k, v in wanted.plan.args)
+    else:
+        now = f"ask {list(wanted.ask)}" if wanted.ask else str(wanted.problem)
+    kept = ", ".join(f"{k}={v}" for k, v in anchor.args)
+    return f"kept the first proposal ({kept}) instead of revising it ({now})"
+
+
+_ANCHORED: dict[tuple[int, int], tuple[Plan, Decision, str]] = {}
+_MAX_ANCHORED = 4096
 
 
 @lru_cache(maxsize=4096)

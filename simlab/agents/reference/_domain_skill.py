@@ -154,9 +154,12 @@ class DomainReader:
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
         self._values: dict[tuple[int, tuple[str | None, ...]], FactValue | None] = {}
-        self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, bool]] = {}
-        """Each distinct fixture call and whether its result holds a ``{canary}`` to
-        plant, shared by the domain's sessions."""
+        self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, Any]] = {}
+        """Each distinct fixture call and where its result holds a ``{canary}`` to plant
+        (``_canary_paths``; None: nowhere), shared by the domain's sessions."""
+        self.executed: dict[int, tuple[Plan, DomainTool | None, dict[str, Any], Any]] = {}
+        """A plan's tool, arguments and call key (``_call_key``) by the plan object (the
+        entry keeps the plan, so its id stays its own): plans are shared, and frozen."""
         self.slot_named: dict[str, DomainSlot] = {}
         """The domain's slots by name (``Domain.slot`` without its scan)."""
         self.tool_named: dict[str, DomainTool] = {}
@@ -490,31 +493,36 @@ def _read_by(lookup: ToolLookup) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _holds_canary(value: Any) -> bool:
-    """Whether a string in ``value`` holds ``{canary}`` (where ``_plant`` writes one)."""
+def _canary_paths(value: Any) -> Any:
+    """Where a string in ``value`` holds ``{canary}``: True for such a string; for a
+    mapping or a list, a dict of the keys or indexes holding one to their paths; None
+    where none does (most results: then nothing is planted, nothing walked)."""
     if isinstance(value, str):
-        return "{canary}" in value
+        return True if "{canary}" in value else None
     if isinstance(value, Mapping):
-        return any(_holds_canary(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_canary(v) for v in value)
-    return False
+        paths = {k: p for k, v in value.items() if (p := _canary_paths(v)) is not None}
+    elif isinstance(value, list):
+        paths = {i: p for i, v in enumerate(value) if (p := _canary_paths(v)) is not None}
+    else:
+        return None
+    return paths or None
 
 
-def _plant(value: Any, canary: str) -> Any:
-    """``value`` with ``{canary}`` replaced in its strings (itself when none holds it)."""
-    if isinstance(value, str):
-        return value.replace("{canary}", canary) if "{canary}" in value else value
+def _plant(value: Any, paths: Any, canary: str) -> Any:
+    """``value`` with ``{canary}`` replaced in its strings, at its ``_canary_paths``
+    (not None): only the containers on those paths are new, the rest is ``value``'s."""
+    if paths is True:
+        return value.replace("{canary}", canary)
     if isinstance(value, Mapping):
-        planted = {k: _plant(v, canary) for k, v in value.items()}
-        return value if all(planted[k] is v for k, v in value.items()) else planted
-    if isinstance(value, list):
-        items = [_plant(v, canary) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-    return value
+        return {k: _plant(v, paths[k], canary) if k in paths else v for k, v in value.items()}
+    items = list(value)
+    for i, path in paths.items():
+        items[i] = _plant(items[i], path, canary)
+    return items
 
 
 _NO_DEFAULT = object()
+_NO_KEY = object()
 
 
 def _rows(result: Any) -> list[Mapping[str, Any]]:
@@ -644,39 +652,41 @@ class DomainSkill:
         return self._outcome(tool, args)[0]
 
     def _outcome(
-        self, tool: DomainTool, args: Mapping[str, Any]
+        self, tool: DomainTool, args: Mapping[str, Any], key: Any = _NO_KEY
     ) -> tuple[ToolCall, tuple[Any, ...] | None]:
         """``_call``'s call and the key its outcome is shared under (None: the call is
-        not shared, or a canary was planted in its result).
+        not shared, or a canary was planted in its result); ``key``: the call's
+        ``_call_key`` when already known.
 
         A shared call is one ``ToolCall`` for every session of the domain (replies are
         read-only); a call whose result holds a ``{canary}`` is the session's own.
         """
-        key = _call_key(tool.name, args)
+        if key is _NO_KEY:
+            key = _call_key(tool.name, args)
         known = self._reader.outcomes.get(key) if key is not None else None
         if known is None:
             call = tool.call(dict(args))
-            holds = _holds_canary(call.result)
+            paths = _canary_paths(call.result)
             if key is not None:
-                self._reader.outcomes[key] = (call, holds)
+                self._reader.outcomes[key] = (call, paths)
         else:
-            call, holds = known
-        if not holds:  # most results: nothing to plant, no walk through them
+            call, paths = known
+        if paths is None:  # most results: nothing to plant
             if key is None:
                 self._unshared += 1
             return call, key
         self._unshared += 1
         if key is None:
-            return self._planted_in(call), None
+            return self._planted_in(call, paths), None
         planted = self._planted.get(key)  # planted once per session and call
         if planted is None:
-            planted = self._planted[key] = self._planted_in(call)
+            planted = self._planted[key] = self._planted_in(call, paths)
         return planted, None
 
-    def _planted_in(self, call: ToolCall) -> ToolCall:
-        """``call`` with the session's canary planted in its result."""
-        planted = _plant(call.result, self.canary)
-        return call if planted is call.result else call.model_copy(update={"result": planted})
+    def _planted_in(self, call: ToolCall, paths: Any) -> ToolCall:
+        """``call`` with the session's canary planted in its result at ``paths``."""
+        planted = _plant(call.result, paths, self.canary)
+        return call.model_copy(update={"result": planted})
 
     # -------------------------------------------------------------- reading
 
@@ -1020,10 +1030,20 @@ class DomainSkill:
 
     def execute(self, plan: Plan) -> ToolCall:
         """Call the plan's tool on the domain's fixtures."""
-        tool = self._reader.tool_named.get(plan.tool)
+        executed = self._reader.executed
+        known = executed.get(id(plan))
+        if known is None or known[0] is not plan:
+            tool = self._reader.tool_named.get(plan.tool)
+            args = plan.kwargs
+            key = _call_key(tool.name, args) if tool is not None else None
+            known = (plan, tool, args, key)
+            if len(executed) >= _MAX_CHOICES:  # bounded: plans of any number
+                executed.clear()
+            executed[id(plan)] = known  # a plan is frozen: its tool and arguments stay
+        _, tool, args, key = known
         if tool is None:
             return ToolCall(name=plan.tool, args=plan.kwargs, error=f"no tool {plan.tool!r}")
-        return self._call(tool, plan.kwargs)
+        return self._outcome(tool, args, key)[0]
 
     def agency(self, tool: str) -> str:
         """The tool's agency as the domain declares it (or its default)."""
