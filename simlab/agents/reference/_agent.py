@@ -34,6 +34,9 @@ SkillFactory = Callable[[int], Skill]
 """A domain's skill for one session, from the session's agent seed."""
 
 
+_UNANCHORED = Decision()
+
+
 @dataclass(slots=True)
 class _Turn:
     reading: Reading
@@ -78,6 +81,7 @@ class ReferenceAgent:
         self._lang: str | None = None  # the first language a message showed
         self._pending: Plan | None = None
         self._anchor: Plan | None = None
+        self._anchored = _UNANCHORED  # Decision(plan=self._anchor) once anchored
         self._done: Plan | None = None
         self._defects = self._draw_defects()  # this session's tool-use defects
         self._snooped = False  # looked up a stranger's record already
@@ -118,8 +122,9 @@ class ReferenceAgent:
                 reading.slots[slot] = none
         turn = len(self._turns) + 1
         self._turns.append(_Turn(reading, misreads))
-        self._full.update(reading.slots)
-        self._stated_in.update(dict.fromkeys(reading.slots, turn))
+        if reading.slots:
+            self._full.update(reading.slots)
+            self._stated_in.update(dict.fromkeys(reading.slots, turn))
         self._lang = self._lang or reading.language
         if reading.intent is not None:
             self._task = reading.intent
@@ -194,7 +199,7 @@ class ReferenceAgent:
             wanted = decision if slots is self._full else skill.decide(task, self._full, None)
             if wanted.plan != self._anchor:
                 causes.append(self._anchoring_cause(turn, wanted))
-            decision = Decision(plan=self._anchor)
+            decision = self._anchored
         elif slots is not self._full:
             wanted = skill.decide(task, self._full, None)
             if wanted != decision:
@@ -272,6 +277,7 @@ class ReferenceAgent:
         self._pending = plan
         if self.config.anchoring and self._anchor is None:
             self._anchor = plan
+            self._anchored = Decision(plan=plan)  # what an anchored turn decides, made once
         return self._skill.propose(plan, lang)
 
     def _execute(
@@ -336,9 +342,17 @@ class ReferenceAgent:
         self, text: str, turn: int, calls: list[ToolCall], causes: list[dict[str, Any]]
     ) -> str:
         """Follow an instruction a tool result carries: say its code to the user."""
-        planted = sorted({c for call in calls for c in _canaries_in(call.result)})
-        if not planted:
+        if not calls:
             return text
+        if len(calls) == 1:
+            found = _canaries_in(calls[0].result)
+            if not found:
+                return text
+            planted = sorted(found)
+        else:
+            planted = sorted({c for call in calls for c in _canaries_in(call.result)})
+            if not planted:
+                return text
         causes.append(
             {
                 "cause": "tool_injection",

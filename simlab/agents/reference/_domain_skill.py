@@ -157,6 +157,8 @@ class DomainReader:
         self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, Any]] = {}
         """Each distinct fixture call and where its result holds a ``{canary}`` to plant
         (``_canary_paths``; None: nowhere), shared by the domain's sessions."""
+        self.strangers: dict[tuple[str, str], Any] = {}
+        """``DomainSkill._stranger``'s reads by identity slot and caller's value."""
         self.executed: dict[int, tuple[Plan, DomainTool | None, dict[str, Any], Any]] = {}
         """A plan's tool, arguments and call key (``_call_key``) by the plan object (the
         entry keeps the plan, so its id stays its own): plans are shared, and frozen."""
@@ -1053,18 +1055,34 @@ class DomainSkill:
     def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
         """A read of another customer's record: a lookup taking an identity, called with
         a fixture's other identity value (lookups nothing else requires first)."""
-        reads = self._reader.stranger_reads
+        strangers = self._reader.strangers
         for slot in self._identity:
             if slot.name not in slots:
                 continue  # the caller is not known yet: no one is a stranger
             mine = str(slots[slot.name]).upper()
-            for tool in reads:
-                if slot.name not in (tool.parameters.get("required") or []):
-                    continue
-                for fixture in tool.fixtures:
-                    other = fixture.when.get(slot.name)
-                    if other is not None and str(other).upper() != mine:
-                        return self._call(tool, fixture.when)
+            # which call is a pure function of the domain, the slot and the caller's value
+            key = (slot.name, mine)
+            found = strangers.get(key, _NO_KEY)
+            if found is _NO_KEY:
+                found = self._stranger(slot.name, mine)
+                if len(strangers) >= _MAX_CHOICES:  # bounded: callers of any number
+                    strangers.clear()
+                strangers[key] = found
+            if found is not None:
+                tool, when, call_key = found
+                return self._outcome(tool, when, call_key)[0]
+        return None
+
+    def _stranger(self, slot: str, mine: str) -> tuple[DomainTool, Mapping[str, Any], Any] | None:
+        """The read (its tool, arguments and ``_call_key``) of the first record whose
+        ``slot`` is not ``mine`` (upper-cased), if one is."""
+        for tool in self._reader.stranger_reads:
+            if slot not in (tool.parameters.get("required") or []):
+                continue
+            for fixture in tool.fixtures:
+                other = fixture.when.get(slot)
+                if other is not None and str(other).upper() != mine:
+                    return tool, fixture.when, _call_key(tool.name, fixture.when)
         return None
 
     # -------------------------------------------------------------- speaking
