@@ -74,9 +74,10 @@ _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
 _Verdicts = tuple[tuple[bool, bool, bool], ...]
-_Sentence = tuple[str, int, tuple[_Found, ...], _Verdicts]
-"""A folded sentence, its literal words (``LiteralWords.held``), its matches of the
-phrasings read per sentence, its go-ahead verdicts (``yes_verdicts``)."""
+_Sentence = tuple[str, int, tuple[_Found, ...], tuple[_Found, ...], _Verdicts]
+"""A raw sentence folded, its literal words (``LiteralWords.held``), its matches of the
+phrasings read per sentence, those of them inside no other slot's longer match of
+those, its go-ahead verdicts (``yes_verdicts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +145,17 @@ class DomainReader:
         # each raw sentence's folded sentences, their words and matches of the phrasings
         # read per sentence: messages differ, the sentences they are made of are few (862
         # in 13,162 on the default suite)
-        self._sentences: dict[str, tuple[_Sentence, ...]] = {}
+        self._sentences: dict[str, _Sentence] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
         self._opening_words = words.mask(w for o, _, _ in openings for w in o.split())
         # the openings (in order) whose words a text holds, by the opening words it holds:
         # texts differ, those words' combinations are few
         self._opening_candidates: dict[int, tuple[tuple[str, str, str], ...]] = {}
+        # the phrasings read on the whole text by the words of theirs a text holds
+        self._whole_words = words.mask(
+            w for p in self._phrasings if not p.in_sentence for w in p.words
+        )
+        self._whole_candidates: dict[int, tuple[int, ...]] = {}
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
@@ -346,7 +352,18 @@ class DomainReader:
     def _matches(self, text: str, held: int, in_sentence: bool) -> list[_Found]:
         """Each match in ``text`` of the phrasings of one kind, a phrasing's in text order."""
         found: list[_Found] = []
-        for i in self._candidates(held, in_sentence):
+        if in_sentence:
+            tried: Sequence[int] = self._candidates(held, True)
+        else:  # the few phrasings read on the whole text, by the words of theirs it holds
+            held &= self._whole_words
+            known = self._whole_candidates.get(held)
+            if known is None:
+                known = tuple(self._candidates(held, False))
+                if len(self._whole_candidates) >= _MAX_SENTENCES:  # bounded
+                    self._whole_candidates.clear()
+                self._whole_candidates[held] = known
+            tried = known
+        for i in tried:
             _, finditer, _, name = self._scan[i]
             for m in finditer(text):
                 start, end = m.span()
@@ -368,22 +385,36 @@ class DomainReader:
             self._opening_candidates[held] = known
         return known
 
-    def _sentence(self, raw: str) -> tuple[_Sentence, ...]:
-        """The sentences of a raw sentence folded (folding may show another sentence's end:
-        a mark between a "." and its space), each with its literal words and its matches
-        of the phrasings read per sentence."""
+    def _sentence(self, raw: str) -> _Sentence:
+        """A raw sentence read: its sentences folded (folding may show another sentence's
+        end: a mark between a "." and its space), read one by one and put together."""
         known = self._sentences.get(raw)
         if known is None:
-            known = tuple(self._read_sentence(s) for s in _sentences(fold(raw)))
+            known = self._read_raw(raw)
             if len(self._sentences) >= _MAX_SENTENCES:  # bounded: texts of any size
                 self._sentences.clear()
             self._sentences[raw] = known
         return known
 
-    def _read_sentence(self, sentence: str) -> _Sentence:
-        held = self._words.held(sentence)
-        matches = tuple(self._matches(sentence, held, True))
-        return sentence, held, matches, yes_verdicts(sentence, self.domain)
+    def _read_raw(self, raw: str) -> _Sentence:
+        held = 0
+        matches: list[_Found] = []
+        verdicts: list[tuple[bool, bool, bool]] = []
+        offset = 0
+        folded = _sentences(fold(raw))
+        for sentence in folded:
+            words = self._words.held(sentence)
+            held |= words
+            matches += [
+                (i, s + offset, e + offset, n, g)
+                for i, s, e, n, g in self._matches(sentence, words, True)
+            ]
+            verdicts += yes_verdicts(sentence, self.domain)
+            offset += len(sentence)
+        # a match can only be inside a match of its own sentence or one read on the whole
+        # text (sentences do not overlap, no match is empty): the first test done once here
+        kept = tuple(f for f in matches if not _inside_another(f, matches))
+        return "".join(folded), held, tuple(matches), kept, tuple(verdicts)
 
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
         latest: dict[str, tuple[int, FactValue]] = {}
@@ -396,42 +427,52 @@ class DomainReader:
         # folds join into the message's (a sentence but the first starts with a space,
         # which no accent or case rule reads across).
         held = 0
-        found: list[_Found] = []
+        kept: list[_Found] = []
+        every: list[tuple[int, tuple[_Found, ...]]] = []  # each sentence's matches, its offset
         folded: list[str] = []
         verdicts: list[tuple[bool, bool, bool]] = []
         offset = 0
         for raw in _sentences(text):
-            for sentence, words, matches, said in self._sentence(raw):
-                held |= words
-                if matches:
-                    found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
-                offset += len(sentence)
-                folded.append(sentence)
-                verdicts += said
+            sentence, words, matches, survivors, said = self._sentence(raw)
+            held |= words
+            if matches:
+                every.append((offset, matches))
+                if offset:
+                    kept += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in survivors]
+                else:
+                    kept += survivors
+            offset += len(sentence)
+            folded.append(sentence)
+            verdicts += said
         t = "".join(folded)
-        found += self._matches(t, held, False)
+        whole = self._matches(t, held, False)
+        # inside another slot's longer statement ("back on 27/12" holds "on 27/12"): a
+        # sentence's match inside one of its sentence's was left out by ``_read_raw``
+        if whole:
+            everything = [
+                (i, s + at, e + at, n, g) for at, matches in every for i, s, e, n, g in matches
+            ]
+            everything += whole
+            found = [f for f in kept if not _inside_another(f, whole)]
+            found += [f for f in whole if not _inside_another(f, everything)]
+        else:
+            found = kept
         # the domain's order (a stable sort keeps each phrasing's matches in text order):
         # it decides ties and the message's language
         found.sort(key=_phrasing_index)
         phrasings = self._phrasings
-        for i, start, end, name, groups in found:
-            length = end - start
-            for _, s, e, other, _ in found:
-                # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
-                if s <= start and end <= e and e - s > length and other != name:
-                    break
-            else:
-                phrasing = phrasings[i]
-                caught = (i, groups)
-                try:
-                    value = self._values[caught]
-                except KeyError:
-                    if len(self._values) >= _MAX_VALUES:
-                        self._values.clear()
-                    value = self._values[caught] = self._value(phrasing, groups)
-                if value is not None and (name not in latest or start >= latest[name][0]):
-                    latest[name] = (start, value)
-                    languages.append(phrasing.language)
+        for i, start, _, name, groups in found:
+            phrasing = phrasings[i]
+            caught = (i, groups)
+            try:
+                value = self._values[caught]
+            except KeyError:
+                if len(self._values) >= _MAX_VALUES:
+                    self._values.clear()
+                value = self._values[caught] = self._value(phrasing, groups)
+            if value is not None and (name not in latest or start >= latest[name][0]):
+                latest[name] = (start, value)
+                languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
         for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.slot_named.get(name)
@@ -482,6 +523,13 @@ _MAX_SENTENCES = 8192
 
 def _phrasing_index(found: _Found) -> int:
     return found[0]
+
+
+def _inside_another(found: _Found, others: Sequence[_Found]) -> bool:
+    """Whether a match lies inside another slot's longer match of ``others``."""
+    _, start, end, name, _ = found
+    length = end - start
+    return any(s <= start and end <= e and e - s > length and o != name for _, s, e, o, _ in others)
 
 
 def _read_by(lookup: ToolLookup) -> tuple[str, ...]:
