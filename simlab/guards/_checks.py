@@ -99,10 +99,16 @@ def yes_verdicts(text: str, domain: Domain | None = None) -> tuple[tuple[bool, b
 
 def says_yes(verdicts: Iterable[tuple[bool, bool, bool]]) -> bool:
     """Whether sentences with these ``yes_verdicts`` say go ahead (``is_explicit_yes``)."""
-    yes = False
+    return yes_after(verdicts) is True
+
+
+def yes_after(verdicts: Iterable[tuple[bool, bool, bool]], yes: bool = False) -> bool | None:
+    """Whether a go-ahead stands after sentences with these ``yes_verdicts``, given
+    whether one stood before them; None: one was taken back (the text says no go-ahead,
+    whatever follows). Pieces of a text read in turn give its ``says_yes``."""
     for taken_back, no, said_yes in verdicts:
         if yes and taken_back:
-            return False
+            return None
         if no:
             continue
         if said_yes:

@@ -217,7 +217,7 @@ def test_the_plain_form_of_a_folded_text_is_the_texts() -> None:
 _PIECES = [
     "yes", "Yes", "no", "wait", "Actually,", "sure", "ok", "Sí", "Vâng", "có", "don't",
     "go ahead", "book", "Sorry", "I'm not good", "3/1", ".", "!", "?", ";", "...", ",",
-    " ", "  ", "\u00a0", "\t", "\n", "\u0301", "\0", "Σ",
+    " ", "  ", "\u00a0", "\t", "\n", "\u0301", "\0", "Σ", "Yes. ", "Wait. ", "Ok! ", "Sure? ",
 ]  # fmt: skip
 
 
@@ -229,6 +229,14 @@ def test_the_go_ahead_read_per_sentence_is_the_messages(trips: Domain, pieces: l
     text = "".join(pieces)
     domain = trips
     assert DomainSkill(domain).read(text, ()).yes is is_explicit_yes(text, domain)
+    for text, yes in [
+        ("Yes, go ahead. Sorry, I'm not good with computers.", True),
+        ("Yes. Actually, wait.", False),
+        ("Actually, wait. Yes.", True),
+        ("No. Yes!", True),
+        ("Yes. I fly from Hanoi. Wait, no.", False),
+    ]:
+        assert DomainSkill(domain).read(text, ()).yes is yes, text
 
 
 def _read_whole(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str | None]:

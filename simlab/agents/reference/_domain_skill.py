@@ -29,7 +29,7 @@ from typing import Any
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
-from simlab.guards._checks import says_yes, yes_verdicts
+from simlab.guards._checks import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
     DomainSlot,
@@ -73,11 +73,12 @@ def fold(text: str) -> str:
 _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
-_Verdicts = tuple[tuple[bool, bool, bool], ...]
-_Sentence = tuple[str, int, tuple[_Found, ...], tuple[_Found, ...], _Verdicts]
+_YesAfter = tuple[bool | None, bool | None]
+_Sentence = tuple[str, int, tuple[_Found, ...], tuple[_Found, ...], _YesAfter]
 """A raw sentence folded, its literal words (``LiteralWords.held``), its matches of the
 phrasings read per sentence, those of them inside no other slot's longer match of
-those, its go-ahead verdicts (``yes_verdicts``)."""
+those, whether a go-ahead stands after it when none did and when one did before it
+(``yes_after`` of its ``yes_verdicts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,7 +415,8 @@ class DomainReader:
         # a match can only be inside a match of its own sentence or one read on the whole
         # text (sentences do not overlap, no match is empty): the first test done once here
         kept = tuple(f for f in matches if not _inside_another(f, matches))
-        return "".join(folded), held, tuple(matches), kept, tuple(verdicts)
+        yes = (yes_after(verdicts, False), yes_after(verdicts, True))
+        return "".join(folded), held, tuple(matches), kept, yes
 
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
         latest: dict[str, tuple[int, FactValue]] = {}
@@ -430,10 +432,10 @@ class DomainReader:
         kept: list[_Found] = []
         every: list[tuple[int, tuple[_Found, ...]]] = []  # each sentence's matches, its offset
         folded: list[str] = []
-        verdicts: list[tuple[bool, bool, bool]] = []
+        yes: bool | None = False  # a go-ahead stands so far; None: one was taken back
         offset = 0
         for raw in _sentences(text):
-            sentence, words, matches, survivors, said = self._sentence(raw)
+            sentence, words, matches, survivors, yes_after_it = self._sentence(raw)
             held |= words
             if matches:
                 every.append((offset, matches))
@@ -443,7 +445,8 @@ class DomainReader:
                     kept += survivors
             offset += len(sentence)
             folded.append(sentence)
-            verdicts += said
+            if yes is not None:
+                yes = yes_after_it[yes]
         t = "".join(folded)
         whole = self._matches(t, held, False)
         # inside another slot's longer statement ("back on 27/12" holds "on 27/12"): a
@@ -487,12 +490,11 @@ class DomainReader:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        # the guards' reading, as the graders' (``is_explicit_yes``); of the folded
-        # sentences, whose plain forms are the message's (``plain(fold(text)) ==
+        # ``yes``: the guards' reading, as the graders' (``is_explicit_yes``); of the
+        # folded sentences, whose plain forms are the message's (``plain(fold(text)) ==
         # plain(text)``), each sentence's verdicts once (the cuts are ``yes_verdicts``')
-        yes = says_yes(verdicts)
         language = languages[0] if languages else None
-        return tuple(slots.items()), intent, yes, language
+        return tuple(slots.items()), intent, yes is True, language
 
 
 reader_of = PerDomain(DomainReader)
