@@ -434,8 +434,9 @@ class DomainReader:
         folded: list[str] = []
         yes: bool | None = False  # a go-ahead stands so far; None: one was taken back
         offset = 0
+        known = self._sentences.get
         for raw in _sentences(text):
-            sentence, words, matches, survivors, yes_after_it = self._sentence(raw)
+            sentence, words, matches, survivors, yes_after_it = known(raw) or self._sentence(raw)
             held |= words
             if matches:
                 every.append((offset, matches))
@@ -448,7 +449,10 @@ class DomainReader:
             if yes is not None:
                 yes = yes_after_it[yes]
         t = "".join(folded)
-        whole = self._matches(t, held, False)
+        # most texts hold the words of no phrasing read on the whole text (and most
+        # domains have none without words, tried on every text)
+        tried = held & self._whole_words or self._always[False]
+        whole = self._matches(t, held, False) if tried else []
         # inside another slot's longer statement ("back on 27/12" holds "on 27/12"): a
         # sentence's match inside one of its sentence's was left out by ``_read_raw``
         if whole:
