@@ -190,20 +190,22 @@ class ReferenceAgent:
             # A bare go-ahead: carry out what was proposed, no second search.
             return self._execute(self._pending, knobs, turn, calls, causes)
         anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
-        decision = skill.decide(task, slots, None if anchored else calls)
-        if not anchored:
-            self._lookup_defects(slots, turn, calls, causes)
         if anchored:
             assert self._anchor is not None
-            # Judged against what a defect-free agent would do, not the windowed view.
-            wanted = decision if slots is self._full else skill.decide(task, self._full, None)
+            # Judged against what a defect-free agent would do, not the windowed view
+            # (an anchored agent keeps its proposal: what the window holds decides nothing;
+            # a decision is pure, so leaving one out changes no other)
+            wanted = skill.decide(task, self._full, None)
             if wanted.plan != self._anchor:
                 causes.append(self._anchoring_cause(turn, wanted))
             decision = self._anchored
-        elif slots is not self._full:
-            wanted = skill.decide(task, self._full, None)
-            if wanted != decision:
-                causes.append(self._truncation_cause(turn, slots))
+        else:
+            decision = skill.decide(task, slots, calls)
+            self._lookup_defects(slots, turn, calls, causes)
+            if slots is not self._full:
+                wanted = skill.decide(task, self._full, None)
+                if wanted != decision:
+                    causes.append(self._truncation_cause(turn, slots))
         if decision.plan is not None:
             return self._act(decision.plan, anchored, knobs, turn, calls, causes)
         self._pending = None
