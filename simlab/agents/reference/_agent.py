@@ -88,8 +88,8 @@ class ReferenceAgent:
 
     def _draw_defects(self) -> frozenset[str]:
         """Which of ``SESSION_DEFECTS`` this session has: one draw each, in a fixed order."""
-        rates = [(name, getattr(self.config, name)) for name in SESSION_DEFECTS]
-        if not any(rate for _, rate in rates):
+        rates = _session_rates(self.config)
+        if not rates:
             return frozenset()
         rng = random.Random(f"reference-defects:{self.seed}")
         return frozenset(name for name, rate in rates if rng.random() < rate)
@@ -424,6 +424,14 @@ class ReferenceAgent:
             "turn": turn,
             "detail": "outside the context window: " + ", ".join(lost),
         }
+
+
+@lru_cache(maxsize=64)
+def _session_rates(config: AgentConfig) -> tuple[tuple[str, float], ...]:
+    """Each of ``SESSION_DEFECTS`` with its rate in ``config``, in order; none when every
+    rate is 0 (a config is frozen: worked out once per config, not per session)."""
+    rates = tuple((name, getattr(config, name)) for name in SESSION_DEFECTS)
+    return rates if any(rate for _, rate in rates) else ()
 
 
 def _anchoring_detail(anchor: Plan, wanted: Decision) -> str:
