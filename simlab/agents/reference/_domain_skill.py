@@ -143,9 +143,9 @@ class DomainReader:
                 self._phrasings[i].words[0] for i in kind if self._phrasings[i].words
             )
             self._always[in_sentence] = tuple(i for i in kind if not self._phrasings[i].words)
-        # each raw sentence's folded sentences, their words and matches of the phrasings
-        # read per sentence: messages differ, the sentences they are made of are few (862
-        # in 13,162 on the default suite)
+        # each raw sentence read (``_Sentence``: folded, its words, its matches of the
+        # phrasings read per sentence, its go-ahead): messages differ, the sentences they
+        # are made of are few (862 in 13,162 on the default suite)
         self._sentences: dict[str, _Sentence] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
         self._opening_words = words.mask(w for o, _, _ in openings for w in o.split())
