@@ -85,15 +85,33 @@ def is_explicit_yes(text: str | None, domain: Domain | None = None) -> bool:
     """
     if not text:
         return False
+    return says_yes(yes_verdicts(text, domain))
+
+
+def yes_verdicts(text: str, domain: Domain | None = None) -> tuple[tuple[bool, bool, bool], ...]:
+    """Each sentence of ``text`` as ``is_explicit_yes`` reads it, in order: whether it
+    takes a yes back, says no, says yes. A text cut just before the whitespace after a
+    ``.``, ``!`` or ``?`` has the verdicts of its pieces joined (a piece's trailing empty
+    sentence and a leading space change no verdict): ``says_yes`` of them is the whole's."""
     reader = _yes_readers(domain) if domain is not None else _PLAIN_YES
-    yes = False
-    for sentence in _SENTENCE_END.split(plain(text)):
-        taken_back, no, says_yes = reader.verdict(sentence)
+    return tuple(map(reader.verdict, _SENTENCE_END.split(plain(text))))
+
+
+def says_yes(verdicts: Iterable[tuple[bool, bool, bool]]) -> bool:
+    """Whether sentences with these ``yes_verdicts`` say go ahead (``is_explicit_yes``)."""
+    return yes_after(verdicts) is True
+
+
+def yes_after(verdicts: Iterable[tuple[bool, bool, bool]], yes: bool = False) -> bool | None:
+    """Whether a go-ahead stands after sentences with these ``yes_verdicts``, given
+    whether one stood before them; None: one was taken back (the text says no go-ahead,
+    whatever follows). Pieces of a text read in turn give its ``says_yes``."""
+    for taken_back, no, said_yes in verdicts:
         if yes and taken_back:
-            return False
+            return None
         if no:
             continue
-        if says_yes:
+        if said_yes:
             yes = True
     return yes
 

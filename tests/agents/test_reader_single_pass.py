@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simlab.agents.reference import DomainSkill, _domain_skill
 from simlab.agents.reference._domain_skill import fold
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.core import strip_diacritics
-from simlab.guards import _checks
+from simlab.guards import _checks, is_explicit_yes
 from simlab.guards._checks import plain
 from simlab.spec import Domain, load_domain
 
@@ -210,3 +212,101 @@ def test_the_plain_form_of_a_folded_text_is_the_texts() -> None:
     for i in range(0, len(every), 1000):
         chunk = every[i : i + 1000]  # neighbours too: marks after letters, final sigma
         assert plain(fold(chunk)) == plain(chunk), f"from U+{ord(chunk[0]):04X}"
+
+
+_PIECES = [
+    "yes", "Yes", "no", "wait", "Actually,", "sure", "ok", "Sí", "Vâng", "có", "don't",
+    "go ahead", "book", "Sorry", "I'm not good", "3/1", ".", "!", "?", ";", "...", ",",
+    " ", "  ", "\u00a0", "\t", "\n", "\u0301", "\0", "Σ", "Yes. ", "Wait. ", "Ok! ", "Sure? ",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+@settings(max_examples=400, deadline=None)
+def test_the_go_ahead_read_per_sentence_is_the_messages(trips: Domain, pieces: list[str]) -> None:
+    # each folded sentence's yes verdicts are worked out once, then joined: the
+    # message reads as ``is_explicit_yes`` reads it whole
+    text = "".join(pieces)
+    domain = trips
+    assert DomainSkill(domain).read(text, ()).yes is is_explicit_yes(text, domain)
+    for text, yes in [
+        ("Yes, go ahead. Sorry, I'm not good with computers.", True),
+        ("Yes. Actually, wait.", False),
+        ("Actually, wait. Yes.", True),
+        ("No. Yes!", True),
+        ("Yes. I fly from Hanoi. Wait, no.", False),
+    ]:
+        assert DomainSkill(domain).read(text, ()).yes is yes, text
+
+
+def _read_whole(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str | None]:
+    """Every phrasing tried on the whole folded text, every match against every other:
+    the reading the reader's shortcuts must give."""
+    reader = _domain_skill.reader_of(domain)
+    t = fold(text)
+    found = [
+        (i, m.start(), m.end(), p.slot.name, m.groups())
+        for i, p in enumerate(reader._phrasings)
+        for m in p.pattern.finditer(t)
+    ]
+    latest: dict[str, tuple[int, object]] = {}
+    languages: list[str] = []
+    for i, start, end, name, groups in found:
+        if any(
+            s <= start and end <= e and e - s > end - start and other != name
+            for _, s, e, other, _ in found
+        ):
+            continue
+        value = reader._value(reader._phrasings[i], groups)
+        if value is not None and (name not in latest or start >= latest[name][0]):
+            latest[name] = (start, value)
+            languages.append(reader._phrasings[i].language)
+    intent = None
+    for _, opening, tool, lang in reader._openings:
+        if opening in t:
+            intent = tool
+            languages.insert(0, lang)
+            break
+    slots = {name: value for name, (_, value) in latest.items()}
+    return slots, intent, languages[0] if languages else None
+
+
+_SAID = [
+    "I fly from", "from", "Hanoi", "London", "St. Louis", "st.", "Louis", "I'm back on",
+    "back on", "on", "27/12", "3/1", "2", "bags", "Vuelo desde", "Londres", "Tôi bay từ",
+    "Hà Nội", "Hi.", "I need a ticket.", "Ticket.", "Yes.", ".", "!", "?", ",", " ", "  ",
+]  # fmt: skip
+
+
+_REF = """
+  - name: ref
+    type: identifier
+    pattern: "[a-z]+ [0-9]+ bags"
+    description: A reference that holds a number of bags.
+    say:
+      en: {state: ["ref {value}"], ask: ["the ref"]}
+      es: {state: ["referencia {value}"], ask: ["la referencia"]}
+      vi: {state: ["mã {value}"], ask: ["mã"]}
+"""
+
+
+@pytest.fixture(scope="module")
+def trips_ref(tmp_path_factory: pytest.TempPathFactory) -> Domain:
+    # a phrasing read on the whole text (an identifier's own pattern) whose matches can
+    # hold another slot's statement read per sentence ("ref abc 2 bags" holds "2 bags")
+    folder: Path = tmp_path_factory.mktemp("trips_ref")
+    (folder / "domain.yaml").write_text(DOMAIN.replace("intents:", _REF + "intents:", 1))
+    return load_domain(folder)
+
+
+@given(st.lists(st.sampled_from([*_SAID, "ref", "abc", "ref abc 2 bags"]), max_size=16))
+@settings(max_examples=400, deadline=None)
+def test_a_message_reads_as_every_phrasing_tried_on_the_whole_text(
+    trips: Domain, trips_ref: Domain, said: list[str]
+) -> None:
+    # sentences read once each (their matches, those inside another slot's longer
+    # statement), whole-text phrasings by the words they need: the whole text's reading
+    text = " ".join(said)
+    assert read(trips, text) == _read_whole(trips, text)
+    assert read(trips_ref, text) == _read_whole(trips_ref, text)
+    assert read(trips_ref, "I have ref abc 2 bags.")[0] == {"ref": "ABC 2 BAGS"}

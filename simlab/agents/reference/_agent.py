@@ -34,6 +34,9 @@ SkillFactory = Callable[[int], Skill]
 """A domain's skill for one session, from the session's agent seed."""
 
 
+_UNANCHORED = Decision()
+
+
 @dataclass(slots=True)
 class _Turn:
     reading: Reading
@@ -78,14 +81,15 @@ class ReferenceAgent:
         self._lang: str | None = None  # the first language a message showed
         self._pending: Plan | None = None
         self._anchor: Plan | None = None
+        self._anchored = _UNANCHORED  # Decision(plan=self._anchor) once anchored
         self._done: Plan | None = None
         self._defects = self._draw_defects()  # this session's tool-use defects
         self._snooped = False  # looked up a stranger's record already
 
     def _draw_defects(self) -> frozenset[str]:
         """Which of ``SESSION_DEFECTS`` this session has: one draw each, in a fixed order."""
-        rates = [(name, getattr(self.config, name)) for name in SESSION_DEFECTS]
-        if not any(rate for _, rate in rates):
+        rates = _session_rates(self.config)
+        if not rates:
             return frozenset()
         rng = random.Random(f"reference-defects:{self.seed}")
         return frozenset(name for name, rate in rates if rng.random() < rate)
@@ -118,8 +122,9 @@ class ReferenceAgent:
                 reading.slots[slot] = none
         turn = len(self._turns) + 1
         self._turns.append(_Turn(reading, misreads))
-        self._full.update(reading.slots)
-        self._stated_in.update(dict.fromkeys(reading.slots, turn))
+        if reading.slots:
+            self._full.update(reading.slots)
+            self._stated_in.update(dict.fromkeys(reading.slots, turn))
         self._lang = self._lang or reading.language
         if reading.intent is not None:
             self._task = reading.intent
@@ -185,20 +190,22 @@ class ReferenceAgent:
             # A bare go-ahead: carry out what was proposed, no second search.
             return self._execute(self._pending, knobs, turn, calls, causes)
         anchored = self.config.anchoring and self._anchor is not None and self._anchor.tool == task
-        decision = skill.decide(task, slots, None if anchored else calls)
-        if not anchored:
-            self._lookup_defects(slots, turn, calls, causes)
         if anchored:
             assert self._anchor is not None
-            # Judged against what a defect-free agent would do, not the windowed view.
-            wanted = decision if slots is self._full else skill.decide(task, self._full, None)
+            # Judged against what a defect-free agent would do, not the windowed view
+            # (an anchored agent keeps its proposal: what the window holds decides nothing;
+            # a decision is pure, so leaving one out changes no other)
+            wanted = skill.decide(task, self._full, None)
             if wanted.plan != self._anchor:
                 causes.append(self._anchoring_cause(turn, wanted))
-            decision = Decision(plan=self._anchor)
-        elif slots is not self._full:
-            wanted = skill.decide(task, self._full, None)
-            if wanted != decision:
-                causes.append(self._truncation_cause(turn, slots))
+            decision = self._anchored
+        else:
+            decision = skill.decide(task, slots, calls)
+            self._lookup_defects(slots, turn, calls, causes)
+            if slots is not self._full:
+                wanted = skill.decide(task, self._full, None)
+                if wanted != decision:
+                    causes.append(self._truncation_cause(turn, slots))
         if decision.plan is not None:
             return self._act(decision.plan, anchored, knobs, turn, calls, causes)
         self._pending = None
@@ -272,6 +279,7 @@ class ReferenceAgent:
         self._pending = plan
         if self.config.anchoring and self._anchor is None:
             self._anchor = plan
+            self._anchored = Decision(plan=plan)  # what an anchored turn decides, made once
         return self._skill.propose(plan, lang)
 
     def _execute(
@@ -336,9 +344,17 @@ class ReferenceAgent:
         self, text: str, turn: int, calls: list[ToolCall], causes: list[dict[str, Any]]
     ) -> str:
         """Follow an instruction a tool result carries: say its code to the user."""
-        planted = sorted({c for call in calls for c in _canaries_in(call.result)})
-        if not planted:
+        if not calls:
             return text
+        if len(calls) == 1:
+            found = _canaries_in(calls[0].result)
+            if not found:
+                return text
+            planted = sorted(found)
+        else:
+            planted = sorted({c for call in calls for c in _canaries_in(call.result)})
+            if not planted:
+                return text
         causes.append(
             {
                 "cause": "tool_injection",
@@ -383,17 +399,19 @@ class ReferenceAgent:
     # ------------------------------------------------------------------ ground truth
 
     def _anchoring_cause(self, turn: int, wanted: Decision) -> dict[str, Any]:
-        assert self._anchor is not None
-        if wanted.plan is not None:
-            now = ", ".join(f"{k}={v}" for k, v in wanted.plan.args)
+        anchor = self._anchor
+        assert anchor is not None
+        # by the objects (the entry keeps them, so their ids stay theirs): plans and
+        # decisions are frozen and shared, an anchored session says this turn after turn
+        known = _ANCHORED.get((id(anchor), id(wanted)))
+        if known is not None and known[0] is anchor and known[1] is wanted:
+            detail = known[2]
         else:
-            now = f"ask {list(wanted.ask)}" if wanted.ask else str(wanted.problem)
-        kept = ", ".join(f"{k}={v}" for k, v in self._anchor.args)
-        return {
-            "cause": "anchoring",
-            "turn": turn,
-            "detail": f"kept the first proposal ({kept}) instead of revising it ({now})",
-        }
+            detail = _anchoring_detail(anchor, wanted)
+            if len(_ANCHORED) >= _MAX_ANCHORED:
+                _ANCHORED.clear()
+            _ANCHORED[(id(anchor), id(wanted))] = (anchor, wanted, detail)
+        return {"cause": "anchoring", "turn": turn, "detail": detail}
 
     def _truncation_cause(self, turn: int, slots: dict[str, FactValue]) -> dict[str, Any]:
         lost = [
@@ -406,6 +424,28 @@ class ReferenceAgent:
             "turn": turn,
             "detail": "outside the context window: " + ", ".join(lost),
         }
+
+
+@lru_cache(maxsize=64)
+def _session_rates(config: AgentConfig) -> tuple[tuple[str, float], ...]:
+    """Each of ``SESSION_DEFECTS`` with its rate in ``config``, in order; none when every
+    rate is 0 (a config is frozen: worked out once per config, not per session)."""
+    rates = tuple((name, getattr(config, name)) for name in SESSION_DEFECTS)
+    return rates if any(rate for _, rate in rates) else ()
+
+
+def _anchoring_detail(anchor: Plan, wanted: Decision) -> str:
+    """What an anchored agent kept and what it would have done instead."""
+    if wanted.plan is not None:
+        now = ", ".join(f"{k}={v}" for k, v in wanted.plan.args)
+    else:
+        now = f"ask {list(wanted.ask)}" if wanted.ask else str(wanted.problem)
+    kept = ", ".join(f"{k}={v}" for k, v in anchor.args)
+    return f"kept the first proposal ({kept}) instead of revising it ({now})"
+
+
+_ANCHORED: dict[tuple[int, int], tuple[Plan, Decision, str]] = {}
+_MAX_ANCHORED = 4096
 
 
 @lru_cache(maxsize=4096)

@@ -29,7 +29,7 @@ from typing import Any
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
-from simlab.guards import is_explicit_yes
+from simlab.guards._checks import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
     DomainSlot,
@@ -73,9 +73,12 @@ def fold(text: str) -> str:
 _Found = tuple[int, int, int, str, tuple[str | None, ...]]
 """A phrasing's match: the phrasing's index, the match's start and end, the slot's name,
 what the groups caught."""
-_Sentence = tuple[str, int, tuple[_Found, ...]]
-"""A folded sentence, its literal words (``LiteralWords.held``), its matches of the
-phrasings read per sentence."""
+_YesAfter = tuple[bool | None, bool | None]
+_Sentence = tuple[str, int, tuple[_Found, ...], tuple[_Found, ...], _YesAfter]
+"""A raw sentence folded, its literal words (``LiteralWords.held``), its matches of the
+phrasings read per sentence, those of them inside no other slot's longer match of
+those, whether a go-ahead stands after it when none did and when one did before it
+(``yes_after`` of its ``yes_verdicts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,18 +143,32 @@ class DomainReader:
                 self._phrasings[i].words[0] for i in kind if self._phrasings[i].words
             )
             self._always[in_sentence] = tuple(i for i in kind if not self._phrasings[i].words)
-        # each raw sentence's folded sentences, their words and matches of the phrasings
-        # read per sentence: messages differ, the sentences they are made of are few (862
-        # in 13,162 on the default suite)
-        self._sentences: dict[str, tuple[_Sentence, ...]] = {}
+        # each raw sentence read (``_Sentence``: folded, its words, its matches of the
+        # phrasings read per sentence, its go-ahead): messages differ, the sentences they
+        # are made of are few (862 in 13,162 on the default suite)
+        self._sentences: dict[str, _Sentence] = {}
         self._openings = tuple((words.mask(o.split()), o, tool, lang) for o, tool, lang in openings)
+        self._opening_words = words.mask(w for o, _, _ in openings for w in o.split())
+        # the openings (in order) whose words a text holds, by the opening words it holds:
+        # texts differ, those words' combinations are few
+        self._opening_candidates: dict[int, tuple[tuple[str, str, str], ...]] = {}
+        # the phrasings read on the whole text by the words of theirs a text holds
+        self._whole_words = words.mask(
+            w for p in self._phrasings if not p.in_sentence for w in p.words
+        )
+        self._whole_candidates: dict[int, tuple[int, ...]] = {}
         self.read = lru_cache(maxsize=8192)(self._read)  # scripted users repeat themselves
         # a phrasing's value by the words its groups caught: messages differ, the values
         # they state are few (207 distinct of 8,646 on 20 reps of the default suite)
         self._values: dict[tuple[int, tuple[str | None, ...]], FactValue | None] = {}
-        self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, bool]] = {}
-        """Each distinct fixture call and whether its result holds a ``{canary}`` to
-        plant, shared by the domain's sessions."""
+        self.outcomes: dict[tuple[Any, ...], tuple[ToolCall, Any]] = {}
+        """Each distinct fixture call and where its result holds a ``{canary}`` to plant
+        (``_canary_paths``; None: nowhere), shared by the domain's sessions."""
+        self.strangers: dict[tuple[str, str], Any] = {}
+        """``DomainSkill._stranger``'s reads by identity slot and caller's value."""
+        self.executed: dict[int, tuple[Plan, DomainTool | None, dict[str, Any], Any]] = {}
+        """A plan's tool, arguments and call key (``_call_key``) by the plan object (the
+        entry keeps the plan, so its id stays its own): plans are shared, and frozen."""
         self.slot_named: dict[str, DomainSlot] = {}
         """The domain's slots by name (``Domain.slot`` without its scan)."""
         self.tool_named: dict[str, DomainTool] = {}
@@ -336,28 +353,70 @@ class DomainReader:
     def _matches(self, text: str, held: int, in_sentence: bool) -> list[_Found]:
         """Each match in ``text`` of the phrasings of one kind, a phrasing's in text order."""
         found: list[_Found] = []
-        for i in self._candidates(held, in_sentence):
+        if in_sentence:
+            tried: Sequence[int] = self._candidates(held, True)
+        else:  # the few phrasings read on the whole text, by the words of theirs it holds
+            held &= self._whole_words
+            known = self._whole_candidates.get(held)
+            if known is None:
+                known = tuple(self._candidates(held, False))
+                if len(self._whole_candidates) >= _MAX_SENTENCES:  # bounded
+                    self._whole_candidates.clear()
+                self._whole_candidates[held] = known
+            tried = known
+        for i in tried:
             _, finditer, _, name = self._scan[i]
             for m in finditer(text):
                 start, end = m.span()
                 found.append((i, start, end, name, m.groups()))
         return found
 
-    def _sentence(self, raw: str) -> tuple[_Sentence, ...]:
-        """The sentences of a raw sentence folded (folding may show another sentence's end:
-        a mark between a "." and its space), each with its literal words and its matches
-        of the phrasings read per sentence."""
+    def _openings_held(self, held: int) -> tuple[tuple[str, str, str], ...]:
+        """The openings, in order, whose words all are in the text of ``held``."""
+        held &= self._opening_words
+        known = self._opening_candidates.get(held)
+        if known is None:
+            known = tuple(
+                (opening, tool, lang)
+                for needed, opening, tool, lang in self._openings
+                if needed & held == needed
+            )
+            if len(self._opening_candidates) >= _MAX_SENTENCES:  # bounded
+                self._opening_candidates.clear()
+            self._opening_candidates[held] = known
+        return known
+
+    def _sentence(self, raw: str) -> _Sentence:
+        """A raw sentence read: its sentences folded (folding may show another sentence's
+        end: a mark between a "." and its space), read one by one and put together."""
         known = self._sentences.get(raw)
         if known is None:
-            known = tuple(self._read_sentence(s) for s in _sentences(fold(raw)))
+            known = self._read_raw(raw)
             if len(self._sentences) >= _MAX_SENTENCES:  # bounded: texts of any size
                 self._sentences.clear()
             self._sentences[raw] = known
         return known
 
-    def _read_sentence(self, sentence: str) -> _Sentence:
-        held = self._words.held(sentence)
-        return sentence, held, tuple(self._matches(sentence, held, True))
+    def _read_raw(self, raw: str) -> _Sentence:
+        held = 0
+        matches: list[_Found] = []
+        verdicts: list[tuple[bool, bool, bool]] = []
+        offset = 0
+        folded = _sentences(fold(raw))
+        for sentence in folded:
+            words = self._words.held(sentence)
+            held |= words
+            matches += [
+                (i, s + offset, e + offset, n, g)
+                for i, s, e, n, g in self._matches(sentence, words, True)
+            ]
+            verdicts += yes_verdicts(sentence, self.domain)
+            offset += len(sentence)
+        # a match can only be inside a match of its own sentence or one read on the whole
+        # text (sentences do not overlap, no match is empty): the first test done once here
+        kept = tuple(f for f in matches if not _inside_another(f, matches))
+        yes = (yes_after(verdicts, False), yes_after(verdicts, True))
+        return "".join(folded), held, tuple(matches), kept, yes
 
     def _read(self, text: str, asked: tuple[str, ...]) -> tuple[Any, ...]:
         latest: dict[str, tuple[int, FactValue]] = {}
@@ -370,40 +429,57 @@ class DomainReader:
         # folds join into the message's (a sentence but the first starts with a space,
         # which no accent or case rule reads across).
         held = 0
-        found: list[_Found] = []
+        kept: list[_Found] = []
+        every: list[tuple[int, tuple[_Found, ...]]] = []  # each sentence's matches, its offset
         folded: list[str] = []
+        yes: bool | None = False  # a go-ahead stands so far; None: one was taken back
         offset = 0
+        known = self._sentences.get
         for raw in _sentences(text):
-            for sentence, words, matches in self._sentence(raw):
-                held |= words
-                if matches:
-                    found += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in matches]
-                offset += len(sentence)
-                folded.append(sentence)
+            sentence, words, matches, survivors, yes_after_it = known(raw) or self._sentence(raw)
+            held |= words
+            if matches:
+                every.append((offset, matches))
+                if offset:
+                    kept += [(i, s + offset, e + offset, n, g) for i, s, e, n, g in survivors]
+                else:
+                    kept += survivors
+            offset += len(sentence)
+            folded.append(sentence)
+            if yes is not None:
+                yes = yes_after_it[yes]
         t = "".join(folded)
-        found += self._matches(t, held, False)
+        # most texts hold the words of no phrasing read on the whole text (and most
+        # domains have none without words, tried on every text)
+        tried = held & self._whole_words or self._always[False]
+        whole = self._matches(t, held, False) if tried else []
+        # inside another slot's longer statement ("back on 27/12" holds "on 27/12"): a
+        # sentence's match inside one of its sentence's was left out by ``_read_raw``
+        if whole:
+            everything = [
+                (i, s + at, e + at, n, g) for at, matches in every for i, s, e, n, g in matches
+            ]
+            everything += whole
+            found = [f for f in kept if not _inside_another(f, whole)]
+            found += [f for f in whole if not _inside_another(f, everything)]
+        else:
+            found = kept
         # the domain's order (a stable sort keeps each phrasing's matches in text order):
         # it decides ties and the message's language
         found.sort(key=_phrasing_index)
         phrasings = self._phrasings
-        for i, start, end, name, groups in found:
-            length = end - start
-            for _, s, e, other, _ in found:
-                # inside another slot's longer statement ("back on 27/12" holds "on 27/12")
-                if s <= start and end <= e and e - s > length and other != name:
-                    break
-            else:
-                phrasing = phrasings[i]
-                caught = (i, groups)
-                try:
-                    value = self._values[caught]
-                except KeyError:
-                    if len(self._values) >= _MAX_VALUES:
-                        self._values.clear()
-                    value = self._values[caught] = self._value(phrasing, groups)
-                if value is not None and (name not in latest or start >= latest[name][0]):
-                    latest[name] = (start, value)
-                    languages.append(phrasing.language)
+        for i, start, _, name, groups in found:
+            phrasing = phrasings[i]
+            caught = (i, groups)
+            try:
+                value = self._values[caught]
+            except KeyError:
+                if len(self._values) >= _MAX_VALUES:
+                    self._values.clear()
+                value = self._values[caught] = self._value(phrasing, groups)
+            if value is not None and (name not in latest or start >= latest[name][0]):
+                latest[name] = (start, value)
+                languages.append(phrasing.language)
         slots = {name: value for name, (_, value) in latest.items()}
         for name in asked if not slots else ():  # a bare answer states nothing else
             slot = self.slot_named.get(name)
@@ -413,16 +489,16 @@ class DomainReader:
                     slots[name] = bare
                     break  # one value answers one question
         intent = None
-        for needed, opening, tool, lang in self._openings:
-            if needed & held == needed and opening in t:
+        for opening, tool, lang in self._openings_held(held):
+            if opening in t:
                 intent = tool
                 languages.insert(0, lang)
                 break
-        # the guards' reading, as the graders'; of the folded text, whose plain form is
-        # the message's (``plain(fold(text)) == plain(text)``), so accents go once
-        yes = is_explicit_yes(t, self.domain)
+        # ``yes``: the guards' reading, as the graders' (``is_explicit_yes``); of the
+        # folded sentences, whose plain forms are the message's (``plain(fold(text)) ==
+        # plain(text)``), each sentence's verdicts once (the cuts are ``yes_verdicts``')
         language = languages[0] if languages else None
-        return tuple(slots.items()), intent, yes, language
+        return tuple(slots.items()), intent, yes is True, language
 
 
 reader_of = PerDomain(DomainReader)
@@ -455,6 +531,13 @@ def _phrasing_index(found: _Found) -> int:
     return found[0]
 
 
+def _inside_another(found: _Found, others: Sequence[_Found]) -> bool:
+    """Whether a match lies inside another slot's longer match of ``others``."""
+    _, start, end, name, _ = found
+    length = end - start
+    return any(s <= start and end <= e and e - s > length and o != name for _, s, e, o, _ in others)
+
+
 def _read_by(lookup: ToolLookup) -> tuple[str, ...]:
     """The sources a lookup's row tests and order keys read, in a fixed order."""
     found: list[str] = []
@@ -466,31 +549,36 @@ def _read_by(lookup: ToolLookup) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _holds_canary(value: Any) -> bool:
-    """Whether a string in ``value`` holds ``{canary}`` (where ``_plant`` writes one)."""
+def _canary_paths(value: Any) -> Any:
+    """Where a string in ``value`` holds ``{canary}``: True for such a string; for a
+    mapping or a list, a dict of the keys or indexes holding one to their paths; None
+    where none does (most results: then nothing is planted, nothing walked)."""
     if isinstance(value, str):
-        return "{canary}" in value
+        return True if "{canary}" in value else None
     if isinstance(value, Mapping):
-        return any(_holds_canary(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_canary(v) for v in value)
-    return False
+        paths = {k: p for k, v in value.items() if (p := _canary_paths(v)) is not None}
+    elif isinstance(value, list):
+        paths = {i: p for i, v in enumerate(value) if (p := _canary_paths(v)) is not None}
+    else:
+        return None
+    return paths or None
 
 
-def _plant(value: Any, canary: str) -> Any:
-    """``value`` with ``{canary}`` replaced in its strings (itself when none holds it)."""
-    if isinstance(value, str):
-        return value.replace("{canary}", canary) if "{canary}" in value else value
+def _plant(value: Any, paths: Any, canary: str) -> Any:
+    """``value`` with ``{canary}`` replaced in its strings, at its ``_canary_paths``
+    (not None): only the containers on those paths are new, the rest is ``value``'s."""
+    if paths is True:
+        return value.replace("{canary}", canary)
     if isinstance(value, Mapping):
-        planted = {k: _plant(v, canary) for k, v in value.items()}
-        return value if all(planted[k] is v for k, v in value.items()) else planted
-    if isinstance(value, list):
-        items = [_plant(v, canary) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-    return value
+        return {k: _plant(v, paths[k], canary) if k in paths else v for k, v in value.items()}
+    items = list(value)
+    for i, path in paths.items():
+        items[i] = _plant(items[i], path, canary)
+    return items
 
 
 _NO_DEFAULT = object()
+_NO_KEY = object()
 
 
 def _rows(result: Any) -> list[Mapping[str, Any]]:
@@ -620,39 +708,41 @@ class DomainSkill:
         return self._outcome(tool, args)[0]
 
     def _outcome(
-        self, tool: DomainTool, args: Mapping[str, Any]
+        self, tool: DomainTool, args: Mapping[str, Any], key: Any = _NO_KEY
     ) -> tuple[ToolCall, tuple[Any, ...] | None]:
         """``_call``'s call and the key its outcome is shared under (None: the call is
-        not shared, or a canary was planted in its result).
+        not shared, or a canary was planted in its result); ``key``: the call's
+        ``_call_key`` when already known.
 
         A shared call is one ``ToolCall`` for every session of the domain (replies are
         read-only); a call whose result holds a ``{canary}`` is the session's own.
         """
-        key = _call_key(tool.name, args)
+        if key is _NO_KEY:
+            key = _call_key(tool.name, args)
         known = self._reader.outcomes.get(key) if key is not None else None
         if known is None:
             call = tool.call(dict(args))
-            holds = _holds_canary(call.result)
+            paths = _canary_paths(call.result)
             if key is not None:
-                self._reader.outcomes[key] = (call, holds)
+                self._reader.outcomes[key] = (call, paths)
         else:
-            call, holds = known
-        if not holds:  # most results: nothing to plant, no walk through them
+            call, paths = known
+        if paths is None:  # most results: nothing to plant
             if key is None:
                 self._unshared += 1
             return call, key
         self._unshared += 1
         if key is None:
-            return self._planted_in(call), None
+            return self._planted_in(call, paths), None
         planted = self._planted.get(key)  # planted once per session and call
         if planted is None:
-            planted = self._planted[key] = self._planted_in(call)
+            planted = self._planted[key] = self._planted_in(call, paths)
         return planted, None
 
-    def _planted_in(self, call: ToolCall) -> ToolCall:
-        """``call`` with the session's canary planted in its result."""
-        planted = _plant(call.result, self.canary)
-        return call if planted is call.result else call.model_copy(update={"result": planted})
+    def _planted_in(self, call: ToolCall, paths: Any) -> ToolCall:
+        """``call`` with the session's canary planted in its result at ``paths``."""
+        planted = _plant(call.result, paths, self.canary)
+        return call.model_copy(update={"result": planted})
 
     # -------------------------------------------------------------- reading
 
@@ -996,10 +1086,20 @@ class DomainSkill:
 
     def execute(self, plan: Plan) -> ToolCall:
         """Call the plan's tool on the domain's fixtures."""
-        tool = self._reader.tool_named.get(plan.tool)
+        executed = self._reader.executed
+        known = executed.get(id(plan))
+        if known is None or known[0] is not plan:
+            tool = self._reader.tool_named.get(plan.tool)
+            args = plan.kwargs
+            key = _call_key(tool.name, args) if tool is not None else None
+            known = (plan, tool, args, key)
+            if len(executed) >= _MAX_CHOICES:  # bounded: plans of any number
+                executed.clear()
+            executed[id(plan)] = known  # a plan is frozen: its tool and arguments stay
+        _, tool, args, key = known
         if tool is None:
             return ToolCall(name=plan.tool, args=plan.kwargs, error=f"no tool {plan.tool!r}")
-        return self._call(tool, plan.kwargs)
+        return self._outcome(tool, args, key)[0]
 
     def agency(self, tool: str) -> str:
         """The tool's agency as the domain declares it (or its default)."""
@@ -1009,18 +1109,34 @@ class DomainSkill:
     def stranger_lookup(self, slots: Mapping[str, FactValue]) -> ToolCall | None:
         """A read of another customer's record: a lookup taking an identity, called with
         a fixture's other identity value (lookups nothing else requires first)."""
-        reads = self._reader.stranger_reads
+        strangers = self._reader.strangers
         for slot in self._identity:
             if slot.name not in slots:
                 continue  # the caller is not known yet: no one is a stranger
             mine = str(slots[slot.name]).upper()
-            for tool in reads:
-                if slot.name not in (tool.parameters.get("required") or []):
-                    continue
-                for fixture in tool.fixtures:
-                    other = fixture.when.get(slot.name)
-                    if other is not None and str(other).upper() != mine:
-                        return self._call(tool, fixture.when)
+            # which call is a pure function of the domain, the slot and the caller's value
+            key = (slot.name, mine)
+            found = strangers.get(key, _NO_KEY)
+            if found is _NO_KEY:
+                found = self._stranger(slot.name, mine)
+                if len(strangers) >= _MAX_CHOICES:  # bounded: callers of any number
+                    strangers.clear()
+                strangers[key] = found
+            if found is not None:
+                tool, when, call_key = found
+                return self._outcome(tool, when, call_key)[0]
+        return None
+
+    def _stranger(self, slot: str, mine: str) -> tuple[DomainTool, Mapping[str, Any], Any] | None:
+        """The read (its tool, arguments and ``_call_key``) of the first record whose
+        ``slot`` is not ``mine`` (upper-cased), if one is."""
+        for tool in self._reader.stranger_reads:
+            if slot not in (tool.parameters.get("required") or []):
+                continue
+            for fixture in tool.fixtures:
+                other = fixture.when.get(slot)
+                if other is not None and str(other).upper() != mine:
+                    return tool, fixture.when, _call_key(tool.name, fixture.when)
         return None
 
     # -------------------------------------------------------------- speaking
