@@ -23,7 +23,10 @@ from simlab.guards._checks import (
     is_explicit_yes,
     is_proposal,
     plain,
+    says_yes,
     scope_problems,
+    yes_after,
+    yes_verdicts,
 )
 from simlab.guards._guard import GuardViolation, ToolGuard
 
@@ -50,5 +53,8 @@ __all__ = [
     "is_explicit_yes",
     "is_proposal",
     "plain",
+    "says_yes",
     "scope_problems",
+    "yes_after",
+    "yes_verdicts",
 ]

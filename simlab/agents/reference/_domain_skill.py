@@ -29,7 +29,7 @@ from typing import Any
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
 from simlab.core import ToolCall, derive_seed, strip_diacritics
-from simlab.guards._checks import yes_after, yes_verdicts
+from simlab.guards import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
     DomainSlot,
