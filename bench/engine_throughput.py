@@ -296,6 +296,43 @@ default suite, 5,912 on fa0817c's. In the issue's own terms the engine runs at a
 7,600) and 1.30 by instructions: the goal is not met. What is left is as the twelfth
 session found: pydantic attribute reads and validation in the typed transcript, MT
 seeding, and the reader's whole-message phrasings.
+
+2026-12-03, fourteenth session: work done once per object, per goal or per session
+instead of at every turn. Same ``sessions.jsonl`` (default, fa0817c's, bank and safety
+suites, against 44e742c); instructions per agent turn on fa0817c's suite, each change
+against the main it met (about 1-2% between runs):
+
+======  =====================================================================
+ -37k   the engine's output caps: each call object's JSON measured once while it
+        lives (a weak reference drops the entry with the call); the reference
+        agent hands out shared fixture calls, so the check of every turn's calls
+        (about a tenth of a turn) became a lookup; the meta is still measured
+ -32k   grading: what a call object shows by itself (schema problems, acts,
+        empty result), its contradictions and its signature read once a session; a
+        goal's constraints read once per goal; scalar stated facts and written
+        forms shared; a single named check taken as it is
+ -25k   the scripted user: a repeated final call's verdict and each fact's
+        sentences kept while the wants stand; draws through ``getrandbits`` to the
+        bit (``simulators/_draws.py``, held to ``Random``'s own methods by
+        hypothesis); ``UserTurn`` built without re-validation (a test holds it to
+        the validated one); a plan's length without perturbations from the plan
+ -36k   the reference agent: each raw sentence read once into its folded text,
+        words, matches, the matches inside no longer one, and whether a go-ahead
+        stands after it (``guards.yes_after``); a canary planted only along the
+        paths that hold one; an anchored turn's decision and cause made once
+======  =====================================================================
+
+Merged (dc73a0b): 760.5k -> 619.2k instructions a turn on fa0817c's suite, where
+fa0817c's own code takes 995.4k (measured again today; 998.0k yesterday): 1.61 times
+fewer. On today's default suite 724.1k -> 597.1k. Interleaved on one core with CI and
+valgrind beside it (load average about 2; ``--against fa0817c --ref-suite --rounds 9
+--reps 10``): medians 2,016 -> 2,928 agent turns per CPU-second, ratio 1.45 (the
+rounds' ratios 1.25-1.66). The goal, 10,000 / 7,600 = 1.32 times the filing day's
+rate, is met by both measures. What is left (``--profile`` on the default suite):
+writing each record (pydantic's ``to_json``, about 9%), the session loop's models
+(``Turn``/``Message`` validation, attribute reads through ``BaseModel.__getattr__``),
+MT seeding (two or three generators a session, about 2%), the reference agent's
+reading (about 10%) and the scripted user (about 12%).
 """
 
 from __future__ import annotations
