@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall
+from simlab.core import AgentReply, ToolCall, is_read_only
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
@@ -62,8 +62,8 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
     The JSON of the meta, and of each call's args, result and error together as one
     list, is at least as long as each value's own measure (the JSON of a value, the
     length of a string); within the smallest of the limits, none is cut. Cheaper than
-    measuring each value: one encoder call for the meta, and one per call object the
-    first time it is seen (``_call_size``). When it says no, each value is measured.
+    measuring each value: one encoder call for the meta, and one per call (a read-only
+    call's measured once, ``_call_size``). When it says no, each value is measured.
     """
     if _ENCODE is None:
         return False
@@ -76,17 +76,15 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
         return False
 
 
-# The measure of each call object the engine has seen, while it lives: an agent that
-# hands out the same calls in many turns or sessions (the reference agent shares one
-# ``ToolCall`` per distinct fixture call) has each encoded once. The entry holds the
-# call's values themselves, so a field set anew on a call is measured anew; a value
-# changed in place inside a call already handed over is not, as it would already have
-# changed the transcript of the turn that first returned it.
+# The measure of each read-only call (``simlab.core.mark_read_only``) while it lives: an
+# agent that hands out the same calls in many turns or sessions (the reference agent
+# shares one ``ToolCall`` per distinct fixture call) has each encoded once. Any other
+# call is measured every time: an agent may grow a result it already returned.
 _measured: dict[int, tuple[weakref.ref[ToolCall], Any, Any, str | None, int]] = {}
 
 
 def _call_size(call: ToolCall) -> int:
-    """The length of ``[call.args, call.result, call.error]`` as JSON, remembered."""
+    """The length of ``[call.args, call.result, call.error]`` as JSON."""
     args, result, error = call.args, call.result, call.error
     known = _measured.get(id(call))
     if (
@@ -98,7 +96,8 @@ def _call_size(call: ToolCall) -> int:
     ):
         return known[4]
     size = len(_json_text([args, result, error]))
-    _measured[id(call)] = (weakref.ref(call, _forget(id(call))), args, result, error, size)
+    if is_read_only(call):  # the entry holds the values: a field set anew is measured anew
+        _measured[id(call)] = (weakref.ref(call, _forget(id(call))), args, result, error, size)
     return size
 
 

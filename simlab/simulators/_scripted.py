@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from simlab.contracts import SimState
-from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
+from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn, is_read_only
 from simlab.graders import violations
 from simlab.simulators._draws import choose
 from simlab.simulators._goal_facts import facts_of
@@ -338,8 +338,9 @@ class ScriptedSimulator:
     def _broken_facts(self, call: ToolCall) -> tuple[str, ...]:
         """The facts whose constraints ``call`` breaks against the user's wants, once each."""
         # An agent repeats the very same call object turn after turn (the reference agent
-        # shares its calls, read only): its verdict stands while the wants have not changed
-        # (_fire and _fire_perturbed forget it when they change a value).
+        # shares its calls, marked read-only): its verdict stands while the wants have not
+        # changed (_fire and _fire_perturbed forget it when they change a value). A call
+        # not marked may have been changed in place since: judged anew.
         judged = self._judged
         if (
             judged is not None
@@ -353,7 +354,7 @@ class ScriptedSimulator:
             if c.fact not in facts:
                 facts.append(c.fact)
         broken = tuple(facts)
-        self._judged = (call, call.args, call.result, broken)
+        self._judged = (call, call.args, call.result, broken) if is_read_only(call) else None
         return broken
 
     def _exhausted(self, turn: int) -> bool:

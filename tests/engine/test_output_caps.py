@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall
+from simlab.core import AgentReply, ToolCall, mark_read_only
 from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
@@ -98,7 +98,7 @@ def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cut
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
 
 
-def test_a_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
+def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     encoded: list[object] = []
@@ -109,7 +109,7 @@ def test_a_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
         return real(value)
 
     monkeypatch.setattr(output_caps, "_json_text", counting)
-    shared = ToolCall(name="f", args={"a": 1}, result={"r": "x" * 50})
+    shared = mark_read_only(ToolCall(name="f", args={"a": 1}, result={"r": "x" * 50}))
     for turn in range(1, 4):  # the same call object in three replies (a shared fixture call)
         reply = AgentReply(text="ok", tool_calls=[shared])
         assert cap_reply(reply, LIMITS, turn) == (reply, [])
@@ -120,9 +120,20 @@ def test_a_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
     assert TRUNCATED_KEY in capped.tool_calls[0].result
 
 
+def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> None:
+    # an agent may grow a result it already returned: what the call holds now is capped
+    call = ToolCall(name="log", result={"lines": ""})
+    reply = AgentReply(text="ok", tool_calls=[call])
+    assert cap_reply(reply, LIMITS, 1) == (reply, [])
+    call.result["lines"] = "x" * 500
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[call]), LIMITS, 2)
+    assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
+    assert TRUNCATED_KEY in capped.tool_calls[0].result
+
+
 def test_a_measure_is_forgotten_with_its_call() -> None:
     before = len(output_caps._measured)
-    calls = [ToolCall(name="f", args={"i": i}) for i in range(50)]
+    calls = [mark_read_only(ToolCall(name="f", args={"i": i})) for i in range(50)]
     cap_reply(AgentReply(text="ok", tool_calls=calls), LIMITS, 1)
     assert len(output_caps._measured) == before + 50
     del calls

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn
+from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn, mark_read_only
 from simlab.simulators import DisclosurePlan, PlannedChange, ScriptedSimulator
 from simlab.simulators._plan import _natural_turns, _with_turns, quiet_last_turn
 from simlab.simulators._scripted import _user_turn_of
@@ -37,9 +37,10 @@ class _Unremembering(ScriptedSimulator):
 
 
 def test_a_repeated_call_gets_the_verdict_a_fresh_judgement_gives() -> None:
-    over = booking(**{**GOOD_ARGS, "total_price": 520, "date": "2026-12-21"})
+    # the same read-only call object every turn, as the reference agent shares its calls
+    over = mark_read_only(booking(**{**GOOD_ARGS, "total_price": 520, "date": "2026-12-21"}))
     replies = [
-        AgentReply(text="Booked!", tool_calls=[over]),  # the same call object every turn
+        AgentReply(text="Booked!", tool_calls=[over]),
         AgentReply(text="Booked!", tool_calls=[booking(**GOOD_ARGS)]),
     ]
     kinds = [(), ("goal_change",), ("contradiction",), ("goal_change", "contradiction")]
@@ -53,6 +54,22 @@ def test_a_repeated_call_gets_the_verdict_a_fresh_judgement_gives() -> None:
             assert [t.model_dump() for t in a] == [t.model_dump() for t in b]
             played += 1
     assert played > 100
+
+
+def test_a_call_changed_in_place_after_it_was_judged_is_judged_anew() -> None:
+    # an agent that fixes the very call object it returned: not marked read-only, so
+    # the user reads what it holds now and closes, as it did before verdicts were kept
+    call = booking(**{**GOOD_ARGS, "date": "2026-12-21"})
+
+    def agent(turn: int, user: UserTurn) -> AgentReply:
+        if turn >= 3:
+            call.args["date"] = GOOD_ARGS["date"]  # the same object, its args fixed
+        return AgentReply(text="Booked!", tool_calls=[call])
+
+    persona = PERSONAS[sorted(PERSONAS)[0]]
+    turns = play(ScriptedSimulator(persona, make_goal(), Mode.FULL, 0), agent, max_turns=12)
+    assert turns[-1].stop is StopSignal.DONE
+    assert len(turns) <= 5
 
 
 @settings(max_examples=100, deadline=None)

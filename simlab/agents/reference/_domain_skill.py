@@ -28,7 +28,7 @@ from typing import Any
 
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
-from simlab.core import ToolCall, derive_seed, strip_diacritics
+from simlab.core import ToolCall, derive_seed, mark_read_only, strip_diacritics
 from simlab.guards import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
@@ -724,7 +724,9 @@ class DomainSkill:
             call = tool.call(dict(args))
             paths = _canary_paths(call.result)
             if key is not None:
-                self._reader.outcomes[key] = (call, paths)
+                # shared by every session of the domain and never changed: the engine
+                # measures it, and the scripted user judges it, once
+                self._reader.outcomes[key] = (mark_read_only(call), paths)
         else:
             call, paths = known
         if paths is None:  # most results: nothing to plant
