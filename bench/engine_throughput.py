@@ -303,7 +303,7 @@ suites, against 44e742c); instructions per agent turn on fa0817c's suite, each c
 against the main it met (about 1-2% between runs):
 
 ======  =====================================================================
- -37k   the engine's output caps: each call object's JSON measured once while it
+ -37k   the engine's output caps: each shared call's JSON measured once while it
         lives (a weak reference drops the entry with the call); the reference
         agent hands out shared fixture calls, so the check of every turn's calls
         (about a tenth of a turn) became a lookup; the meta is still measured
@@ -322,17 +322,21 @@ against the main it met (about 1-2% between runs):
         paths that hold one; an anchored turn's decision and cause made once
 ======  =====================================================================
 
-Merged (dc73a0b): 760.5k -> 619.2k instructions a turn on fa0817c's suite, where
-fa0817c's own code takes 995.4k (measured again today; 998.0k yesterday): 1.61 times
-fewer. On today's default suite 724.1k -> 597.1k. Interleaved on one core with CI and
-valgrind beside it (load average about 2; ``--against fa0817c --ref-suite --rounds 9
---reps 10``): medians 2,016 -> 2,928 agent turns per CPU-second, ratio 1.45 (the
-rounds' ratios 1.25-1.66). The goal, 10,000 / 7,600 = 1.32 times the filing day's
-rate, is met by both measures. What is left (``--profile`` on the default suite):
-writing each record (pydantic's ``to_json``, about 9%), the session loop's models
-(``Turn``/``Message`` validation, attribute reads through ``BaseModel.__getattr__``),
-MT seeding (two or three generators a session, about 2%), the reference agent's
-reading (about 10%) and the scripted user (about 12%).
+Merged (dc73a0b): 760.5k -> 619.2k instructions a turn on fa0817c's suite. A review
+then found that the per-call memos (the output caps' measure, the scripted user's
+verdict) trusted any call object not to change in place; they now hold only for calls
+marked ``simlab.core.mark_read_only`` (the reference agent's shared fixture calls), an
+agent's other calls read afresh each turn (9bd53f7): 625.1k, where fa0817c's own code
+takes 995.4k (measured again today; 998.0k yesterday), 1.59 times fewer. On today's
+default suite 724.1k -> 602.9k. Interleaved on one core with CI beside it (load average
+about 2; ``--against fa0817c --ref-suite --rounds 9 --reps 10``): medians 2,189 -> 3,277
+agent turns per CPU-second, ratio 1.50 (the rounds' ratios 1.14-1.56, their median
+1.38). The goal, 10,000 / 7,600 = 1.32 times the filing day's rate, is met by both
+measures. What is left (``--profile`` on the default suite): writing each record
+(pydantic's ``to_json``, about 9%), the session loop's models (``Turn``/``Message``
+validation, attribute reads through ``BaseModel.__getattr__``), MT seeding (two or
+three generators a session, about 2%), the reference agent's reading (about 10%) and
+the scripted user (about 12%).
 """
 
 from __future__ import annotations
