@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import local_model
 import pytest
 
 from simlab.testing import FakeProvider, FakeProviderConfig, FaultMix, roleplay
@@ -182,15 +183,9 @@ def test_no_key_anywhere_in_results(tmp_path: Path, server: str) -> None:
     assert SECRET not in proc.stdout + proc.stderr
 
 
-def _has_llama() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("llama_cpp") is not None
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # a 135M model on 2 shared CPU cores: minutes, not seconds
-@pytest.mark.skipif(not _has_llama(), reason="needs the local extra: pip install -e '.[local]'")
+@pytest.mark.skipif(local_model.why_not() is not None, reason=local_model.why_not() or "")
 def test_every_role_on_the_real_local_model(tmp_path: Path) -> None:
     """SmolLM2-135M is weak: the point is the real path. Its malformed output must never
     crash the run; it shows up as counted simulator or grader faults."""

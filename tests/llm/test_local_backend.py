@@ -3,11 +3,11 @@ a completion, and models closed at exit (no "Exception ignored" from Llama.__del
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+import local_model
 import pytest
 
 from simlab.llm import (
@@ -20,9 +20,8 @@ from simlab.llm import (
 )
 from simlab.llm._local import SMOLLM2_FILE, smollm2_path
 
-HAS_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 needs_llama = pytest.mark.skipif(
-    not HAS_LLAMA, reason="llama-cpp-python is not installed: pip install 'simlab[local]'"
+    local_model.why_not() is not None, reason=local_model.why_not() or ""
 )
 
 

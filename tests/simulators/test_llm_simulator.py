@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -10,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import local_model
 import pytest
 
 from simlab.agents.reference import reference_agent
@@ -378,13 +378,9 @@ def test_a_prompt_directory_replaces_files_and_bad_placeholders_are_refused(
 
 # ------------------------------------------------------------------ the real local model
 
-HAS_LLAMA = importlib.util.find_spec("llama_cpp") is not None
-
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not HAS_LLAMA, reason="llama-cpp-python is not installed: pip install 'simlab[local]'"
-)
+@pytest.mark.skipif(local_model.why_not() is not None, reason=local_model.why_not() or "")
 async def test_smollm2_either_writes_turns_or_faults_cleanly() -> None:
     who, goal = persona(), make_goal()
     meter = SessionMeter()
