@@ -9,7 +9,7 @@ from simlab.core._context import AgentCapabilities, Knobs, SessionContext
 from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._key import Check, SessionKey
-from simlab.core._read_only import is_read_only, mark_read_only
+from simlab.core._read_only import is_read_only, mark_read_only, remembered
 from simlab.core._seeds import derive_seed
 from simlab.core._text import escape_controls, strip_diacritics
 from simlab.core._transcript import (
@@ -49,6 +49,7 @@ __all__ = [
     "escape_controls",
     "is_read_only",
     "mark_read_only",
+    "remembered",
     "simlab_version",
     "stated_facts",
     "strip_diacritics",

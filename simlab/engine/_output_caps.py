@@ -13,11 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 import json.encoder
-import weakref
-from collections.abc import Callable
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall, is_read_only
+from simlab.core import AgentReply, ToolCall, remembered
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
@@ -76,38 +74,19 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
         return False
 
 
-# The measure of each read-only call (``simlab.core.mark_read_only``) while it lives: an
-# agent that hands out the same calls in many turns or sessions (the reference agent
-# shares one ``ToolCall`` per distinct fixture call) has each encoded once. Any other
-# call is measured every time: an agent may grow a result it already returned.
-_measured: dict[int, tuple[weakref.ref[ToolCall], Any, Any, str | None, int]] = {}
-
-
 def _call_size(call: ToolCall) -> int:
-    """The length of ``[call.args, call.result, call.error]`` as JSON."""
-    args, result, error = call.args, call.result, call.error
-    known = _measured.get(id(call))
-    if (
-        known is not None
-        and known[0]() is call
-        and known[1] is args
-        and known[2] is result
-        and known[3] is error
-    ):
-        return known[4]
-    size = len(_json_text([args, result, error]))
-    if is_read_only(call):  # the entry holds the values: a field set anew is measured anew
-        _measured[id(call)] = (weakref.ref(call, _forget(id(call))), args, result, error, size)
-    return size
+    """The length of ``[call.args, call.result, call.error]`` as JSON.
+
+    A read-only call (``simlab.core.mark_read_only``) is measured once while it lives:
+    an agent that hands out the same calls in many turns or sessions (the reference
+    agent shares one ``ToolCall`` per distinct fixture call) has each encoded once.
+    Any other call is measured every time: an agent may grow a result it returned.
+    """
+    return remembered(call, "json_size", _json_size)
 
 
-def _forget(key: int) -> Callable[[object], None]:
-    """The callback that drops ``key``'s entry when its call is collected."""
-
-    def forget(_: object) -> None:
-        _measured.pop(key, None)
-
-    return forget
+def _json_size(call: ToolCall) -> int:
+    return len(_json_text([call.args, call.result, call.error]))
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:

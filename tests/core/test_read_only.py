@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from simlab.core import ToolCall, _read_only, is_read_only, mark_read_only
+from simlab.core import ToolCall, _read_only, is_read_only, mark_read_only, remembered
 
 
 def test_only_the_marked_object_is_read_only() -> None:
@@ -25,3 +25,24 @@ def test_a_mark_goes_with_its_call_and_does_not_pass_to_the_next_object_at_its_a
     assert len(_read_only._marked) == before
     # new objects, some at the addresses of the collected ones: none is marked
     assert not any(is_read_only(ToolCall(name="f", args={"i": i})) for i in range(100))
+
+
+def test_remembered_is_found_once_per_read_only_call_and_anew_for_a_field_set_or_another() -> None:
+    seen: list[object] = []
+
+    def size(call: ToolCall) -> int:
+        seen.append(call)
+        return len(str(call.result))
+
+    shared = mark_read_only(ToolCall(name="f", result={"r": "xx"}))
+    assert [remembered(shared, "size", size) for _ in range(3)] == [11, 11, 11]
+    assert len(seen) == 1
+    assert remembered(shared, "other", lambda c: "another name") == "another name"
+    shared.result = {"r": "xxxx"}  # a field set anew: computed anew
+    assert remembered(shared, "size", size) == 13 and len(seen) == 2
+    loose = ToolCall(name="f", result={"r": "xx"})
+    remembered(loose, "size", size)
+    remembered(loose, "size", size)
+    assert len(seen) == 4  # not marked: computed every time
+    mark_read_only(shared)  # marked again: what was found stays
+    assert remembered(shared, "size", size) == 13 and len(seen) == 4

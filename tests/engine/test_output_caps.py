@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall, mark_read_only
+from simlab.core import AgentReply, ToolCall, _read_only, mark_read_only
 from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
@@ -132,9 +132,10 @@ def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> N
 
 
 def test_a_measure_is_forgotten_with_its_call() -> None:
-    before = len(output_caps._measured)
+    before = len(_read_only._marked)
     calls = [mark_read_only(ToolCall(name="f", args={"i": i})) for i in range(50)]
     cap_reply(AgentReply(text="ok", tool_calls=calls), LIMITS, 1)
-    assert len(output_caps._measured) == before + 50
+    assert len(_read_only._marked) == before + 50
+    assert all(_read_only._marked[id(c)].found for c in calls)  # each measured, kept by its mark
     del calls
-    assert len(output_caps._measured) == before  # no entry outlives its call: nothing leaks
+    assert len(_read_only._marked) == before  # no entry outlives its call: nothing leaks
