@@ -3,8 +3,9 @@
 Two reasons it cannot: llama-cpp-python is not installed (the ``local`` extra), or
 its build on this machine crashes in native code on a one-line completion (seen with
 llama-cpp-python 0.3.36 built from source: a segfault in ``llama_decode``, with
-llama_cpp alone, no simlab code). The probe runs in a subprocess, once per test
-session; only a death by a signal skips, so an error of simlab's still fails.
+llama_cpp alone, no simlab code; the ``local`` extra now holds 0.3.16, which runs).
+The probe runs in a subprocess, once per test session; only a death by a signal
+skips, so an error of simlab's still fails.
 """
 
 from __future__ import annotations
