@@ -562,10 +562,10 @@ def _write_reports(
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.report import stdout_console
-    from simlab.store import read_run_info, read_sessions
+    from simlab.store import has_sessions, read_run_info
 
     read_run_info(args.run_dir)  # a missing folder or a file says so, not "no sessions"
-    if not read_sessions(args.run_dir, slim=True).records:
+    if not has_sessions(args.run_dir):  # the reports read the file: not twice
         raise RunDirError(f"{args.run_dir} has no finished sessions to report on")
     _write_reports(args.run_dir, None, stdout_console(), args.tracebacks)  # reads it slim
     return EXIT_OK

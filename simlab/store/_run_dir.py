@@ -322,6 +322,18 @@ def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:
     )
 
 
+def has_sessions(run_dir: Path) -> bool:
+    """Whether ``sessions.jsonl`` holds a finished session: a complete line, its first
+    (not parsed here: reading the run, ``read_sessions``, says where a line is bad)."""
+    path = run_dir / SESSIONS_FILE
+    if not path.exists():
+        return False
+    _, complete, _ = _lines(path)
+    for _ in complete:
+        return True
+    return False
+
+
 def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
     """The file's size, its complete lines (read as they are iterated) and its torn tail."""
     if path.is_dir():

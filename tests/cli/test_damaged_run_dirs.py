@@ -117,3 +117,31 @@ def test_a_fifo_in_place_of_sessions_jsonl_does_not_hang(
     assert "Traceback" not in proc.stderr
     if command != "runs":
         assert proc.returncode == 2 and "sessions.jsonl" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b'{"schema_version": 6, "key": {"pers'],
+    ids=["empty", "a torn line only"],
+)
+def test_report_on_a_run_with_no_finished_session_says_so(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path, content: bytes
+) -> None:
+    bad = Path(shutil.copytree(finished_run, tmp_path / "results" / "damaged"))
+    (bad / "sessions.jsonl").write_bytes(content)
+    capsys.readouterr()
+    assert main(["report", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "has no finished sessions to report on" in err and "Traceback" not in err
+
+
+def test_report_names_the_line_of_a_bad_record_after_a_good_one(
+    capsys: pytest.CaptureFixture[str], finished_run: Path, tmp_path: Path
+) -> None:
+    bad = Path(shutil.copytree(finished_run, tmp_path / "results" / "damaged"))
+    good = (bad / "sessions.jsonl").read_bytes().splitlines()[0]
+    (bad / "sessions.jsonl").write_bytes(good + b"\n" + b'{"key": 3}\n')
+    capsys.readouterr()
+    assert main(["report", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "sessions.jsonl:2" in err and "Traceback" not in err

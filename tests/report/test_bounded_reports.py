@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 import simlab.report._html as html_module
-from simlab.engine import execute, plan_new_run
+from simlab.engine import estimate_run, execute, plan_new_run
 from simlab.report import summarize, write_run_reports
 from simlab.spec import Suite
 from simlab.store import (
@@ -130,7 +130,8 @@ def test_a_run_past_confirm_above_asks_first(tmp_path: Path) -> None:
     refused = run("--out", str(tmp_path / "a"), "--confirm-above", "10")
     assert refused.returncode == 2, refused.stderr
     assert "this run is large: 12 sessions: about" in refused.stderr
-    assert "of sessions.jsonl (from 8 of them played here" in refused.stderr
+    assert "to play them (from 6 of them played here" in refused.stderr
+    assert "more for the reports" in refused.stderr and "of sessions.jsonl" in refused.stderr
     assert "pass --yes" in refused.stderr and "Traceback" not in refused.stderr
     assert not any((tmp_path / "a").iterdir())  # nothing half-made is left behind
 
@@ -139,3 +140,16 @@ def test_a_run_past_confirm_above_asks_first(tmp_path: Path) -> None:
     (run_dir,) = (tmp_path / "b").iterdir()
     assert len((run_dir / "sessions.jsonl").read_text().splitlines()) == 12
     assert run("--out", str(tmp_path / "c"), "--confirm-above", "12").returncode == 0
+
+
+def test_the_estimate_of_a_runs_disk_is_near_what_the_run_writes(tmp_path: Path) -> None:
+    # 384 sessions of the default suite: travel and bank, every persona and length; the
+    # estimate plays 128 of them (graded, as the run does) and scales their lines
+    plan = plan_new_run(ROOT / "simlab.yaml", tmp_path, reps=2)
+    estimate = anyio.run(estimate_run, plan)
+    assert estimate.n_sessions == len(plan.jobs) == 384 and estimate.sampled == 128
+    assert estimate.seconds is not None and estimate.seconds > 0
+    anyio.run(execute, plan)
+    written = (plan.run_dir / "sessions.jsonl").stat().st_size
+    assert estimate.disk_bytes is not None
+    assert 0.8 < estimate.disk_bytes / written < 1.25, (estimate.disk_bytes, written)
