@@ -29,6 +29,10 @@ MEMORY_PER_SESSION_KB = 5.5
 viewer) and about 5.5 KB per session (``bench/run_memory.py``; 1.1 GB at its peak for
 133,440 sessions of the default suite, docs/scale.md)."""
 
+WARM_UP_S = 2.0
+SAMPLE_S = 5.0
+"""The most seconds the estimate's untimed warm-up and its timed sample each take."""
+
 REPORTS_PER_PLAY = (1.2, 1.6)
 """The reports written at a run's end take this many times the sessions' own time:
 1.6 at 13,440 sessions of the default suite and 1.2 at 133,440 (docs/scale.md), a
@@ -92,17 +96,25 @@ async def estimate_run(plan: RunPlan, sample: int = 128) -> RunEstimate:
             graders=roles.graders, grading=suite.grading, domains=roles.domains,
         )  # fmt: skip
 
+    # a slow agent of the user's own (a Python target that waits on something) must not
+    # make the question itself slow: each pass stops at its time, one session at least
     try:
+        until = time.perf_counter() + WARM_UP_S
         for job in warm:
+            if time.perf_counter() > until:
+                break
             await play(job)
-        size = 0
+        size = played = 0
         started = time.perf_counter()
         for job in jobs:
+            if played and time.perf_counter() - started > SAMPLE_S:
+                break
             size += len(record_line(await play(job))) + 1
-        per_session = (time.perf_counter() - started) / len(jobs)
+            played += 1
+        per_session = (time.perf_counter() - started) / played
     finally:
         await roles.aclose()
-    return RunEstimate(n, per_session * n, size * n // len(jobs), memory, len(jobs))
+    return RunEstimate(n, per_session * n, size * n // played, memory, played)
 
 
 def _size(n: int) -> str:

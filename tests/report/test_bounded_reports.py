@@ -13,10 +13,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+import simlab.engine._run_size as run_size
 import simlab.report._html as html_module
 from simlab.engine import estimate_run, execute, plan_new_run
 from simlab.report import summarize, write_run_reports
-from simlab.spec import Suite
+from simlab.spec import Suite, write_starter
 from simlab.store import (
     TOOL_CALL_COUNTS_META,
     SessionRecord,
@@ -153,3 +154,27 @@ def test_the_estimate_of_a_runs_disk_is_near_what_the_run_writes(tmp_path: Path)
     written = (plan.run_dir / "sessions.jsonl").stat().st_size
     assert estimate.disk_bytes is not None
     assert 0.8 < estimate.disk_bytes / written < 1.25, (estimate.disk_bytes, written)
+
+
+def test_the_estimate_stops_sampling_a_slow_agent_at_its_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a user's own Python agent that waits on something: the question must stay quick
+    write_starter(tmp_path)
+    (tmp_path / "slow.py").write_text(
+        "import time\nfrom agent import reply as fast\n\n\n"
+        "def reply(messages, ctx):\n    time.sleep(0.02)\n    return fast(messages, ctx)\n",
+        encoding="utf-8",
+    )
+    suite = tmp_path / "simlab.yaml"
+    suite.write_text(
+        suite.read_text(encoding="utf-8").replace("target: agent:reply", "target: slow:reply"),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(run_size, "WARM_UP_S", 0.1)
+    monkeypatch.setattr(run_size, "SAMPLE_S", 0.3)
+    plan = plan_new_run(suite, tmp_path / "results", reps=100)
+    assert plan.suite.target.kind == "callable" and len(plan.jobs) > 256
+    estimate = anyio.run(estimate_run, plan)
+    assert 1 <= estimate.sampled < 40  # at 20 ms a turn, 128 would take several seconds
+    assert estimate.seconds is not None and estimate.disk_bytes is not None
