@@ -135,10 +135,10 @@ shared with other work; ``--concurrency 64 256 --reps 4``, 576 sessions and
   decoding the replies ~5%), pydantic model construction ~10%, jsonschema 3%.
   The fake provider now spends more CPU per call than the client, half of it in
   aiohttp's server: on shared cores it is the larger share of what a call waits.
-* 2026-12-03, fifteenth session (main at 05ce1a3's parent, a5f2e55): CI's run
-  (``--concurrency 64 256 --reps 4``, with other benchmarks of the session on
-  the same 2 cores) C=64 0.95, C=256 0.87; alone right after it (load average
-  0.3, ``--concurrency 256 --reps 4``) C=256 **0.90**, client 0.99 and server
+* 2026-12-03, fifteenth session: CI's run of a5f2e55 (``--concurrency 64 256
+  --reps 4``, with other benchmarks of the session on the same 2 cores) C=64
+  0.95, C=256 0.87; alone right after it, at 05ce1a3 (load average 0.3,
+  ``--concurrency 256 --reps 4``) C=256 **0.90**, client 0.99 and server
   1.28 CPU-ms per call. The goal holds on a quiet machine; with other work
   beside it the two processes wait for a core, as above.
 """
