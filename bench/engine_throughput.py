@@ -337,6 +337,13 @@ measures. What is left (``--profile`` on the default suite): writing each record
 validation, attribute reads through ``BaseModel.__getattr__``), MT seeding (two or
 three generators a session, about 2%), the reference agent's reading (about 10%) and
 the scripted user (about 12%).
+
+2026-12-03, fifteenth session (the output caps' memo now kept on the call's read-only
+mark, ``simlab.core.remembered``): 625.4k instructions a turn on fa0817c's suite (625.1k
+before: the same). Interleaved on one core with CI beside it (``--against fa0817c
+--ref-suite --rounds 7 --reps 10``, load average about 1.2): medians 2,311 -> 3,199,
+ratio 1.38; the rounds' ratios 0.93-1.90, their median 1.34. CI's own plain run of this
+script on today's default suite: 4,119 agent turns per CPU-second.
 """
 
 from __future__ import annotations
