@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from simlab.store import (
     SUMMARY_FILE,
     RunSummary,
     SessionRecord,
+    iter_lines,
     read_sessions,
     write_atomic,
 )
@@ -260,7 +261,7 @@ async def execute_plan(
     else:
         summary = write_run_reports(run_plan.run_dir, records)
     if junit is not None:
-        given = read_sessions(run_plan.run_dir).records if read_back else records
+        given = _outcomes(run_plan.run_dir) if read_back else records
         text = render_run_junit(given, summary, f"simlab run {run_plan.run_dir.name}")
         write_atomic(Path(junit), text)
     return RunResult(
@@ -292,6 +293,14 @@ async def _experiments(run_plan: RunPlan, tell: Callable[[str], None]) -> list[P
             overrides=run_plan.overrides,
         )
     return results
+
+
+def _outcomes(run_dir: Path) -> Iterator[SessionRecord]:
+    """Each key's outcome record in full, in the file's order, read one at a time: the
+    JUnit file needs the failed checks' details, which slim records drop, and a large
+    run's records in full would not fit in memory together."""
+    for _, record in iter_lines(run_dir, read_sessions(run_dir, slim=True).lines):
+        yield record
 
 
 def _prefix_cases_line(results: Sequence[PrefixResult]) -> str:

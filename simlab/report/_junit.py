@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simlab.report._tables import escape_controls
@@ -12,18 +12,17 @@ from simlab.store import SessionRecord
 
 
 def render_run_junit(
-    records: Sequence[SessionRecord], summary: Mapping[str, Any], name: str
+    records: Iterable[SessionRecord], summary: Mapping[str, Any], name: str
 ) -> str:
     """Every session as a testcase: a failed one lists its failing checks, an
     error one (never the target's verdict) is a JUnit ``error``.
 
     The overall pass rate, its n and Wilson interval ride along as properties.
+    ``records`` is read once, in order: an iterator of full records read one at a
+    time (``store.iter_lines``) keeps a large run's memory to the page's own.
     """
-    failures = sum(1 for r in records if r.status == "ok" and not r.passed)
-    errors = sum(1 for r in records if r.status == "error")
-    counts = {"tests": str(len(records)), "failures": str(failures), "errors": str(errors)}
-    root = ET.Element("testsuites", {"name": escape_controls(name), **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": escape_controls(name), **counts})
+    root = ET.Element("testsuites", {"name": escape_controls(name)})
+    suite = ET.SubElement(root, "testsuite", {"name": escape_controls(name)})
     props = ET.SubElement(suite, "properties")
     overall = summary.get("overall", {})
     lo, hi = overall.get("pass_ci") or (None, None)
@@ -34,7 +33,9 @@ def render_run_junit(
         ("pass_ci_high", hi),
     ):
         ET.SubElement(props, "property", {"name": key, "value": str(value)})
+    tests = failures = errors = 0
     for r in records:
+        tests += 1
         k = r.key
         case = ET.SubElement(
             suite,
@@ -50,7 +51,9 @@ def render_run_junit(
             first = r.error.headline.strip() if r.error else ""
             message = escape_controls(f"{r.stop_reason}: {first}")
             ET.SubElement(case, "error", {"message": message, "type": str(r.stop_reason)})
+            errors += 1
         elif not r.passed:
+            failures += 1
             failed = [f"{n}: {c.detail}" for n, c in r.checks.items() if not c.passed]
             note = session_note(r)  # a failure that may be the domain's cues, not the agent
             if note is not None:
@@ -59,5 +62,8 @@ def render_run_junit(
             ET.SubElement(
                 case, "failure", {"message": message, "type": "SessionFailed"}
             ).text = message
+    counts = {"tests": str(tests), "failures": str(failures), "errors": str(errors)}
+    for element in (root, suite):  # attributes in the order they always had: name first
+        element.attrib.update(counts)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

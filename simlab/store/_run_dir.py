@@ -380,18 +380,25 @@ def _parse(path: Path, number: int, raw: bytes) -> SessionRecord:
 def read_lines(run_dir: Path, numbers: Iterable[int]) -> dict[int, SessionRecord]:
     """The full records on the given 1-based lines of ``sessions.jsonl`` (``SessionsFile.lines``
     says where each outcome is), read in one pass that keeps only those."""
+    return dict(iter_lines(run_dir, numbers))
+
+
+def iter_lines(run_dir: Path, numbers: Iterable[int]) -> Iterator[tuple[int, SessionRecord]]:
+    """``(line, full record)`` for the given 1-based lines of ``sessions.jsonl``, in the
+    file's order, each parsed as it is reached: a caller that lets each record go holds
+    one at a time, whatever the run's size."""
     wanted = set(numbers)
     path = run_dir / SESSIONS_FILE
-    found: dict[int, SessionRecord] = {}
     if not wanted or not path.exists():
-        return found
+        return
     _, complete, _ = _lines(path)
+    left = len(wanted)
     for number, raw in enumerate(complete, start=1):
         if number in wanted:
-            found[number] = _parse(path, number, raw)
-            if len(found) == len(wanted):
-                break
-    return found
+            yield number, _parse(path, number, raw)
+            left -= 1
+            if not left:
+                return
 
 
 def _unreadable(path: Path, e: OSError | UnicodeDecodeError) -> RunDirError:
