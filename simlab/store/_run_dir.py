@@ -329,9 +329,7 @@ def has_sessions(run_dir: Path) -> bool:
     if not path.exists():
         return False
     _, complete, _ = _lines(path)
-    for _ in complete:
-        return True
-    return False
+    return next(complete, None) is not None
 
 
 def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
