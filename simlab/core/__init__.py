@@ -8,6 +8,7 @@ its session. This package imports nothing else of simlab.
 from simlab.core._context import AgentCapabilities, Knobs, SessionContext
 from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
+from simlab.core._frozen import FrozenDict, FrozenJSON, FrozenJSONDict, freeze
 from simlab.core._key import Check, SessionKey
 from simlab.core._read_only import is_read_only, mark_read_only, remembered
 from simlab.core._seeds import derive_seed
@@ -34,6 +35,9 @@ __all__ = [
     "AgentReply",
     "Check",
     "ContextInfo",
+    "FrozenDict",
+    "FrozenJSON",
+    "FrozenJSONDict",
     "Knobs",
     "Message",
     "ReportedError",
@@ -47,6 +51,7 @@ __all__ = [
     "UserTurn",
     "derive_seed",
     "escape_controls",
+    "freeze",
     "is_read_only",
     "mark_read_only",
     "remembered",
