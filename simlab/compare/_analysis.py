@@ -235,7 +235,8 @@ class Comparison:
         bucket_moves: Pairs whose length falls in another bucket in B than in A.
         simpson: The overall change against the per-bucket changes.
         spread: Aptitude and unreliability deltas, overall first, then per persona.
-        regressions: Paired keys that passed in A and failed in B (none when no
+        regressions: Paired keys that passed in A and failed in B, worst first
+            (``worst_first``; none when no
             key is paired: under different seeds a key's two sessions are
             independent draws, see ``Pairing``).
         safety: New safety violations.
@@ -544,6 +545,16 @@ def _regression(sa: LocatedRecord, sb: LocatedRecord) -> Regression:
     )
 
 
+def worst_first(regressions: Iterable[Regression]) -> list[Regression]:
+    """Regressions by the score they lost, largest first (a missing score as 0), then
+    by line in B: a reader sees the worst before the many small ones."""
+
+    def lost(r: Regression) -> float:
+        return (r.score_a or 0.0) - (r.score_b or 0.0)
+
+    return sorted(regressions, key=lambda r: (-lost(r), r.line_b))
+
+
 def is_safety_check(name: str) -> bool:
     """Whether a check is a safety check: its name starts with ``safety:`` or ``canary``."""
     return name.startswith(SAFETY_PREFIXES)
@@ -656,11 +667,11 @@ def compare_runs(
             level,
         ),
         spread=spread,
-        regressions=[
+        regressions=worst_first(
             _regression(sa, sb)
             for sa, sb in pairing.pairs
             if sa.record.passed and not sb.record.passed
-        ],
+        ),
         safety=[v for sa, sb in pairing.pairs for v in _safety(sa, sb)],
         p_adjusted=_adjust(overall, by_bucket, by_persona, by_check),
         reps_a=a.reps,

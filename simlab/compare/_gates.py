@@ -18,49 +18,61 @@ GateStatus = Literal["passed", "failed", "skipped", "inconclusive"]
 _MAX_LISTED = 10
 
 NO_CHANGE_FAILURE = 0.005
-"""The chance a drop gate may fail when nothing changed, for it to judge at all.
+"""The chance, at most, that a drop gate fails an unchanged agent (one-sided).
 
-A drop gate fails when its interval's lower bound is under minus the limit.
-For a group not fully paired (runs with different seeds: independent draws)
-with a lower half-width h at level z, an unchanged agent fails it with chance
-Phi(z - limit / (h / z)); the gate judges only when that chance is at most
-this (limit >= h * (1 + z_0.995 / z), about 2.3 h at 95%). Below that power
-it cannot tell "no change" from "a drop of the limit", and failing it would
-cry wolf: it is inconclusive and says the sessions per run it needs, unless
-the whole interval lies beyond the limit (a bigger drop shown even so). A
-fully paired interval (same keys, same seeds) judges as before: its width is
-what the changed outcomes make it, not a noise floor.
+A drop gate reads two things of its group: the interval of the pass-rate change
+and the group's test of "no change" (McNemar's exact test when every key is paired,
+Fisher's when none is, the partly paired Newcombe p-value between). It
+
+* **passes** when the interval's lower bound is at least minus the limit (a drop
+  larger than the limit is ruled out);
+* **fails** when the test shows a drop (the change is negative with a two-sided
+  p-value under ``2 * NO_CHANGE_FAILURE``) and a drop larger than the limit is not
+  ruled out;
+* is **inconclusive** otherwise: no drop is shown and none is ruled out. It says
+  its minimum detectable drop and the sessions per run that would decide it.
+
+So a run compared with itself, or with a run of identical outcomes, never fails
+(its test's p-value is 1), and whether the runs share seeds changes how wide the
+interval is, not the rule. With up to five drop gates an unchanged agent fails one
+of them at most about 2.5% of the time.
 """
+
+DETECT_POWER = 0.80
+"""The power at which a gate's minimum detectable drop is stated."""
 
 
 class Gates(BaseModel):
     """The gates of a comparison (``--gates gates.yaml``); a field set to null disables it.
 
-    Every drop gate reads the lower bound of the Newcombe interval of a per-run
-    pass-rate change, so a gate passes only when the data rule out a larger
-    drop: small paired samples fail it (a group not fully paired and too small
-    for its limit is inconclusive instead, see below). The interval is
-    paired when the group holds the same keys (and seeds) in both runs, independent when
-    it holds none in common, and partly paired in between; the gate's message
-    says which. A run compared with itself passes a 5-point gate from 82
-    sessions in the group, a 3-point gate from 139 (outcomes of a key agree when
-    its seed does). Two runs with different seeds share no pairs, so their
-    interval is for independent samples and far wider: a gate without the
-    power to tell no change from a drop of its limit is ``inconclusive`` and
-    says how many sessions it needs (``NO_CHANGE_FAILURE``). Example::
+    Every drop gate passes when the Newcombe interval of its per-run pass-rate
+    change rules out a drop larger than its limit, fails when the group's test
+    shows a drop and a larger one is not ruled out, and is otherwise
+    ``inconclusive``, saying its minimum detectable drop at 80% power and the
+    sessions per run that would decide it (``NO_CHANGE_FAILURE``). The interval
+    is paired when the group holds the same keys (and seeds) in both runs,
+    independent when it holds none in common, and partly paired in between; the
+    gate's message says which. A run compared with itself never fails a gate.
+    An inconclusive gate does not fail ``simlab compare`` unless
+    ``fail_on_inconclusive: true``: that is stricter (a too-small run cannot go
+    green), but a nightly then fails whenever a group is too small to judge.
+    Example::
 
         max_bucket_drop_points: 5      # no bucket's change may have a lower bound < -5 points
         max_overall_drop_points: null  # disabled
         no_new_safety_violations: true
         min_pairs: 100
+        fail_on_inconclusive: false
     """
 
     model_config = ConfigDict(extra="forbid")
 
     max_bucket_drop_points: Annotated[float, Field(ge=0)] | None = 5.0
-    """No length bucket's pass-rate change may have a lower bound under minus this many points."""
+    """No length bucket may show a pass-rate drop that does not rule out one of more than
+    this many points."""
     max_overall_drop_points: Annotated[float, Field(ge=0)] | None = 5.0
-    """The overall pass-rate change may not have a lower bound under minus this many points."""
+    """The overall pass rate may not show a drop that does not rule out one of more than
+    this many points."""
     no_new_safety_violations: bool = True
     """No safety check (``safety:*``, ``canary*``) may pass in A and fail in B on the same key."""
     zero_safety_violations: bool = False
@@ -71,6 +83,8 @@ class Gates(BaseModel):
     max_trajectory_drop_points: Annotated[float, Field(ge=0)] | None = None
     """The overall mean LCS precision and recall of the tool calls (0-100 points) may not
     have a change whose lower bound is under minus this; off unless set."""
+    fail_on_inconclusive: bool = False
+    """Whether an inconclusive gate (too few sessions to decide) fails the comparison."""
 
 
 def load_gates(path: Path) -> Gates:
@@ -106,64 +120,69 @@ def _interval_name(g: GroupComparison) -> tuple[str, str]:
     return g.interval, f"{g.shared.n} key(s) paired: in both runs with the same seed"
 
 
-def _needed_sessions(g: GroupComparison, half_width: float, limit: float, level: float) -> int:
-    """Sessions per run at which this group's interval would give the gate its power.
+def detectable_drop(half_width: float, level: float) -> float:
+    """The smallest drop (same units as ``half_width``) a gate catches with 80% power.
 
-    Interval widths shrink as 1 / sqrt(n): scale the group's n (the smaller run)
-    until the lower half-width is at most ``limit / (1 + z_power / z)``.
+    ``half_width`` is the interval's half-width at ``level``, so the change's standard
+    error is about ``half_width / z_level``; a drop is shown at one-sided
+    ``NO_CHANGE_FAILURE``, which a true drop of ``(z_shown + z_power) * se`` reaches
+    ``DETECT_POWER`` of the time.
     """
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
-    z_power = NormalDist().inv_cdf(1.0 - NO_CHANGE_FAILURE)
-    allowed = limit / (1.0 + z_power / z)
-    n = min(g.a.n, g.b.n)
-    return math.ceil(n * (half_width / allowed) ** 2)
+    z_shown = NormalDist().inv_cdf(1.0 - NO_CHANGE_FAILURE)
+    z_power = NormalDist().inv_cdf(DETECT_POWER)
+    return (z_shown + z_power) * half_width / z
+
+
+def sessions_to_detect(n: int, detectable: float, limit: float) -> int:
+    """Sessions per run at which the minimum detectable drop falls to ``limit``
+    (standard errors shrink as 1 / sqrt(n))."""
+    return math.ceil(n * (detectable / limit) ** 2)
 
 
 def _drop(name: str, g: GroupComparison, limit: float | None, level: float) -> GateResult:
     if limit is None:
         return GateResult(name, "skipped", "disabled")
-    if g.delta_ci is None or g.delta is None:
+    if g.delta_ci is None or g.delta is None or g.test is None:
         empty = "A" if g.a.n == 0 else "B"
         counts = f"A {g.a.passed}/{g.a.n}, B {g.b.passed}/{g.b.n}"
         return GateResult(name, "skipped", f"{g.name}: no graded sessions in {empty} ({counts})")
     lo, hi = g.delta_ci
     kind, why = _interval_name(g)
+    n = min(g.a.n, g.b.n)
+    detectable = detectable_drop((hi - lo) / 2.0 * 100, level)
     figures = (
         f"{g.name}: {_pct(g.a.rate)} (n={g.a.n}) -> {_pct(g.b.rate)} (n={g.b.n}), change "
-        f"{_pts(g.delta)} points, {level:.0%} {kind} interval [{_pts(lo)}, {_pts(hi)}] ({why})"
+        f"{_pts(g.delta)} points, {level:.0%} {kind} interval [{_pts(lo)}, {_pts(hi)}] ({why}); "
+        f"{g.test.name} p = {g.test.p_value:.2g}; minimum detectable drop at "
+        f"{DETECT_POWER:.0%} power {detectable:.1f} points"
     )
-    needed = _needed_sessions(g, max(g.delta - lo, 0.0) * 100, limit, level)
-    # A fully paired interval is as narrow as the outcomes that changed make it (a run
-    # against itself: the continuity correction only), so its width is no noise floor.
     if lo * 100 >= -limit:
-        return GateResult(name, "passed", figures)
-    if g.interval != "paired" and needed > min(g.a.n, g.b.n):
-        if hi * 100 < -limit:
-            return GateResult(
-                name,
-                "failed",
-                f"{figures}: a drop of more than {limit:g} points is shown (the whole "
-                "interval lies beyond it), although the gate lacks power at this n",
-            )
+        return GateResult(
+            name, "passed", f"{figures}: a drop of more than {limit:g} points is ruled out"
+        )
+    if g.delta < 0 and g.test.p_value < 2 * NO_CHANGE_FAILURE:
         return GateResult(
             name,
-            "inconclusive",
-            f"{figures}: inconclusive, too few sessions for a {limit:g}-point gate: an "
-            f"unchanged agent would fail it more than {NO_CHANGE_FAILURE:.1%} of the time; "
-            f"it needs about {needed} graded sessions per run in this group",
+            "failed",
+            f"{figures}: a drop is shown (p < {2 * NO_CHANGE_FAILURE:g}) and one of more "
+            f"than {limit:g} points is not ruled out",
         )
+    needed = sessions_to_detect(n, detectable, limit)
     return GateResult(
         name,
-        "failed",
-        f"{figures}: lower bound under -{limit:g} points (a drop of more "
-        f"than {limit:g} points is not ruled out)",
+        "inconclusive",
+        f"{figures}: inconclusive, no drop is shown and none of more than {limit:g} "
+        f"points ruled out; about {needed} graded sessions per run in this group would "
+        f"catch a {limit:g}-point drop {DETECT_POWER:.0%} of the time",
     )
 
 
 def _trajectory_drop(d: TrajectoryDelta, limit: float | None, level: float) -> GateResult:
-    """A drop gate on a mean precision or recall: passes when the change's lower bound is
-    at least minus the limit; fails when paired and under it, or when the whole interval
-    is beyond it; otherwise (independent samples straddling it) inconclusive."""
+    """A drop gate on a mean precision or recall, by the pass-rate gates' rule with the
+    bootstrap interval standing in for the test: passes when the change's lower bound
+    is at least minus the limit; fails when the whole interval lies below 0 (a drop
+    shown) and under the limit; otherwise inconclusive."""
     name = f"max_trajectory_drop_points[{d.metric}]"
     if limit is None:
         return GateResult(name, "skipped", "disabled")
@@ -179,16 +198,19 @@ def _trajectory_drop(d: TrajectoryDelta, limit: float | None, level: float) -> G
         f"[{_pts(lo)}, {_pts(hi)}]"
     )
     if lo * 100 >= -limit:
-        return GateResult(name, "passed", figures)
-    if not d.paired and hi * 100 >= -limit:
+        return GateResult(name, "passed", f"{figures}: a drop of more than {limit:g} ruled out")
+    if hi < 0:
         return GateResult(
             name,
-            "inconclusive",
-            f"{figures}: the interval straddles -{limit:g} points; more sessions (or runs "
-            "with the same seed, which pair) would tell",
+            "failed",
+            f"{figures}: a drop is shown (the interval lies below 0) and one of more than "
+            f"{limit:g} points is not ruled out",
         )
     return GateResult(
-        name, "failed", f"{figures}: lower bound under -{limit:g} points (a drop is not ruled out)"
+        name,
+        "inconclusive",
+        f"{figures}: no drop is shown and none of more than {limit:g} points ruled out; more "
+        "sessions (or runs with the same seed, which pair) would tell",
     )
 
 
@@ -210,6 +232,13 @@ def _zero_safety(c: Comparison) -> GateResult:
         "failed",
         f"{total} safety check failure(s) in B's {c.overall.b.n} graded session(s): {listed}",
     )
+
+
+def _failing_when_inconclusive(result: GateResult) -> GateResult:
+    if result.status != "inconclusive":
+        return result
+    message = f"{result.message} (fail_on_inconclusive: an inconclusive gate fails)"
+    return GateResult(result.name, "failed", message)
 
 
 def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
@@ -248,14 +277,16 @@ def evaluate_gates(comparison: Comparison, gates: Gates) -> list[GateResult]:
     for d in comparison.trajectory:
         if d.group == "overall":
             results.append(_trajectory_drop(d, gates.max_trajectory_drop_points, c.level))
+    if gates.fail_on_inconclusive:
+        results = [_failing_when_inconclusive(r) for r in results]
     # keys graded in both runs, paired or not: the runs compare like with like
     n_both = c.pairing.graded_in_both
     results.append(
         GateResult(
             "min_pairs",
             "passed" if n_both >= gates.min_pairs else "failed",
-            f"{n_both} key(s) graded in both runs, {len(c.pairing.pairs)} of them paired "
-            f"(same seed) (at least {gates.min_pairs} required)",
+            f"{n_both} key(s) graded in both runs (at least {gates.min_pairs} required); "
+            f"{len(c.pairing.pairs)} of them paired (the same seed in both)",
         )
     )
     return results

@@ -92,7 +92,9 @@ def test_regression_confined_to_10_plus_fails_the_gate_though_overall_rises(
     assert [tc.get("name") for tc in failed] == ["max_bucket_drop_points[10+]"]
     failure = failed[0].find("failure")
     assert failure is not None
-    assert "lower bound under -5 points" in (failure.get("message") or "")
+    assert "a drop is shown (p < 0.01) and one of more than 5 points is not ruled out" in (
+        failure.get("message") or ""
+    )
     assert (
         "95% paired interval [-38.5, -20.4] (100 key(s) paired: in both runs with the same seed)"
         in (failure.text or "")
@@ -156,23 +158,27 @@ def test_groups_without_common_keys_keep_the_independent_interval(tmp_path: Path
     assert failure is not None
     assert "95% independent-samples interval [" in (failure.text or "")
     assert "(no key paired: none in both runs with the same seed)" in (failure.text or "")
-    assert "a drop of more than 5 points is shown" in (failure.text or "")
+    assert "Fisher p = " in (failure.text or "")
+    assert "a drop is shown (p < 0.01)" in (failure.text or "")
 
 
 def test_an_underpowered_gate_is_inconclusive_and_says_the_n_it_needs(tmp_path: Path) -> None:
-    # 30/40 -> 20/40 without shared keys: interval about [-44, -4] points. A 5-point gate
-    # at this width would fail an unchanged agent most of the time: it does not judge.
+    # 30/40 -> 26/40 without shared keys: a 10-point drop, Fisher p about 0.46, and an
+    # interval about [-29, +10] points: no drop shown, none of more than 5 ruled out.
     a = write_run(tmp_path / "A", [rec("p", "old", i, turns=7, passed=i < 30) for i in range(40)])
-    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 20) for i in range(40)])
+    b = write_run(tmp_path / "B", [rec("p", "new", i, turns=7, passed=i < 26) for i in range(40)])
     c = compare_runs(load_run(a), load_run(b))
     results = {r.name: r for r in evaluate_gates(c, Gates(min_pairs=0))}
     gate = results["max_bucket_drop_points[5-9]"]
     assert gate.status == "inconclusive"
-    # half-width h = 25 - 43.6 points; needed n = 40 * (h * (1 + 2.5758 / 1.9600) / 5)^2
-    lo = newcombe_interval(30, 40, 20, 40)[0]
-    h = (-0.25 - lo) * 100
-    needed = math.ceil(40 * (h * (1 + 2.5758293035489 / 1.959963984540054) / 5) ** 2)
-    assert f"it needs about {needed} graded sessions per run in this group" in gate.message
+    assert "Fisher p = 0.46;" in gate.message  # scipy.stats.fisher_exact: 0.46468
+    # the standard error is the interval's half-width over z = 1.96; a drop is caught 80%
+    # of the time when it is (z_0.995 + z_0.80) = 2.5758 + 0.8416 standard errors
+    lo, hi = newcombe_interval(30, 40, 26, 40)
+    detectable = (2.5758293035489 + 0.8416212335729) * (hi - lo) / 2 * 100 / 1.959963984540054
+    assert f"minimum detectable drop at 80% power {detectable:.1f} points" in gate.message
+    needed = math.ceil(40 * (detectable / 5) ** 2)
+    assert f"about {needed} graded sessions per run in this group would catch" in gate.message
     junit = render_junit(list(results.values()), comparison=c)
     case = next(
         tc
