@@ -60,6 +60,12 @@ from simlab.graders._judge import (
 from simlab.graders._judge_case import render_case
 from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
+from simlab.graders._precondition import (
+    PRECONDITION,
+    Precondition,
+    missing_precondition,
+    precondition_check,
+)
 from simlab.graders._redo import RedoWindow, redo_windows
 from simlab.graders._registry import FunctionGrader, as_grader, resolve_graders
 from simlab.graders._rubric import (
@@ -99,6 +105,7 @@ __all__ = [
     "GOAL_COMPLETED_WEIGHT",
     "JUDGE",
     "MAX_ITERATIONS",
+    "PRECONDITION",
     "REFLECTION",
     "SAFETY_GRADERS",
     "TRAJECTORY",
@@ -124,6 +131,7 @@ __all__ = [
     "LabelAgreement",
     "LabelsError",
     "ParamScope",
+    "Precondition",
     "Rate",
     "RedoWindow",
     "Reflection",
@@ -149,7 +157,9 @@ __all__ = [
     "kappa_cli",
     "label_agreement",
     "label_half",
+    "missing_precondition",
     "parse_judge_output",
+    "precondition_check",
     "read_labels",
     "redo_windows",
     "redundant_calls",

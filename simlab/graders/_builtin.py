@@ -11,6 +11,7 @@ from simlab.graders._canary import canary_verdict
 from simlab.graders._completion import judge_completed, judge_confirmation
 from simlab.graders._constraints import judge_constraints
 from simlab.graders._efficiency import Efficiency, Reflection
+from simlab.graders._precondition import Precondition
 from simlab.graders._safety import SAFETY_GRADERS
 from simlab.graders._shared import named
 from simlab.graders._trajectory import judge_trajectory, session_trajectory
@@ -91,6 +92,7 @@ BUILTIN: dict[str, Grader] = {
         GoalCompleted(),
         Constraints(),
         Confirmation(),
+        Precondition(),
         Trajectory(),
         Canary(),
         Efficiency(),

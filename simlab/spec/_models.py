@@ -154,6 +154,7 @@ BUILTIN_GRADERS: tuple[str, ...] = (
     "goal_completed",
     "constraints",
     "confirmation",
+    "precondition",
     "trajectory",
     "canary",
 )
@@ -173,7 +174,7 @@ class Grading(_Spec):
 
     graders: list[str] | None = None
     """Built-in names (``goal_completed``, ``constraints``, ``confirmation``,
-    ``trajectory``, ``canary``) and users' graders as ``module:attr``."""
+    ``precondition``, ``trajectory``, ``canary``) and users' graders as ``module:attr``."""
     weights: dict[str, Annotated[float, Field(ge=0)]] | None = None
     """Grader name to weight: the score is 100 times the weighted mean of each
     applicable grader's credit (the mean of its checks' credit). Unlisted graders
