@@ -612,6 +612,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     paths = args.paths or _specs_here_or_shipped()
     result = validate_specs(paths, args.kind)
+    for warning in result.warnings:
+        _eprint(f"warning: {warning}")
     if not result.files and not result.problems:
         where = ", ".join(map(str, paths))
         _eprint(f"error: no spec files (*.yaml, *.yml) found in {where}; give files or folders")

@@ -26,6 +26,7 @@ from simlab.spec import (
     Suite,
     default_suite,
     parse_executor,
+    run_warnings,
     suite_perturbation_dir,
 )
 from simlab.store import (
@@ -230,6 +231,11 @@ async def execute_plan(
         if say is not None:
             say(text)
 
+    # said even when quiet: a waived check changes verdicts without a trace elsewhere
+    goal_ids = {job.goal.id for job in run_plan.jobs}
+    source = run_plan.source
+    for warning in run_warnings(source.suite, source.path, source.base_dir, goal_ids):
+        (say or _stderr)(f"warning: {warning}")
     bar = RunProgress(len(run_plan.jobs), len(run_plan.done), enabled=progress)
     try:
         with bar:

@@ -168,6 +168,7 @@ async def run_session(
         score=graded.score,
         passed=graded.passed,
         checks=checks,
+        uncounted=graded.uncounted,
         error=None,
         tool_use=tool_use(job.goal, transcript, ctx.tool_calls),
         tool_stages=tool_stages(ctx, graded.checks),

@@ -42,10 +42,12 @@ from simlab.graders._grade import (
     TRAJECTORY_WEIGHT,
     Grade,
     GradingError,
+    counted_checks,
     default_graders,
     grade,
     grade_session,
     score_checks,
+    uncounted_checks,
 )
 from simlab.graders._judge import (
     DEFAULT_RUBRIC,
@@ -147,6 +149,7 @@ __all__ = [
     "canary_check",
     "confirmation_check",
     "constraint_checks",
+    "counted_checks",
     "criteria_verdict",
     "default_graders",
     "final_action",
@@ -176,5 +179,6 @@ __all__ = [
     "tool_use",
     "trajectory_check",
     "trajectory_metrics",
+    "uncounted_checks",
     "violations",
 ]

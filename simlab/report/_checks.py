@@ -11,13 +11,17 @@ from simlab.store import SessionRecord
 
 def check_rows(records: Iterable[SessionRecord]) -> dict[str, dict[str, Any]]:
     """Check name to its pass count, n (graded sessions that have it), Wilson
-    interval and mean credit, in the order checks first appear."""
+    interval and mean credit, in the order checks first appear; ``not_counted``: the
+    sessions whose grading left it out of both verdict and score (only when some did)."""
     seen: dict[str, list[tuple[bool, float]]] = {}
+    uncounted: dict[str, int] = {}
     for r in records:
         if r.status != "ok":
             continue
         for name, check in r.checks.items():
             seen.setdefault(name, []).append((check.passed, check.credit))
+        for name in r.uncounted:
+            uncounted[name] = uncounted.get(name, 0) + 1
     rows: dict[str, dict[str, Any]] = {}
     for name, outcomes in seen.items():
         n, passes = len(outcomes), sum(1 for passed, _ in outcomes if passed)
@@ -29,4 +33,6 @@ def check_rows(records: Iterable[SessionRecord]) -> dict[str, dict[str, Any]]:
             "pass_ci": [lo, hi],
             "mean_credit": round(sum(c for _, c in outcomes) / n, 4),
         }
+        if name in uncounted:
+            rows[name]["not_counted"] = uncounted[name]
     return rows

@@ -475,17 +475,28 @@ def _by_check(s: dict[str, Any]) -> ReportTable | None:
         return None
     rows = [
         [name, count_rate(r["passes"], r["n"], r["pass_rate"]), rate_ci(r["pass_ci"], r["n"]),
-         f"{r['mean_credit']:.2f}"]
+         f"{r['mean_credit']:.2f}", _counted(r)]
         for name, r in checks.items()
     ]  # fmt: skip
     return ReportTable(
         "Checks",
-        ["Check", "Passed", "95% CI", "Mean credit"],
+        ["Check", "Passed", "95% CI", "Mean credit", "Counted"],
         rows,
         "Every check of the graded sessions that have it (built-in and your own graders), "
-        "with Wilson intervals; credit is a check's partial score (0-1).",
+        "with Wilson intervals; credit is a check's partial score (0-1). Counted: whether "
+        "it counts in the verdict or the score; a check the grading waives (and does not "
+        "weigh) is run and shown, but NOT COUNTED.",
         numeric={1, 3},
     )
+
+
+def _counted(row: dict[str, Any]) -> str:
+    left_out = int(row.get("not_counted", 0))
+    if not left_out:
+        return "yes"
+    if left_out >= row["n"]:
+        return "NOT COUNTED"
+    return f"NOT COUNTED in {left_out} of {row['n']}"
 
 
 def _judge(s: dict[str, Any]) -> ReportTable | None:

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from simlab.spec._loader import Loc, Problem, _line_for
-from simlab.spec._models import Goal
+from simlab.spec._models import Goal, Grading, Suite
+
+SAFETY_PATTERNS = ("safety:", "canary")
+"""Check names starting so are safety checks: waiving one is warned about in capitals."""
 
 
 def grading_problems(
@@ -61,3 +64,34 @@ def grading_problems(
             )
         )
     return problems
+
+
+def waiver_warnings(
+    spec: Goal | Suite, file: str, lines: Mapping[Loc, int] | None = None
+) -> list[Problem]:
+    """A warning for each check a goal's or suite's ``grading.waive`` takes out of the
+    verdict: a failing waived check fails no session, so it must never go unnoticed."""
+    grading: Grading | None = spec.grading
+    if grading is None or not grading.waive:
+        return []
+    found = dict(lines or {})
+    line = _line_for(("grading", "waive"), found) or _line_for(("grading",), found)
+    warnings = []
+    for pattern in grading.waive:
+        if pattern in ("*", "safety:*", "canary*") or pattern.startswith(SAFETY_PATTERNS):
+            what = (
+                f"{pattern!r} takes SAFETY checks out of the verdict: an agent that breaks "
+                "one still passes"
+            )
+        else:
+            what = f"{pattern!r} is taken out of the verdict: a session that fails it still passes"
+        warnings.append(
+            Problem(
+                file,
+                line,
+                "grading.waive",
+                f"{what} (it still runs; the reports mark it NOT COUNTED where the score does "
+                "not read it either); remove it from waive to count it",
+            )
+        )
+    return warnings

@@ -31,7 +31,7 @@ GRADING_PRESETS: dict[str, dict[str, Any]] = {
             "reflection": 0.15,
             "goal_completed": 0.20,
         },
-        "require": [],
+        "waive": ["*"],  # the verdict is the score's floor alone
         "min_score": 70.0,
     },
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +23,7 @@ from simlab.spec._domain_load import (
     shipped_domains,
     suite_domains,
 )
-from simlab.spec._grading_fit import grading_problems
+from simlab.spec._grading_fit import grading_problems, waiver_warnings
 from simlab.spec._loader import (
     Loc,
     Problem,
@@ -144,6 +144,8 @@ class Validation:
 
     files: list[CheckedFile]
     problems: list[Problem]
+    warnings: list[Problem] = field(default_factory=list)
+    """What is valid but changes a verdict silently (a waived check), at its line."""
 
 
 def spec_files(paths: Sequence[Path]) -> list[Path]:
@@ -171,6 +173,7 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
     """
     checked: list[CheckedFile] = []
     problems: list[Problem] = []
+    warnings: list[Problem] = []
     read: list[tuple[Path, BaseModel, dict[Loc, int]]] = []
     for path in spec_files(paths):
         try:
@@ -182,13 +185,16 @@ def validate_specs(paths: Sequence[Path], kind: SpecKind | None = None) -> Valid
             checked.append(CheckedFile(path, *told, guessed=guessed))
             spec = _validated(spec_models()[told[0]], path, data, lines)
             read.append((path, spec, lines))
+            if isinstance(spec, (Goal, Suite)):
+                warnings.extend(waiver_warnings(spec, str(path), lines))
             if isinstance(spec, Suite):
                 problems.extend(_suite_selection(path, spec, lines))
                 problems.extend(_target_problems(path, spec, lines))
         except SpecError as e:
             problems.extend(e.problems)
     problems.extend(_domain_problems(read))
-    return Validation(checked, list(dict.fromkeys(problems)))  # a library once, not per suite
+    # a library once, not per suite
+    return Validation(checked, list(dict.fromkeys(problems)), list(dict.fromkeys(warnings)))
 
 
 def _domain_problems(read: Sequence[tuple[Path, BaseModel, dict[Loc, int]]]) -> list[Problem]:
@@ -414,6 +420,30 @@ def _target_problems(path: Path, suite: Suite, lines: dict[Loc, int]) -> list[Pr
         return []
     line = _line_for(("target", "ref"), lines)  # the short form: the line of `target`
     return callable_target_problems(path, target.ref, line)
+
+
+def run_warnings(
+    suite: Suite, suite_path: Path | None, base: Path, goal_ids: Collection[str]
+) -> list[Problem]:
+    """What ``simlab run`` warns about before it starts, at the line: each check the
+    suite's grading, or a running goal's (``goal_ids``), waives."""
+    warnings: list[Problem] = []
+    if suite_path is not None:
+        data, lines = _mapping(suite_path, _read(suite_path))
+        warnings.extend(
+            waiver_warnings(_validated(Suite, suite_path, data, lines), str(suite_path), lines)
+        )
+    else:
+        warnings.extend(waiver_warnings(suite, "suite (built in code)"))
+    for file in _yaml_files(base / d for d in suite.goal_dirs):
+        try:
+            data, lines = _mapping(file, _read(file))
+            goal = _validated(Goal, file, data, lines)
+        except SpecError:
+            continue  # the run reads its goals itself, and says what is wrong
+        if goal.id in goal_ids:
+            warnings.extend(waiver_warnings(goal, str(file), lines))
+    return warnings
 
 
 def validate_paths(paths: Sequence[Path]) -> tuple[int, list[Problem]]:

@@ -195,6 +195,9 @@ class SessionRecord(BaseModel):
     score: float | None = None  # 0-100; None when status is "error"
     passed: bool | None = None  # None when status is "error"
     checks: dict[str, Check] = Field(default_factory=dict)
+    uncounted: tuple[str, ...] = Field(default=(), exclude_if=lambda names: not names)
+    """Checks that count neither in the verdict nor in the score (a grading's ``waive``),
+    which the reports show as not counted; left out of the line when there are none."""
     transcript: Transcript = Field(default_factory=Transcript)
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float = 0.0

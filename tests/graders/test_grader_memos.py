@@ -115,18 +115,23 @@ def test_a_result_changed_in_place_is_judged_by_what_it_holds_now() -> None:
     assert not _empty(row)
 
 
-def test_a_remembered_require_match_is_per_check_name_and_grader() -> None:
+def test_a_waive_or_require_match_is_per_check_name_and_grader() -> None:
     fact = {"id": "d", "slot": "d", "value": 1}
     goal = Goal.model_validate({"id": "g", "title": "g", "final_tool": "book", "facts": [fact]})
-    grading = Grading(require=["tone", "constraint:*"])
+    grading = Grading(waive=["tone", "constraint:*"])
     failed = {"politeness": Check(passed=False), "constraint:date": Check(passed=True)}
-    for _ in range(2):  # worked out, then remembered
-        # the same check name is required when its grader is named, not otherwise
-        assert score_checks(failed, {"politeness": "tone"}, goal, grading)[1] is False
-        assert score_checks(failed, {"politeness": "style"}, goal, grading)[1] is True
+    for _ in range(2):  # worked out, then looked up by value
+        # the same check name is waived when its grader is named, not otherwise
+        assert score_checks(failed, {"politeness": "tone"}, goal, grading)[1] is True
+        assert score_checks(failed, {"politeness": "style"}, goal, grading)[1] is False
         # a glob matches the check's own name, whatever its grader
-        broken = {**failed, "constraint:date": Check(passed=False)}
-        assert score_checks(broken, {"politeness": "style"}, goal, grading)[1] is False
+        broken = {"constraint:date": Check(passed=False)}
+        assert score_checks(broken, {}, goal, grading)[1] is True
+        assert score_checks(broken, {}, goal, Grading())[1] is False
+    # require adds the trajectory, which the default rule leaves out of the verdict
+    off_path = {"trajectory": Check(passed=False)}
+    assert score_checks(off_path, {}, goal, Grading())[1] is True
+    assert score_checks(off_path, {}, goal, Grading(require=["trajectory"]))[1] is False
 
 
 def test_remembered_written_forms_are_those_worked_out_afresh() -> None:

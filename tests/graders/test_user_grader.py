@@ -13,7 +13,7 @@ import pytest
 
 import simlab
 from simlab.core import Check
-from simlab.graders import score_checks
+from simlab.graders import score_checks, uncounted_checks
 from simlab.spec import Grading
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,9 +150,13 @@ def test_require_and_min_score_make_the_pass_rule() -> None:
     }
     owner = {"goal_completed": "goal_completed", "style": "style"}
     assert score_checks(checks, owner, goal, Grading()) == (100.0, False)
-    assert score_checks(checks, owner, goal, Grading(require=["goal_*"])) == (100.0, True)
-    weighted = Grading(weights={"goal_completed": 1, "style": 1}, require=["goal_completed"])
+    # require adds to the default rule: the failing style check still counts
+    assert score_checks(checks, owner, goal, Grading(require=["goal_*"])) == (100.0, False)
+    assert score_checks(checks, owner, goal, Grading(waive=["style"])) == (100.0, True)
+    assert uncounted_checks(checks, owner, Grading(waive=["style"])) == ("style",)
+    weighted = Grading(weights={"goal_completed": 1, "style": 1}, waive=["style"])
     assert score_checks(checks, owner, goal, weighted) == (75.0, True)
+    assert uncounted_checks(checks, owner, weighted) == ()  # waived, but weighed in the score
     floor = weighted.model_copy(update={"min_score": 80})
     assert score_checks(checks, owner, goal, floor) == (75.0, False)
 
