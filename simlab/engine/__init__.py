@@ -3,7 +3,7 @@
 from simlab.engine._brief import BriefPlayer, RunBrief
 from simlab.engine._executors import LocalExecutor, SessionExecutor, choose_executor
 from simlab.engine._expand import SessionJob, expand, session_seed
-from simlab.engine._hashes import config_hash, hashed_test
+from simlab.engine._hashes import RunHashes, config_hash, hashed_test, run_hashes
 from simlab.engine._llm_option import target_label
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._ray import RayExecutor
@@ -38,6 +38,7 @@ __all__ = [
     "RoleOverrides",
     "RunBrief",
     "RunEstimate",
+    "RunHashes",
     "RunPlan",
     "RunRoles",
     "Scoring",
@@ -54,6 +55,7 @@ __all__ = [
     "hashed_test",
     "plan_new_run",
     "plan_resume",
+    "run_hashes",
     "run_jobs",
     "run_scoring",
     "run_session",

@@ -1,14 +1,17 @@
 """What identifies a run: the config hash (resume) and the test hash (trends).
 
 The config hash covers everything that decides a run's sessions, the target's
-code included, so a run resumes only with what it started with. The test hash
-covers what the target is tested *with* and leaves the target out, so two runs
-of one test on a changed agent share it and their pass rates make a trend.
+code included (an LLM agent's files, a callable target's module source), so a run
+resumes only with what it started with. The test hash covers what the target is
+tested *with* (a user's grader modules' source among it) and leaves the target
+out, so two runs of one test on a changed agent share it and their pass rates make
+a trend, while a fixed grader starts a new trend.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from dataclasses import dataclass
@@ -106,7 +109,48 @@ def referenced_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
         for f in _files_in(path):
             # keyed relative to the suite, so a moved checkout resumes the same run
             found[os.path.relpath(f, suite_dir)] = _sha256(f)
+    refs = [suite.target.ref] if suite.target.kind == "callable" else []
+    found.update(module_sources([*refs, *_grader_refs(suite)], suite_dir))
     return found
+
+
+def _grader_refs(suite: Suite) -> list[str]:
+    return [name for name in suite.grading.graders or () if ":" in name]
+
+
+def module_sources(refs: list[str], suite_dir: Path) -> dict[str, str]:
+    """sha256 of the source file of each ``module:attr`` a suite names (a target, a
+    grader), keyed ``module NAME``: editing a user's grader or agent changes the hash.
+
+    The module is found as ``import_ref`` finds it (beside the suite first, then on
+    ``sys.path``) without importing it; only its own file is read, not what it imports.
+    A module that cannot be found is left out (the run itself then says why).
+    """
+    found: dict[str, str] = {}
+    for ref in refs:
+        module = ref.partition(":")[0]
+        path = _module_file(module, suite_dir)
+        if path is not None:
+            found[f"module {module}"] = _sha256(path)
+    return found
+
+
+def _module_file(module: str, suite_dir: Path) -> Path | None:
+    relative = Path(*module.split("."))
+    for candidate in (
+        suite_dir / relative.with_suffix(".py"),
+        suite_dir / relative / "__init__.py",
+    ):
+        if candidate.is_file():
+            return candidate
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # a parent package that fails to import, a bad name
+        return None
+    origin = spec.origin if spec is not None else None
+    if origin is None or not origin.endswith(".py"):
+        return None  # a built-in or compiled module: not a user's source
+    return Path(origin)
 
 
 def _target_paths(suite: Suite, suite_dir: Path) -> list[Path]:
@@ -150,6 +194,7 @@ def _test_files(suite: Suite, suite_dir: Path) -> dict[str, str]:
             inside = f.relative_to(root)
             if f.resolve() not in target and not _NOT_THE_TEST_FOLDERS & set(inside.parts):
                 found[f"{label}/{inside.as_posix()}"] = _sha256(f)
+    found.update(module_sources(_grader_refs(suite), suite_dir))  # a grader is the test
     return found
 
 
