@@ -48,7 +48,9 @@ SUMMARY_SCHEMA_VERSION = 2
 __all__ = ["SUMMARY_SCHEMA_VERSION", "UNBUCKETED", "summarize"]
 
 _MAX_EXAMPLES = 3
-_MAX_EXAMPLE_CHARS = 300
+_MAX_EXAMPLE_CHARS = 600
+"""The longest error example kept whole; a longer one loses its middle, not its end:
+simlab's messages say what to do last."""
 
 
 def _partition(
@@ -320,6 +322,16 @@ def _by_realised_length(
     return out
 
 
+def middle_cut(text: str, limit: int) -> str:
+    """``text`` whole when it fits in ``limit`` characters, else its start and its end
+    around a marker saying how much was left out (the end often holds the fix)."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 40, 2)
+    head, tail = text[: keep * 2 // 3], text[-(keep - keep * 2 // 3) :]
+    return f"{head} [... {len(text) - len(head) - len(tail):,} characters ...] {tail}"
+
+
 def _errors(records: list[SessionRecord]) -> Row:
     errors = sorted((r for r in records if r.status == "error"), key=lambda r: r.key.id)
     by_reason: Row = {}
@@ -330,7 +342,7 @@ def _errors(records: list[SessionRecord]) -> Row:
         examples: list[str] = []
         for r in group:
             # the first line says what went wrong; the traceback stays in sessions.jsonl
-            msg = (r.error.headline if r.error else "").strip()[:_MAX_EXAMPLE_CHARS]
+            msg = middle_cut((r.error.headline if r.error else "").strip(), _MAX_EXAMPLE_CHARS)
             if msg and msg not in examples and len(examples) < _MAX_EXAMPLES:
                 examples.append(msg)
         by_reason[reason.value] = {
