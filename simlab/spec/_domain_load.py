@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.spec._domain import Domain, DomainFile, DomainSlot, DomainTool
-from simlab.spec._fixture_results import result_problems
+from simlab.spec._fixture_results import result_problems, shadowed_fixtures
 from simlab.spec._loader import Loc, Problem, SpecError, _line_for, _mapping, _read, _validated
 from simlab.spec._models import FactValue, Goal, Persona, Suite
 from simlab.spec._shipped import shipped_dir
@@ -204,7 +204,7 @@ def _coherence(
                 )
         for rest, message in _lookup_problems(domain, tool):
             problem("tools", tool.name, rest, message)
-        for rest, message in result_problems(tool):
+        for rest, message in [*result_problems(tool), *shadowed_fixtures(tool)]:
             problem("tools", tool.name, rest, message)
     for intent in domain.intents:
         if domain.tool(intent.tool) is None:

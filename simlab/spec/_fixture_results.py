@@ -145,3 +145,31 @@ def _word(kind: ResultType) -> str:
     return {"integer": "an integer", "array": "an array", "object": "an object"}.get(
         kind, f"a {kind}"
     )
+
+
+def shadowed_fixtures(tool: DomainTool) -> list[tuple[Loc, str]]:
+    """Each fixture no call can reach: an earlier fixture's ``when`` is a part of its
+    own (the same values), so the earlier one answers every call it would match.
+    Most often the earlier fixture leaves out an argument (a store, a date) and so
+    answers for every value of it."""
+    out: list[tuple[Loc, str]] = []
+    for j, later in enumerate(tool.fixtures):
+        for i, earlier in enumerate(tool.fixtures[:j]):
+            if not earlier.matches(later.when):
+                continue
+            free = [k for k in later.when if k not in earlier.when]
+            why = (
+                f"its `when` leaves out {', '.join(free)}, so it answers for any value of it"
+                if free
+                else "its `when` is the same"
+            )
+            out.append(
+                (
+                    ("fixtures", j, "when"),
+                    f"{tool.name}'s fixture {j} can never answer: fixture {i} comes first and "
+                    f"matches every call this one matches ({why}); add the missing arguments "
+                    f"to fixture {i}'s `when`, or put fixture {j} before it",
+                )
+            )
+            break
+    return out
