@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from simlab.report._diagnosis import causes_table
 from simlab.report._failures import failed_indices, failures_section
 from simlab.report._html import ViewerSelection, select_viewer, write_html_report
 from simlab.report._markdown import render_markdown
@@ -96,14 +97,20 @@ def write_run_reports(
 
 
 def analysis_tables(run_dir: Path) -> list[ReportTable]:
-    """Tables from the analyses saved in ``run_dir`` beside its sessions (its prefix
-    regression cases); none when absent.
+    """Tables from the analyses saved in ``run_dir`` beside its sessions (its diagnosed
+    causes, its prefix regression cases); none when absent.
 
     Raises:
         RunDirError: an analysis file is not what simlab writes (file and field named).
     """
+    tables: list[ReportTable] = []
+    diagnosis = _read_model(run_dir / DIAGNOSIS_FILE, DiagnosisReport)
+    if diagnosis is not None and diagnosis.n_failed:
+        tables.append(causes_table(diagnosis))
     cases = _read_model(run_dir / PREFIX_CASES_FILE, PrefixCases)
-    return [] if cases is None or not cases.cases else [prefix_cases_table(cases)]
+    if cases is not None and cases.cases:
+        tables.append(prefix_cases_table(cases))
+    return tables
 
 
 def analysis_charts(run_dir: Path) -> dict[str, Any]:

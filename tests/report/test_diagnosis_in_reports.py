@@ -1,0 +1,49 @@
+"""A user's own agent, diagnosed: the cause counts reach report.md, report.html and the
+terminal, with no hidden truth needed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import simlab
+from simlab import cli
+from simlab.spec import starter_dir
+
+FORGETFUL = '''from agent import reply as careful
+
+
+def reply(messages, ctx=None):
+    """The starter agent, but it forgets the middle of long conversations."""
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    if len(users) > 3:
+        messages = messages[: users[1]] + messages[users[-1] :]
+    return careful(messages, ctx)
+'''
+
+
+def test_cause_counts_of_a_users_agent_are_in_every_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "shop"
+    shutil.copytree(starter_dir(), project)
+    (project / "forgetful.py").write_text(FORGETFUL)
+    monkeypatch.chdir(project)
+    monkeypatch.syspath_prepend(str(project))
+    result = simlab.run("simlab.yaml", target="forgetful:reply", reps=2, progress=False)
+    failed = sum(1 for r in result.records if r.status == "ok" and not r.passed)
+    assert failed > 0
+    run_dir = result.paths.run_dir
+    assert cli.main(["diagnose", str(run_dir)]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", str(run_dir)]) == 0
+    terminal = capsys.readouterr().out
+    title = f"Diagnosed causes of {failed} failed sessions"
+    assert title in terminal
+    markdown = (run_dir / "report.md").read_text()
+    assert f"## {title}" in markdown
+    assert "| Cause | n | Share of failures [95% CI] | Verified |" in markdown
+    assert f"| all | {failed} | 100% |" in markdown
+    assert title in (run_dir / "report.html").read_text()
