@@ -27,7 +27,10 @@ turn, ``s`` the turn that stated the violated fact's value in force at ``F``:
    stated every argument value of that call (a proposal). The constraint came
    after the commitment and the commitment was never revised. Also when the
    agent's reply at some turn ``q`` in ``[s, F]`` repeats word for word its
-   reply at a turn ``p < s``. For a session that never took its final action:
+   reply at a turn ``p < s``, or when the action still carries, for an equality
+   constraint, a value the user stated for the fact before ``s`` and changed in
+   ``s`` (the agent acted on the user's first word: a mind change that came before
+   any proposal). For a session that never took its final action:
    after the user stated an equality fact, the agent repeated word for word a
    reply from before it that does not state the fact's value.
 3. **drift** - the failure is the confirmation rule (the agent's reply to its
@@ -59,7 +62,7 @@ from typing import Any
 
 from simlab.core import AgentReply, ToolCall, Transcript
 from simlab.diagnose._failure import FirstFailure
-from simlab.graders import final_action
+from simlab.graders import action_view, final_action, same_value
 from simlab.simulators import questions_in, read_reply
 from simlab.spec import Domain, Goal
 from simlab.store import Cause, SessionRecord
@@ -121,6 +124,29 @@ def _commitment_turn(goal: Goal, transcript: Transcript, call: ToolCall, before:
             continue  # it did something else then: not a commitment to this call
         if call.args and _states_all(t.agent.text, call.args.values()):
             return t.index
+    return None
+
+
+def _superseded_value_kept(
+    goal: Goal, transcript: Transcript, failure: FirstFailure, call: ToolCall
+) -> tuple[int, Any] | None:
+    """The turn and value of an earlier statement of the broken fact that the action
+    still carries: the user changed the value in ``failure.stated_turn`` and the agent
+    acted on the one said before (anchored on the user's first word, with no proposal
+    to anchor on). ``None`` when the action holds no value the user said earlier."""
+    if failure.fact is None or failure.stated_turn is None:
+        return None
+    constraint = next((c for c in goal.constraints if c.fact == failure.fact), None)
+    view = action_view(call)
+    if constraint is None or constraint.op != "eq" or constraint.field not in view:
+        return None
+    got = view[constraint.field]
+    for t in transcript.turns:
+        if t.index >= failure.stated_turn:
+            break
+        said = t.user.disclosed.get(failure.fact)
+        if said is not None and same_value(got, said):
+            return t.index, said
     return None
 
 
@@ -348,6 +374,15 @@ def classify_multi_turn(
                     f"turn {committed}: the agent committed to {action[1].name}"
                     f"({_args(action[1].args)}) before {failure.fact} was stated in turn "
                     f"{failure.stated_turn}, and still carried it out in turn {failure.turn}",
+                )
+            kept = _superseded_value_kept(goal, transcript, failure, action[1])
+            if kept is not None:
+                earlier, value = kept
+                return Classification(
+                    Cause.ANCHORING,
+                    f"turn {failure.turn}: the agent carried out {action[1].name} with "
+                    f"{failure.fact} = {value!r}, the value the user stated in turn {earlier} "
+                    f"and changed in turn {failure.stated_turn} (the early value never revised)",
                 )
         return None
     if failure.kind == "confirmation" and failure.turn >= late_turn and rule_kept_for_goal:

@@ -1,7 +1,7 @@
 """Graders: constraint checks, trajectory metrics, the score, the LLM judge, calibration,
 and where a session's tool use failed (``tool_stages``)."""
 
-from simlab.graders._action import action_view, final_action, satisfies, violations
+from simlab.graders._action import action_view, final_action, same_value, satisfies, violations
 from simlab.graders._builtin import (
     BUILTIN,
     Canary,
@@ -170,6 +170,7 @@ __all__ = [
     "resolve_graders",
     "rogan_gladen",
     "rubric_criteria",
+    "same_value",
     "satisfies",
     "score_checks",
     "session_trajectory",

@@ -207,3 +207,35 @@ def test_true_cause_priority_and_none() -> None:
         [T({**BASICS}, calls=[booking(GOOD, 3)], causes=[{"cause": "misread", "turn": 1}])]
     )
     assert true_cause(misread, first_failure(GOAL, misread)).cause is Cause.SINGLE_TURN
+
+
+def test_anchoring_on_the_users_first_value_when_no_proposal_came_before_the_change() -> None:
+    # The user says 1 passenger, changes it to 2 before the agent proposes anything, and
+    # the agent books for 1: it anchored on the first value, in plain view. Labelled
+    # single_turn before, which the recap replay (the latest values restated) contradicts.
+    rec = session(
+        [
+            T({"origin": "HAN", "passengers": 1}, reply="Where to?"),
+            T({"passengers": 2}, reply="Which date?"),
+            T({"latest_departure": "12:00"}, reply="Done! Reference AB12CD, total 138 USD.",
+              calls=[booking(GOOD, passengers=1)]),
+        ]
+    )  # fmt: skip
+    f = first_failure(GOAL, rec)
+    assert f is not None and (f.check, f.stated_turn, f.turn) == ("constraint:passengers", 2, 3)
+    found = classify_multi_turn(GOAL, rec, f, rule_kept_for_goal=True)
+    assert found is not None and found.cause is Cause.ANCHORING
+    assert found.evidence == (
+        "turn 3: the agent carried out hold_booking with passengers = 1, the value the user "
+        "stated in turn 1 and changed in turn 2 (the early value never revised)"
+    )
+    # a value the user never said is still the plain-view single-turn failure
+    other = session(
+        [
+            T({"origin": "HAN", "passengers": 2}),
+            T({"latest_departure": "12:00"}, reply="Done! Reference AB12CD, total 138 USD.",
+              calls=[booking(GOOD, passengers=3)]),
+        ]
+    )  # fmt: skip
+    g = first_failure(GOAL, other)
+    assert g is not None and classify_multi_turn(GOAL, other, g, rule_kept_for_goal=True) is None
