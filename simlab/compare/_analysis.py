@@ -278,6 +278,10 @@ class Comparison:
     action as waste (records older than schema 6)."""
     old_rule_b: int = 0
     """The same in B."""
+    judge_a: str | None = None
+    """A's LLM judge (model and rubric, ``judge_of``); None without one."""
+    judge_b: str | None = None
+    """The same in B."""
 
     @property
     def warnings(self) -> list[str]:
@@ -298,6 +302,12 @@ class Comparison:
                 "counts every repeat of the final action as waste, where the other run's "
                 "counts a repeat the user asked for (a change after the action) as right; "
                 "the precision change mixes the agent's change with the rule's."
+            )
+        if self.judge_a != self.judge_b and self.judge_a and self.judge_b:
+            out.append(
+                f"The runs' LLM judges differ (A: {self.judge_a}; B: {self.judge_b}): the "
+                "judge's verdicts and every figure that reads them mix the agent's change with "
+                "the judge's; compare with the same judge model and rubric."
             )
         if self.pairing.unpaired and not self.pairing.pairs:
             out.append(
@@ -681,4 +691,6 @@ def compare_runs(
         ),
         old_rule_a=old_rule(graded_a),
         old_rule_b=old_rule(graded_b),
+        judge_a=a.judge,
+        judge_b=b.judge,
     )

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from simlab.compare._analysis import Comparison
 from simlab.compare._gates import GateResult
-from simlab.compare._tables import Cell, Link, Section, build_sections
+from simlab.compare._section import Cell, Link, Section
+from simlab.compare._tables import build_sections
 from simlab.report import escape_cell
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from simlab.core import SessionKey
-from simlab.spec import Bucket
+from simlab.spec import Bucket, Suite
 from simlab.store import SessionRecord, read_run_info, read_sessions
 
 _BUCKETS = TypeAdapter(list[Bucket])
@@ -40,6 +40,8 @@ class RunSessions:
         duplicates: Later records of a key already graded, dropped.
         user_side: The suite's ``USER_SIDE_FIELDS`` as ``run.json`` records them
             (empty for a run without a suite, e.g. imported logs).
+        judge: The LLM judge as it ran: its backend and model (the suite's ``llm``
+            when the judge names none) and its rubric file; None without a judge.
     """
 
     path: Path
@@ -48,6 +50,7 @@ class RunSessions:
     sessions: dict[SessionKey, LocatedRecord]
     duplicates: int = 0
     user_side: dict[str, Any] = field(default_factory=dict)
+    judge: str | None = None
 
     @property
     def reps(self) -> int:
@@ -69,8 +72,29 @@ def load_run(run_dir: Path) -> RunSessions:
     }
     suite = info.suite.model_dump(mode="json", include=set(USER_SIDE_FIELDS))
     return RunSessions(
-        run_dir, info.run_id, list(info.suite.buckets), sessions, file.duplicates, suite
+        run_dir,
+        info.run_id,
+        list(info.suite.buckets),
+        sessions,
+        file.duplicates,
+        suite,
+        judge_of(info.suite),
     )
+
+
+def judge_of(suite: Suite) -> str | None:
+    """The judge a suite runs, in one line: ``anthropic claude-haiku-4-5, rubric
+    rubrics/strict.md`` (``shipped rubric`` when it names none); None without one."""
+    judge = suite.judge
+    if judge is None:
+        return None
+    llm = judge.llm or suite.llm
+    model = (
+        "the backend's default model"
+        if llm is None
+        else f"{llm.backend} {llm.model or 'default model'}"
+    )
+    return f"{model}, {'rubric ' + judge.rubric if judge.rubric else 'the shipped rubric'}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -14,31 +13,11 @@ from simlab.compare._analysis import (
     SpreadDelta,
 )
 from simlab.compare._gates import GateResult
+from simlab.compare._section import Cell, Link, Section
+from simlab.compare._side_by_side import side_by_side_sections
 from simlab.store import SESSIONS_FILE
 
 HTML_REPORT = "report.html"
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """A cell that links somewhere: markdown shows a link, the terminal its text."""
-
-    text: str
-    url: str
-
-
-Cell = str | Link
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """One table: rows of cells; ``numeric`` columns are right-aligned."""
-
-    title: str
-    headers: list[str]
-    rows: list[list[Cell]]
-    numeric: set[int] = field(default_factory=set)
-    note: str = ""
 
 
 def pct(x: float | None) -> str:
@@ -496,6 +475,7 @@ def build_sections(
     if c.trajectory:
         sections.append(trajectory_section(c))
     sections.append(regression_section(c, base, max_listed))
+    sections.extend(side_by_side_sections(c, _num))
     if c.safety:
         sections.append(safety_section(c, base, max_listed))
     if c.errors:

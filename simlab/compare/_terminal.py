@@ -12,7 +12,8 @@ from rich.text import Text
 from simlab.compare._analysis import Comparison
 from simlab.compare._gates import GateResult
 from simlab.compare._markdown import verdict
-from simlab.compare._tables import Cell, Link, Section, build_sections
+from simlab.compare._section import Cell, Link, Section
+from simlab.compare._tables import build_sections
 from simlab.report import escape_controls
 
 

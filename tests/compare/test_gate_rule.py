@@ -3,9 +3,11 @@ shown, otherwise inconclusive; identical runs never fail; regressions worst firs
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from simlab.compare import Gates, cli_main, compare_runs, evaluate_gates, load_run
+from simlab.core import AgentReply, Transcript, Turn, UserTurn
 
 from .conftest import make_record as rec
 from .conftest import write_run
@@ -98,3 +100,53 @@ def test_regressions_are_listed_worst_first(tmp_path: Path) -> None:
     assert [r.key.rep for r in c.regressions[:3]] == [50, 51, 52]
     assert [r.score_b for r in c.regressions[3:]] == [90.0] * 50
     assert [r.key.rep for r in c.regressions[3:6]] == [0, 1, 2]  # ties by line in B
+
+
+def test_compare_warns_when_the_judges_differ(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "A", [rec("p", "g", i, turns=3) for i in range(4)])
+    b = write_run(tmp_path / "B", [rec("p", "g", i, turns=3) for i in range(4)])
+    for run, model in ((a, "claude-haiku-4-5"), (b, "claude-sonnet-4-5")):
+        info = json.loads((run / "run.json").read_text())
+        info["suite"]["judge"] = {"llm": {"backend": "anthropic", "model": model}}
+        (run / "run.json").write_text(json.dumps(info))
+    c = compare_runs(load_run(a), load_run(b))
+    (warning,) = [w for w in c.warnings if "judges differ" in w]
+    assert warning.startswith(
+        "The runs' LLM judges differ (A: anthropic claude-haiku-4-5, the shipped rubric; "
+        "B: anthropic claude-sonnet-4-5, the shipped rubric)"
+    )
+    same = compare_runs(load_run(a), load_run(a))
+    assert not [w for w in same.warnings if "judges differ" in w]
+
+
+def _talk(*turns: tuple[str, str]) -> Transcript:
+    return Transcript(
+        turns=[
+            Turn(index=i, user=UserTurn(text=u), agent=AgentReply(text=a))
+            for i, (u, a) in enumerate(turns, start=1)
+        ]
+    )
+
+
+def test_a_flipped_session_is_shown_side_by_side_from_the_turn_they_part(
+    tmp_path: Path,
+) -> None:
+    same = ("I want green tea.", "How many packs?")
+    a = rec("p", "g", 0, turns=3, passed=True).model_copy(
+        update={"transcript": _talk(same, ("Two <b>packs</b>.", "Booked 2 packs."))}
+    )
+    b = rec("p", "g", 0, turns=3, passed=False, score=10.0).model_copy(
+        update={"transcript": _talk(same, ("Two <b>packs</b>.", "Booked 3 packs."))}
+    )
+    md = tmp_path / "c.md"
+    run_a, run_b = write_run(tmp_path / "A", [a]), write_run(tmp_path / "B", [b])
+    cli_main([str(run_a), str(run_b), "--markdown", str(md), "--quiet"])
+    text = md.read_text()
+    assert "## p/g/sharded/0: passed in A, failed in B (score 100.0 -&gt; 10.0)" in text
+    assert "| Turn | A | B |" in text
+    row = [line for line in text.splitlines() if line.startswith("| 2 |")]
+    assert row == [
+        "| 2 | user: Two &lt;b&gt;packs&lt;/b&gt;. / agent: Booked 2 packs. | user: Two "
+        "&lt;b&gt;packs&lt;/b&gt;. / agent: Booked 3 packs. |"
+    ]
+    assert not [line for line in text.splitlines() if line.startswith("| 1 |")]
