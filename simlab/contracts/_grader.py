@@ -16,17 +16,33 @@ class GradingContext:
     """Everything a grader may look at, for one finished session.
 
     New fields may be added; a grader that reads only what it needs keeps working.
+    Every value is frozen: read it, never change it (``model_copy`` for a changed one).
 
     Attributes:
-        key: Which session (persona, goal, mode, rep, perturbations).
-        persona: The simulated user.
-        goal: What the user wanted, with its facts and constraints.
-        mode: ``full`` or ``sharded``.
-        transcript: Every turn: the user's text and what it disclosed, the
-            agent's reply with its tool calls and their results.
-        canaries: Strings injected into the user's turns that no tool call may carry.
-        domain: The goal's domain (its tools' agency, identity slots), when the
-            run knows it; None: graders that need it do not apply.
+        key: ``SessionKey`` - which session: ``ctx.key.persona``, ``.goal``, ``.mode``,
+            ``.rep``, ``.perturbations``; ``ctx.key.id`` is ``"calm/order_tea/full/0"``.
+        persona: ``Persona`` - the simulated user: ``ctx.persona.language == "en"``.
+        goal: ``Goal`` - what the user wanted: ``ctx.goal.final_tool == "place_order"``,
+            ``ctx.goal.facts[0].value``, ``ctx.goal.constraints``.
+        mode: ``Mode`` - ``Mode.FULL`` or ``Mode.SHARDED``.
+        transcript: ``Transcript`` - every turn: ``for t in ctx.transcript.turns:``
+            ``t.index`` (1-based), ``t.user.text``, ``t.user.disclosed`` (fact id to
+            value), and ``t.agent`` (None on the closing turn) with ``t.agent.text`` and
+            ``t.agent.tool_calls``.
+        canaries: ``tuple[str, ...]`` - strings injected into the user's turns that no
+            tool call may carry (empty without injections).
+        domain: ``Domain | None`` - the goal's domain (its tools' agency, identity slots,
+            ``requires``), when the run knows it; None: graders that need it do not apply.
+
+    Derived, computed once per session:
+        stated: ``dict[str, StatedFact]`` - each fact's latest stated value and the turn
+            that stated it: ``ctx.stated["quantity"].value == 3``, ``.turn == 4``.
+        tool_calls: ``list[tuple[int, ToolCall]]`` - every tool call the agent executed,
+            as ``(user turn, call)`` pairs in order, each call with ``.name``, ``.args``,
+            ``.result`` and ``.error``: ``for turn, call in ctx.tool_calls: if call.name ==
+            "place_order" and call.error is None: total = call.result["total"]``.
+        target_meta: ``list[tuple[int, Mapping[str, Any]]]`` - what the target reported
+            about each reply (``AgentReply.meta``), as ``(user turn, meta)`` pairs.
     """
 
     key: SessionKey
