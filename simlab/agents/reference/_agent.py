@@ -13,9 +13,8 @@ from functools import partial
 from simlab.agents.reference import _causes
 from simlab.agents.reference._causes import Cause
 from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
-from simlab.agents.reference._domain_skill import DomainSkill
+from simlab.agents.reference._domain_skill import DomainSkill, SharedDomain
 from simlab.agents.reference._heard import HeardTurns, View
-from simlab.agents.reference._reader import DomainReader
 from simlab.agents.reference._skill import Decision, Plan, Skill
 from simlab.contracts import RestoreReport
 from simlab.core import AgentCapabilities, AgentReply, Knobs, Message, SessionContext, ToolCall
@@ -293,9 +292,9 @@ class ReferenceAgent:
 
 def skill_for(domain: Domain | None) -> SkillFactory:
     """The skill serving ``domain`` (the shipped default domain when None), one per
-    session from its seed; its sessions share one ``DomainReader``."""
+    session from its seed; its sessions share one ``SharedDomain``."""
     domain = domain or shipped_domain()
-    return partial(DomainSkill, domain, reader=DomainReader(domain))
+    return partial(DomainSkill, domain, shared=SharedDomain(domain))
 
 
 def preset(version: str) -> AgentConfig:

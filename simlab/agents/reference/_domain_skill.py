@@ -7,7 +7,7 @@ call needs, ``requires`` which lookups come first, the fixtures what a call retu
 order, with the slots' ``ask`` cues; proposes the final call with its values and a
 ``confirm_cues`` phrase; after a yes it calls the tool and states its result
 (``Speaker``). Tool results carry the session's canary where a fixture has
-``{canary}`` (``call_tool``).
+``{canary}`` (``FixtureAnswers``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from simlab.agents.reference._fixtures import call_tool, session_canary
+from simlab.agents.reference._fixtures import FixtureAnswers, session_canary
 from simlab.agents.reference._planner import Planner
 from simlab.agents.reference._reader import DomainReader
 from simlab.agents.reference._skill import Decision, Plan, Reading
@@ -28,22 +28,19 @@ from simlab.spec import Domain, DomainTool, FactValue
 _MISREADABLE_TYPES = frozenset({"date", "time", "integer", "number", "money"})
 
 
-class DomainSkill:
-    """One domain, read from its data, for one session (a ``Skill``).
+class SharedDomain:
+    """One domain as a run's sessions share it: how it is read, answered, decided, said.
 
     Args:
-        domain: The domain it serves.
-        seed: The session's agent seed: it makes the canary planted at ``{canary}``.
-        reader: The domain's reader, shared by a run's sessions; None: one of its own.
+        domain: The domain served.
     """
 
-    def __init__(self, domain: Domain, seed: int = 0, reader: DomainReader | None = None) -> None:
+    def __init__(self, domain: Domain) -> None:
         self.domain = domain
-        self.canary = session_canary(seed)
-        """The session's canary (``CANARY-`` and 8 hex digits, from the seed)."""
-        self._reader = reader if reader is not None else DomainReader(domain)
-        self._speaker = Speaker(domain)
-        self._planner = Planner(domain, self._call, self._speaker.written)
+        self.reader = DomainReader(domain)
+        self.answers = FixtureAnswers(domain)
+        self.speaker = Speaker(domain)
+        self.planner = Planner(domain, self.answers, self.speaker.written)
         self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
         self.asked_with: Mapping[str, tuple[str, ...]] = {
             s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
@@ -52,9 +49,32 @@ class DomainSkill:
             s.name: s.none_value for s in domain.slots if s.none_value is not None
         }
 
+
+class DomainSkill:
+    """One domain, read from its data, for one session (a ``Skill``).
+
+    Args:
+        domain: The domain it serves.
+        seed: The session's agent seed: it makes the canary planted at ``{canary}``.
+        shared: The domain as the run's sessions share it; None: the skill's own.
+    """
+
+    def __init__(self, domain: Domain, seed: int = 0, shared: SharedDomain | None = None) -> None:
+        self.domain = domain
+        self.canary = session_canary(seed)
+        """The session's canary (``CANARY-`` and 8 hex digits, from the seed)."""
+        shared = shared if shared is not None else SharedDomain(domain)
+        self._reader = shared.reader
+        self._answers = shared.answers
+        self._speaker = shared.speaker
+        self._planner = shared.planner
+        self.misreadable = shared.misreadable
+        self.asked_with = shared.asked_with
+        self.none_value = shared.none_value
+
     def _call(self, tool: DomainTool, args: Mapping[str, Any]) -> ToolCall:
         """Call ``tool`` on its fixtures, the session's canary planted in the result."""
-        return call_tool(tool, args, self.canary)
+        return self._answers.call(tool.name, args, self.canary)[0]
 
     # reading
 
@@ -87,7 +107,7 @@ class DomainSkill:
         self, task: str, slots: Mapping[str, FactValue], record: list[ToolCall] | None
     ) -> Decision:
         """Ask for what is missing, look up what must be checked, or propose the call."""
-        return self._planner.decide(task, slots, record)
+        return self._planner.decide(task, slots, self.canary, record)
 
     def needs_go_ahead(self, tool: str) -> bool:
         """A write waits for the user's yes; a lookup answers at once."""
@@ -95,7 +115,7 @@ class DomainSkill:
 
     def execute(self, plan: Plan) -> ToolCall:
         """Call the plan's tool on the domain's fixtures."""
-        return self._planner.execute(plan)
+        return self._planner.execute(plan, self.canary)
 
     def agency(self, tool: str) -> str:
         """The tool's agency as the domain declares it (or its default)."""

@@ -31,7 +31,7 @@ class Phrasing:
     pattern: re.Pattern[str]
     names: tuple[str, ...]  # the placeholders it captures, in order
     language: str
-    words: tuple[str, ...]  # its literal words: a text without one of them cannot match
+    words: tuple[str, ...]  # its literal words, longest first: a text without one cannot match
 
 
 def month_numbers(domain: Domain) -> dict[str, int]:
@@ -92,8 +92,8 @@ def _phrasing(
     if regex.endswith("+?)"):  # a free text value at the very end takes the clause
         regex = regex[:-3] + "+)"
     names = tuple(n for n in pieces[1::2] if n != "currency")
-    words = tuple(dict.fromkeys(w for piece in pieces[0::2] for w in piece.split()))
-    return Phrasing(slot, re.compile(regex), names, lang, words)
+    words = sorted({w for piece in pieces[0::2] for w in piece.split()}, key=len, reverse=True)
+    return Phrasing(slot, re.compile(regex), names, lang, tuple(words))
 
 
 def _group(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from simlab.agents.reference._phrasings import (
-    Phrasing,
     compile_phrasings,
     enum_forms,
     fold,
@@ -41,6 +42,8 @@ class DomainReader:
             for phrasings in styled.values()
             for o in phrasings
         )
+        # by the message and the slots asked: scripted users say the same things often
+        self._read_values = lru_cache(maxsize=4096)(self._read_uncached)
         self.slot_named: dict[str, DomainSlot] = {}
         """The domain's slots by name (the first of a name, as ``Domain.slot`` finds it)."""
         for slot in domain.slots:
@@ -53,6 +56,12 @@ class DomainReader:
         one ("back on 27/12" holds "on 27/12") is that other slot's. A message stating
         nothing may be a bare answer to the first asked slot it holds a value for.
         """
+        slots, intent, yes, language = self._read_values(text, asked)
+        return Reading(dict(slots), intent, yes, language)
+
+    def _read_uncached(
+        self, text: str, asked: tuple[str, ...]
+    ) -> tuple[tuple[tuple[str, FactValue], ...], str | None, bool, str | None]:
         folded = fold(text)
         slots: dict[str, FactValue] = {}
         languages: list[str] = []
@@ -73,7 +82,7 @@ class DomainReader:
                 languages.insert(0, lang)
                 break
         language = languages[0] if languages else None
-        return Reading(slots, intent, is_explicit_yes(text, self.domain), language)
+        return tuple(slots.items()), intent, is_explicit_yes(text, self.domain), language
 
     def _statements(self, folded: str) -> list[tuple[int, int, str, tuple[str | None, ...]]]:
         """Each phrasing's matches in ``folded`` (phrasings in the domain's order, each's
@@ -81,7 +90,7 @@ class DomainReader:
         found: list[_Match] = [
             (i, m.start(), m.end(), p.slot.name, m.groups())
             for i, p in enumerate(self._phrasings)
-            if _may_match(p, folded)
+            if all(word in folded for word in p.words)  # else it cannot match
             for m in p.pattern.finditer(folded)
         ]
         return [(i, s, n, g) for i, s, e, n, g in found if not _inside_another(s, e, n, found)]
@@ -97,11 +106,6 @@ class DomainReader:
                 if bare is not None:
                     slots[name] = bare
                     return  # one value answers one question
-
-
-def _may_match(phrasing: Phrasing, text: str) -> bool:
-    """Whether ``text`` holds every literal word of ``phrasing`` (else it cannot match)."""
-    return all(word in text for word in phrasing.words)
 
 
 def _inside_another(start: int, end: int, name: str, others: list[_Match]) -> bool:
