@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
+from frozendict import frozendict
+
 from simlab.agents.reference._fixtures import FixtureAnswers, session_canary
 from simlab.agents.reference._planner import Planner
 from simlab.agents.reference._reader import DomainReader
@@ -42,12 +44,12 @@ class SharedDomain:
         self.speaker = Speaker(domain)
         self.planner = Planner(domain, self.answers, self.speaker.written)
         self.misreadable = frozenset(s.name for s in domain.slots if s.type in _MISREADABLE_TYPES)
-        self.asked_with: Mapping[str, tuple[str, ...]] = {
-            s.name: tuple(s.asked_with) for s in domain.slots if s.asked_with
-        }
-        self.none_value: Mapping[str, FactValue] = {
-            s.name: s.none_value for s in domain.slots if s.none_value is not None
-        }
+        self.asked_with: Mapping[str, tuple[str, ...]] = frozendict(
+            (s.name, tuple(s.asked_with)) for s in domain.slots if s.asked_with
+        )
+        self.none_value: Mapping[str, FactValue] = frozendict(
+            (s.name, s.none_value) for s in domain.slots if s.none_value is not None
+        )
 
 
 class DomainSkill:

@@ -49,7 +49,7 @@ class Planner:
 
     A decision is a pure function of the task and the slot values while no result it
     reads holds a ``{canary}``: such decisions (and their calls) are worked out once a
-    run; the others once a session's call, with its canary.
+    run; the others afresh at each call, with the session's canary.
 
     Args:
         domain: The domain served.
