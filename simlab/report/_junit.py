@@ -46,6 +46,7 @@ def render_run_junit(
                 "time": f"{r.duration_s:.3f}",
             },
         )
+        _grader_failures(case, r)
         if r.status == "error":
             # the error's first line: tracebacks stay in sessions.jsonl, not in CI pages
             first = r.error.headline.strip() if r.error else ""
@@ -67,3 +68,15 @@ def render_run_junit(
         element.attrib.update(counts)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _grader_failures(case: ET.Element, record: SessionRecord) -> None:
+    """The session's checks whose grader raised, as testcase properties (a failed
+    session's message lists them with its other failed checks too)."""
+    failed = [(name, c.error) for name, c in record.checks.items() if c.error is not None]
+    if not failed:
+        return
+    props = ET.SubElement(case, "properties")
+    for name, error in failed:
+        value = escape_controls(f"{name}: {error.headline}")
+        ET.SubElement(props, "property", {"name": "grader_failure", "value": value})

@@ -474,7 +474,8 @@ def _by_check(s: dict[str, Any]) -> ReportTable | None:
     if not checks:  # a summary written before checks were tallied
         return None
     rows = [
-        [name, count_rate(r["passes"], r["n"], r["pass_rate"]), rate_ci(r["pass_ci"], r["n"]),
+        [name, count_rate(r["passes"], r["n"], r["pass_rate"]) + _no_verdict(r),
+         rate_ci(r["pass_ci"], r["n"]), _DASH if r["mean_credit"] is None else
          f"{r['mean_credit']:.2f}"]
         for name, r in checks.items()
     ]  # fmt: skip
@@ -485,6 +486,26 @@ def _by_check(s: dict[str, Any]) -> ReportTable | None:
         "Every check of the graded sessions that have it (built-in and your own graders), "
         "with Wilson intervals; credit is a check's partial score (0-1).",
         numeric={1, 3},
+    )
+
+
+def _no_verdict(row: dict[str, Any]) -> str:
+    failed = row.get("grader_failures", 0)
+    return f" + {failed} grader {'failure' if failed == 1 else 'failures'}" if failed else ""
+
+
+def _grader_failures(s: dict[str, Any]) -> str | None:
+    g = s.get("grader_failures")
+    if not g:  # no grader raised (or a summary from before they were recorded)
+        return None
+    checks = ", ".join(f"{name} {n}" for name, n in g["by_check"].items())
+    examples = "; ".join(f"{e['session']} {e['check']}: {e['error']}" for e in g["examples"])
+    return (
+        f"Grader failures: {plural(g['checks'], 'check')} in "
+        f"{plural(g['sessions'], 'graded session')} had no verdict, their grader raised "
+        f"({checks}), e.g. {examples}. Each is a failed check, not the target's failure "
+        "nor a session error; the other checks stand, and the exception's traceback is "
+        "in sessions.jsonl (the check's error)."
     )
 
 
@@ -565,6 +586,7 @@ def build_sections(summary: dict[str, Any], more: Sequence[Section] = ()) -> lis
         _failed_sessions(summary),
         _errors(summary),
         _faults(summary),
+        _grader_failures(summary),
         _tool_results(summary),
         _truncated(summary),
         _cost(summary),
