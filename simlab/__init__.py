@@ -8,7 +8,6 @@ Subpackages export the rest.
 """
 
 from simlab.api import (
-    Run,
     RunInterrupted,
     RunResult,
     assert_lower_bound,
@@ -49,7 +48,6 @@ __all__ = [
     "Message",
     "Mode",
     "Persona",
-    "Run",
     "RunDirError",
     "RunInterrupted",
     "RunResult",

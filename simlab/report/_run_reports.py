@@ -31,6 +31,8 @@ from simlab.store import (
     Estimate,
     PrefixCases,
     RunDirError,
+    RunInfo,
+    RunSummary,
     SessionRecord,
     Share,
     first_problem,
@@ -73,10 +75,7 @@ def write_run_reports(
         full = read_lines(run_dir, listed) if listed else {}  # slim ones hold no detail
         summary["failed_sessions"] = failures_section([full[n] for n in listed], n_failed)
     else:
-        summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
-        n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
-        shown = [records[i] for i in failed_indices(records)]
-        summary["failed_sessions"] = failures_section(shown, n_failed)
+        summary = _summary(info, records, replaced)
     summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
     kind = "imported" if info.imported is not None else "simlab run"
@@ -92,6 +91,25 @@ def write_run_reports(
         selection=selection,
         more=more,
     )
+    return summary
+
+
+def summary_of(
+    info: RunInfo, records: Sequence[SessionRecord], replaced: Sequence[SessionRecord] = ()
+) -> RunSummary:
+    """The summary ``write_run_reports`` would write for these records, written nowhere."""
+    summary = _summary(info, records, replaced)
+    summary["run_id"] = info.run_id
+    return RunSummary.model_validate(summary)
+
+
+def _summary(
+    info: RunInfo, records: Sequence[SessionRecord], replaced: Sequence[SessionRecord]
+) -> dict[str, Any]:
+    summary = summarize(records, info.suite.buckets, info.suite.seed, replaced=replaced)
+    n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
+    shown = [records[i] for i in failed_indices(records)]
+    summary["failed_sessions"] = failures_section(shown, n_failed)
     return summary
 
 
