@@ -31,7 +31,6 @@ from simlab.spec import (
 )
 from simlab.store import (
     SESSIONS_FILE,
-    RunSummary,
     SessionRecord,
     iter_lines,
     read_run_info,
@@ -204,7 +203,7 @@ async def execute_plan(
     return RunResult(
         info=read_run_info(run_plan.run_dir),
         paths=RunPaths(run_plan.run_dir),
-        summary=RunSummary.model_validate(summary),
+        summary=summary,
         records=records,
         not_started=not_started,
         prefix_cases=cases,

@@ -109,7 +109,7 @@ def grade_session(
             try:
                 found = _graded(grader, ctx)
             except Exception as e:  # the user's grader's own failure, recorded as its check
-                found = (failed_check(by, e),)
+                found = (_failed_check(by, e),)
         for check in found:
             name = check.name
             if name in checks:
@@ -154,7 +154,7 @@ def _graded(grader: Grader, ctx: GradingContext) -> Sequence[Check]:
     return (result,) if type(result) is Check and result.name else _checks(result, grader.name)
 
 
-def failed_check(grader: str, e: BaseException) -> Check:
+def _failed_check(grader: str, e: BaseException) -> Check:
     """The check a grader that raised ``e`` leaves: no verdict, the exception recorded."""
     failure = GraderFailure.of(e)
     return Check(

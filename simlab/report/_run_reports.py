@@ -54,7 +54,7 @@ def write_run_reports(
     records: Sequence[SessionRecord] | None = None,
     replaced: Sequence[SessionRecord] = (),
     tracebacks: bool = False,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Write the run's summary and reports; return the summary.
 
     ``records`` (with ``replaced``, the error records a retry replaced: the
@@ -78,20 +78,22 @@ def write_run_reports(
         summary = _summary(info, records, replaced)
     summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
+    model = RunSummary.model_validate(summary)
+    del summary
     kind = "imported" if info.imported is not None else "simlab run"
     title = f"{kind} {info.run_id}"
     more = analysis_tables(run_dir)
-    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title, more=more))
+    write_atomic(run_dir / REPORT_FILE, render_markdown(model, title=title, more=more))
     write_html_report(
         run_dir,
-        summary=summary,
+        summary=model,
         records=records,
         extras=analysis_charts(run_dir),
         tracebacks=tracebacks,
         selection=selection,
         more=more,
     )
-    return summary
+    return model
 
 
 def summary_of(
