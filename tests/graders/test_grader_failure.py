@@ -81,7 +81,7 @@ def test_a_raising_grader_leaves_a_failed_check_and_the_session_graded(tmp_path:
     assert "Grader failures: 1 check in 1 graded session had no verdict" in report
     assert "ValueError: cannot read rep 1" in report
     console = Console(record=True, width=300)
-    render_terminal(summary, console)
+    render_terminal(result.summary, console)
     assert "Grader failures: 1 check" in console.export_text()
     cases = ET.parse(junit).getroot().iter("testcase")
     props = {c.get("name"): [p.get("value") for p in c.iter("property")] for c in cases}
