@@ -21,7 +21,7 @@ from simlab.api import PartError
 from simlab.core import simlab_version
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError, parse_executor
-from simlab.store import RunDirError
+from simlab.store import RunDirError, RunSummary
 
 if TYPE_CHECKING:
     from simlab.engine import RunPlan
@@ -367,7 +367,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resume += " --retry-errors" if run_plan.retried else ""
         _eprint(f"\ninterrupted; every finished session is saved. Continue with:\n{resume}")
         return EXIT_INTERRUPTED
-    summary = result.summary.model_dump(mode="json")
+    summary = result.summary
     if not args.quiet:
         render_terminal(summary, stdout_console(), analysis_tables(run_plan.run_dir))
     else:  # no tables, but the headline with its n and interval
@@ -415,24 +415,22 @@ def _discard_if_empty(run_plan: Any) -> None:
         shutil.rmtree(run_plan.run_dir, ignore_errors=True)
 
 
-def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
+def _nothing_graded(summary: RunSummary, run_dir: Path) -> str | None:
     """Why a run that graded no session failed, or None when one was graded.
 
     A run whose every session errored measured nothing about the target: exit 1,
     so a script does not take its empty report for a result.
     """
-    overall = summary.get("overall", {})
-    n = int(overall.get("n_sessions", 0))
-    if overall.get("n", 0) or not n:
+    n = summary.overall.n_sessions or 0
+    if summary.overall.n or not n:
         return None
-    reasons = summary.get("errors", {}).get("by_stop_reason", {})
-    first = next(iter(reasons.items()), None)
+    first = next(iter(summary.errors.by_stop_reason.items()), None)
     why = ""
     if first is not None:
         reason, seen = first
         from simlab.report import escape_controls  # a target's text: inert in a terminal
 
-        text = str(next(iter(seen.get("examples", [])), ""))[:160]
+        text = next(iter(seen.examples), "")[:160]
         example = escape_controls(text).replace("\n", "\\n")  # one line on stderr
         why = f" (e.g. {reason}: {example})" if example else f" (e.g. {reason})"
     return (
@@ -546,7 +544,7 @@ def _write_reports(
     sessions: Sequence[Any] | SessionsFile | None,
     console: Console | None,
     tracebacks: bool = False,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
     from simlab.report import analysis_tables, render_terminal, write_run_reports
     from simlab.store import SessionsFile

@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, SessionKey, Transcript
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
 traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``; 6 added
-``tool_use.repeats``. Older records read on: no plan (``None``), their error string
+``tool_use.repeats``; 7 added a check's ``error`` (a user's grader that raised, the
+session graded on). Older records read on: no plan (``None``), their error string
 parsed, no per-turn latency (``[]``), no tool-use figures and no failure stages
-(``None``), no repeats (``0``: every repeat of the final action counted as waste)."""
+(``None``), no repeats (``0``: every repeat of the final action counted as waste), no
+grader failures (a raising grader then ended the session in error)."""
 
 REPEATS_SCHEMA = 6
 """The first record schema whose ``tool_use`` counts a repeat of the final action the

@@ -29,8 +29,9 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
-from simlab.store._files import RunInfo, RunSummary, first_problem
+from simlab.store._files import RunInfo, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
+from simlab.store._summary import RunSummary
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
