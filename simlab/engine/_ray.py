@@ -39,6 +39,7 @@ from typing import Any
 import anyio
 
 from simlab.engine._brief import BriefPlayer, JobTicket, RunBrief
+from simlab.engine._contain import written
 from simlab.engine._expand import SessionJob
 from simlab.engine._orchestrator import RecordSink
 from simlab.engine._roles import RoleLimitsFactory
@@ -178,7 +179,8 @@ class SessionWorker:
 def worker_lines(record: SessionRecord) -> tuple[bytes, bytes]:
     """What a worker sends the driver of one record: its ``sessions.jsonl`` line and
     its slim record's JSON (what the driver keeps and reads)."""
-    return record_line(record), record_line(slim_record(record))
+    record, line = written(record)  # text escaped, or the session's error record
+    return line, record_line(slim_record(record))
 
 
 def default_batch(suite: dict[str, Any]) -> int:

@@ -43,6 +43,7 @@ from simlab.store._record import (
     ToolUse,
     Usage,
 )
+from simlab.store._encoding import ENCODING_META, encodable_record, escape_text, record_line
 from simlab.store._run_dir import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
@@ -67,7 +68,6 @@ from simlab.store._run_dir import (
     read_sessions,
     read_sessions_locked,
     read_summary,
-    record_line,
     slim_record,
     write_atomic,
     write_json,
@@ -138,6 +138,9 @@ __all__ = [
     "read_sessions_locked",
     "read_summary",
     "record_line",
+    "encodable_record",
+    "escape_text",
+    "ENCODING_META",
     "slim_record",
     "write_atomic",
     "write_json",
