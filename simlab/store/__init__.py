@@ -17,6 +17,7 @@ from simlab.store._diagnosis import (
     cause_rows,
     confusion,
 )
+from simlab.store._encoding import ENCODING_META, encodable_record, escape_text, record_line
 from simlab.store._files import (
     Brittleness,
     GroupStats,
@@ -43,7 +44,6 @@ from simlab.store._record import (
     ToolUse,
     Usage,
 )
-from simlab.store._encoding import ENCODING_META, encodable_record, escape_text, record_line
 from simlab.store._run_dir import (
     BRITTLENESS_FILE,
     BRITTLENESS_SESSIONS_FILE,
@@ -80,6 +80,7 @@ __all__ = [
     "CAUSES",
     "DIAGNOSIS_FILE",
     "DIAGNOSIS_SCHEMA_VERSION",
+    "ENCODING_META",
     "HTML_REPORT_FILE",
     "PREFIX_CASES_FILE",
     "REPEATS_SCHEMA",
@@ -128,6 +129,8 @@ __all__ = [
     "Verification",
     "cause_rows",
     "confusion",
+    "encodable_record",
+    "escape_text",
     "first_problem",
     "has_sessions",
     "iter_lines",
@@ -138,9 +141,6 @@ __all__ = [
     "read_sessions_locked",
     "read_summary",
     "record_line",
-    "encodable_record",
-    "escape_text",
-    "ENCODING_META",
     "slim_record",
     "write_atomic",
     "write_json",

@@ -466,7 +466,7 @@ class RunLock:
 
     def __init__(self, run_dir: Path) -> None:
         fd = open_no_link(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT)
-        self._file: IO[str] = open(fd, "r+", encoding="utf-8")
+        self._file: IO[str] = os.fdopen(fd, "r+", encoding="utf-8")
         try:
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -541,7 +541,7 @@ class SessionWriter:
         except BaseException:
             self._lock.close()
             raise
-        self._file: IO[bytes] = open(appending, "ab")
+        self._file: IO[bytes] = os.fdopen(appending, "ab")
 
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
