@@ -209,7 +209,7 @@ def _flat_json(value: Any) -> str:
     first = True
     while stack:
         items, is_map = stack[-1]
-        entry = next(items, _END)
+        entry: Any = next(items, _END)
         if entry is _END:
             stack.pop()
             out.append("}" if is_map else "]")
@@ -218,7 +218,8 @@ def _flat_json(value: Any) -> str:
         if not first:
             out.append(", ")
         if is_map:
-            key, entry = entry
+            key: Any = entry[0]
+            entry = entry[1]
             out.append(json.dumps(key if isinstance(key, str) else str(key), ensure_ascii=False))
             out.append(": ")
         first = True
