@@ -15,7 +15,7 @@ import json
 import json.encoder
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall, remembered
+from simlab.core import AgentReply, ToolCall, freeze, remembered
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
@@ -23,9 +23,10 @@ TRUNCATED_KEY = "simlab_truncated"
 
 MAX_NESTING = 64
 """Levels of nesting a tool call's arguments or result, or a reply's meta, may have;
-deeper, the value is cut like an oversized one. A record is read back by a JSON
-parser that refuses about 200 levels in all (the record's own take about ten), and
-no tool's real arguments come near this."""
+deeper, the value is cut like an oversized one (past ``core.freeze``'s limit, it is
+refused: the session's agent error). A record is read back by a JSON parser that
+refuses about 200 levels in all (the record's own take about ten), and no tool's
+real arguments come near this."""
 
 
 def cap_reply(
@@ -127,6 +128,9 @@ def _cap_json(
             return value, None
         return _cut_text(value, limit, setting), len(value)
     if _nested_past(value, MAX_NESTING):
+        # deeper still than any model takes (``core.freeze``): refused, as validating
+        # a reply with it refuses it (a ValueError: the session's agent error)
+        freeze(value)
         text = _flat_json(value)
         nested: dict[str, Any] = {
             "chars": len(text),

@@ -149,8 +149,15 @@ def _nested(levels: int) -> Any:
     return value
 
 
-def test_a_value_nested_past_the_limit_is_cut_without_recursion() -> None:
+def test_a_value_nested_past_every_limit_is_refused_without_recursion() -> None:
     deep = _nested(5000)  # far past the interpreter's recursion limit
+    reply = AgentReply(text="t", tool_calls=[ToolCall(name="t", args={"a": deep})])
+    with pytest.raises(ValueError, match="nested deeper than"):
+        cap_reply(reply, OutputLimits(), 2)
+
+
+def test_a_value_nested_past_the_limit_is_cut_without_recursion() -> None:
+    deep = _nested(200)  # deeper than sessions.jsonl's reader takes
     reply = AgentReply(
         text="t",
         tool_calls=[ToolCall(name="t", args={"a": deep}, result=_nested(65))],
@@ -160,9 +167,9 @@ def test_a_value_nested_past_the_limit_is_cut_without_recursion() -> None:
     assert [c["field"] for c in cuts] == ["meta", "tool_calls[0].args", "tool_calls[0].result"]
     stand_in = capped.tool_calls[0].args[TRUNCATED_KEY]
     assert stand_in["limit"] == f"nested past {MAX_NESTING} levels"
-    assert stand_in["chars"] == len('{"a": ') + 5000 * 2 + 1 + 1
+    assert stand_in["chars"] == len('{"a": ') + 200 * 2 + 1 + 1
     assert stand_in["excerpt"].startswith('{"a": [[[[')
-    assert cuts[1] == {"turn": 2, "field": "tool_calls[0].args", "chars": 10008, "kept": 20_000}
+    assert cuts[1] == {"turn": 2, "field": "tool_calls[0].args", "chars": 408, "kept": 20_000}
 
 
 def test_a_value_nested_to_the_limit_is_kept() -> None:
