@@ -10,6 +10,8 @@ error record instead, with the reason; ``--retry-errors`` runs it again.
 
 from __future__ import annotations
 
+import math
+
 from simlab.engine._expand import SessionJob
 from simlab.engine._orchestrator import SessionRunner
 from simlab.engine._session import error_of, unrun_record
@@ -49,15 +51,37 @@ def written(record: SessionRecord) -> tuple[SessionRecord, bytes]:
     """``record`` as it is written and its ``sessions.jsonl`` line; never raises for
     the record's content.
 
-    Text that cannot be encoded is escaped (``store.encodable_record``). A record that
-    cannot be written at all (a value nested past the serializer's depth) is replaced
+    A score or check credit that is no finite number (NaN, infinite: a grader that
+    built its check past validation) makes it a grading error record. Text that cannot
+    be encoded is escaped (``store.encodable_record``). A record that cannot be written at all (a value nested past the serializer's depth) is replaced
     by its session's error record, without the transcript, saying why.
     """
+    why = _no_number(record)
+    if why is not None:  # NaN is no verdict: never a score, never a summary's figure
+        record = record.model_copy(
+            update={
+                "status": "error",
+                "stop_reason": StopReason.INFRA_ERROR,
+                "score": None,
+                "passed": None,
+                "error": SessionError(message=why, stage="grading"),
+            }
+        )
     try:
         return encodable_record(record)
     except Exception as e:
         failed = unwritable_record(record, e)
         return failed, record_line(failed)
+
+
+def _no_number(record: SessionRecord) -> str | None:
+    """Why a graded record's score or a check's credit is not a finite number, or None."""
+    if record.score is not None and not math.isfinite(record.score):
+        return f"the session's score is {record.score}, not a finite number"
+    for name, check in record.checks.items():
+        if check.score is not None and not math.isfinite(check.score):
+            return f"check {name!r} gave credit {check.score}, not a number in [0, 1]"
+    return None
 
 
 def unwritable_record(record: SessionRecord, e: BaseException) -> SessionRecord:

@@ -18,7 +18,8 @@ import anyio
 import pytest
 
 import simlab
-from simlab.core import AgentReply, Message, SessionContext
+from simlab.contracts import GradingContext
+from simlab.core import AgentReply, Check, Message, SessionContext
 from simlab.store import ENCODING_META, SessionRecord, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,3 +223,40 @@ def test_a_surrogate_run_resumes_and_reads_back(tmp_path: Path) -> None:
     record = SessionRecord.model_validate_json(line)
     agent = record.transcript.turns[0].agent
     assert agent is not None and agent.meta["why\\udcff"] == ["\\ud800"]
+
+
+class UnboundedScores:
+    """A grader whose credit is NaN or infinite in some sessions, built past validation
+    or not."""
+
+    name = "credit"
+
+    def grade(self, ctx: GradingContext) -> Check:
+        rep = ctx.key.rep
+        if rep in (0, 1):  # made without validation: NaN, inf
+            score = math.nan if rep == 0 else math.inf
+            return Check.model_construct(
+                name="credit", passed=True, score=score, detail="", turn=None, criteria=None
+            )
+        if rep == 2:
+            return Check(passed=True, score=math.nan)  # refused by the model
+        return Check(passed=True, score=0.5)
+
+
+def test_nan_and_infinite_scores_never_reach_the_summary(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, 5)
+    result = simlab.run(
+        suite, target=Polite, graders=[UnboundedScores()], out=tmp_path / "o", progress=False
+    )
+    by_rep = {r.key.rep: r for r in result.records}
+    for rep in (0, 1, 2):  # no verdict: a grading error each, with the reason
+        refused = by_rep[rep]
+        assert refused.status == "error" and refused.error is not None
+        assert refused.error.stage == "grading"
+    assert by_rep[0].error is not None and "credit nan" in by_rep[0].error.message
+    assert [by_rep[rep].status for rep in (3, 4)] == ["ok", "ok"]
+    text = result.paths.summary.read_text(encoding="utf-8")
+    summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
+    for record in read_sessions(result.run_dir).records:
+        assert record.score is None or math.isfinite(record.score)
+    assert summary["overall"]["n"] == sum(1 for r in result.records if r.status == "ok")
