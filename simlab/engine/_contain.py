@@ -53,8 +53,9 @@ def written(record: SessionRecord) -> tuple[SessionRecord, bytes]:
 
     A score or check credit that is no finite number (NaN, infinite: a grader that
     built its check past validation) makes it a grading error record. Text that cannot
-    be encoded is escaped (``store.encodable_record``). A record that cannot be written at all (a value nested past the serializer's depth) is replaced
-    by its session's error record, without the transcript, saying why.
+    be encoded is escaped (``store.encodable_record``). A record that cannot be
+    written at all (a value nested past the serializer's depth) is replaced by its
+    session's error record, without the transcript, saying why.
     """
     why = _no_number(record)
     if why is not None:  # NaN is no verdict: never a score, never a summary's figure
