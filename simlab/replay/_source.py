@@ -74,6 +74,8 @@ def read_records(path: Path) -> tuple[list[SourceRecord], list[ImportProblem]]:
     text = _read_text(path)
     start = len(text) - len(text.lstrip(_WS))
     if text[start] == "[":
+        if len(text) > MAX_RECORD_BYTES:  # each element decoded within a bounded window
+            return _read_large_array(path, text, start)
         return _read_array(path, text, start)
     whole = _whole_value(text, start)
     lines = text.split("\n")
@@ -235,6 +237,61 @@ def _read_array(
         break
     where = f"{path}:{_line_of(text, min(pos, len(text)))}"
     return records, [ImportProblem(where, "the JSON array is not closed (expected ',' or ']')")]
+
+
+def _read_large_array(
+    path: Path, text: str, start: int
+) -> tuple[list[SourceRecord], list[ImportProblem]]:
+    """``_read_array`` for an array past ``MAX_RECORD_BYTES``: each element is decoded
+    from a window of at most that many characters starting at or before it, so an
+    element longer than that is refused (with the rest of the array: where it ends is
+    unknown) without decoding more than the window holds."""
+    records: list[SourceRecord] = []
+    pos = _skip_ws(text, start + 1)
+    index = 0
+    if pos < len(text) and text[pos] == "]":
+        return records, []
+    window_at, window = pos, text[pos : pos + MAX_RECORD_BYTES]
+    while pos < len(text):
+        where = f"{path}:{_line_of(text, pos)} (element {index})"
+        cut_short = window_at + len(window) < len(text)
+        if cut_short and window_at + len(window) - pos < MAX_RECORD_BYTES // 2:
+            window_at, window = pos, text[pos : pos + MAX_RECORD_BYTES]  # slid to here
+            cut_short = window_at + len(window) < len(text)
+        try:
+            value, end = _DECODER.raw_decode(window, pos - window_at)
+            if cut_short and end == len(window):  # a number cut at the window's end
+                raise json.JSONDecodeError("runs to the window's end", window, end)
+        except (ValueError, RecursionError) as e:
+            cut_short = cut_short and _ran_out(e, window)
+            if cut_short and window_at != pos:  # it may end past the window: from here
+                window_at, window = pos, text[pos : pos + MAX_RECORD_BYTES]
+                continue
+            why = (
+                f"an element longer than the {MAX_RECORD_BYTES:,} bytes one record may "
+                "take, skipped unread"
+                if cut_short
+                else _unreadable(e)
+            )
+            return records, [ImportProblem(where, f"{why}; the rest of the array is unread")]
+        records.append(SourceRecord(where, value))
+        index += 1
+        pos = _skip_ws(text, window_at + end)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+            continue
+        if pos < len(text) and text[pos] == "]":
+            return records, []
+        break
+    where = f"{path}:{_line_of(text, min(pos, len(text)))}"
+    return records, [ImportProblem(where, "the JSON array is not closed (expected ',' or ']')")]
+
+
+def _ran_out(e: ValueError | RecursionError, window: str) -> bool:
+    """Whether decoding failed because the window ended, not because the JSON is bad."""
+    if not isinstance(e, json.JSONDecodeError):
+        return False
+    return e.pos >= len(window) - 1 or e.msg.startswith("Unterminated string")
 
 
 def _skip_ws(text: str, pos: int) -> int:

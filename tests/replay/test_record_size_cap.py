@@ -40,3 +40,19 @@ def test_a_file_within_the_cap_reads_as_before(tmp_path: Path) -> None:
     path.write_text(json.dumps(GOOD) + "\n", encoding="utf-8")
     logs = import_logs(path, "openai")
     assert len(logs.records) == 1 and logs.problems == []
+
+
+def test_an_array_element_over_the_cap_ends_the_array_there_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(source, "MAX_RECORD_BYTES", 2_000)
+    small = [{**GOOD, "trial": i} for i in range(40)]  # past the cap together, not alone
+    huge = {"messages": [[1, 2, 3]] * 5_000}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps([*small, huge, {**GOOD, "trial": 99}], indent=1), "utf-8")
+    logs = import_logs(path, "openai")
+    assert [r.key.rep for r in logs.records] == list(range(40))  # the window slid along
+    [problem] = logs.problems
+    assert problem.location.endswith("(element 40)")
+    assert "an element longer than the 2,000 bytes" in problem.message
+    assert "the rest of the array is unread" in problem.message
