@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from rich.console import Console
 
 from simlab._argtypes import at_least_one
@@ -351,8 +352,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
     work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint, slim=True)
+    signalled = False
     try:
-        result = anyio.run(_until_signalled, work)
+        result, signalled = anyio.run(_until_signalled, work)
     except (KeyboardInterrupt, RunInterrupted):
         result = None
     except Exception:
@@ -373,6 +375,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:  # no tables, but the headline with its n and interval
         _eprint(overall_line(summary))
     _eprint(f"results: {run_plan.run_dir}")
+    if signalled:  # it came while the reports were written: they are whole, the run ran
+        _eprint("interrupted after every session ran and the reports were written")
+        return EXIT_INTERRUPTED
     ungraded = _nothing_graded(summary, run_plan.run_dir)
     if ungraded is not None:
         _eprint(ungraded)
@@ -507,21 +512,29 @@ def _s(n: int) -> str:
     return "" if n == 1 else "s"
 
 
-async def _until_signalled(work: Awaitable[T]) -> T | None:
-    """``work``'s result, or None when Ctrl-C or SIGTERM cancelled it.
+async def _until_signalled(work: Awaitable[T]) -> tuple[T | None, bool]:
+    """``work``'s result (None when Ctrl-C or SIGTERM cancelled it), and whether such a
+    signal came at all: one that came while the last of ``work`` ran without awaiting
+    (the reports are written so) finds it done, and the run still ends as interrupted.
 
     Cancelling (instead of letting KeyboardInterrupt tear through the event
     loop) lets the run close its files and clients on the way out.
     """
     result: list[T] = []
+    signalled: list[int] = []
 
     async def run(tg: anyio.abc.TaskGroup) -> None:
         result.append(await work)
+        # a signal that came during synchronous work is handed over at the loop's next
+        # turns: let the watcher see it before it is cancelled
+        for _ in range(3):
+            await anyio.lowlevel.checkpoint()
         tg.cancel_scope.cancel()
 
     async def watch(tg: anyio.abc.TaskGroup) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
+            async for signum in signals:
+                signalled.append(signum)
                 tg.cancel_scope.cancel()
                 return
 
@@ -533,7 +546,7 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
         if len(group.exceptions) == 1:  # say what went wrong, not that a task group failed
             raise group.exceptions[0] from None
         raise
-    return result[0] if result else None
+    return (result[0] if result else None), bool(signalled)
 
 
 # ------------------------------------------------------------------ reports

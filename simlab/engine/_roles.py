@@ -14,6 +14,7 @@ from typing import Any
 
 from simlab.agents import (
     anthropic_http_target_factory,
+    body_limit,
     callable_target_factory,
     http_target_factory,
     llm_target_factory,
@@ -188,12 +189,12 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":
-        factory = http_target_factory(target)
+        factory = http_target_factory(target, body_limit(suite.limits))
         roles.target = factory
         roles.closers.append(factory)
         roles.models["agent"] = f"http:{target.url}"
     elif target.kind == "anthropic_http":
-        anthropic = anthropic_http_target_factory(target)
+        anthropic = anthropic_http_target_factory(target, body_limit(suite.limits))
         roles.target = anthropic
         roles.closers.append(anthropic)
         roles.models["agent"] = f"anthropic_http:{target.url}"

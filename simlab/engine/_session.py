@@ -285,7 +285,10 @@ async def _converse(
         if reply is None or took > timeout_s:
             break
         turn_times.append(round(took, 6))
-        reply, cuts = cap_reply(reply, limits.output, turn_no)
+        try:
+            reply, cuts = cap_reply(reply, limits.output, turn_no)
+        except Exception as e:  # a reply the caps cannot measure is the agent's fault
+            raise _Stop(StopReason.AGENT_ERROR, error_of(e, turn=turn_no)) from e
         if cuts:
             parts.setdefault("truncated", []).extend(cuts)
         turn.agent = reply

@@ -307,6 +307,11 @@ class HttpTargetSpec(_Spec):
     api_key_env: str | None = None
     """Variable holding the endpoint's key (never the key itself)."""
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    redirect_hosts: list[str] = Field(default_factory=list)
+    """Hosts other than the URL's own the endpoint may redirect to. By default a
+    redirect to another host is refused: the conversation is only sent to hosts the
+    suite names (a followed 301/302/303 is a GET without it; the key is never sent on
+    to another host)."""
 
 
 class AnthropicHttpTargetSpec(_Spec):
@@ -325,6 +330,11 @@ class AnthropicHttpTargetSpec(_Spec):
     max_tokens: Annotated[int, Field(ge=1)] = 1024
     """Sent as ``max_tokens`` (the Messages API requires one)."""
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    redirect_hosts: list[str] = Field(default_factory=list)
+    """Hosts other than the URL's own the endpoint may redirect to. By default a
+    redirect to another host is refused: the conversation is only sent to hosts the
+    suite names (a followed 301/302/303 is a GET without it; the key is never sent on
+    to another host)."""
 
 
 TargetSpec = Annotated[

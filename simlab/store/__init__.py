@@ -17,6 +17,7 @@ from simlab.store._diagnosis import (
     cause_rows,
     confusion,
 )
+from simlab.store._encoding import ENCODING_META, encodable_record, escape_text, record_line
 from simlab.store._files import (
     Brittleness,
     LogRank,
@@ -65,7 +66,6 @@ from simlab.store._run_dir import (
     read_sessions,
     read_sessions_locked,
     read_summary,
-    record_line,
     slim_record,
     write_atomic,
     write_json,
@@ -132,6 +132,7 @@ __all__ = [
     "CAUSES",
     "DIAGNOSIS_FILE",
     "DIAGNOSIS_SCHEMA_VERSION",
+    "ENCODING_META",
     "HTML_REPORT_FILE",
     "PREFIX_CASES_FILE",
     "REPEATS_SCHEMA",
@@ -230,6 +231,8 @@ __all__ = [
     "Verification",
     "cause_rows",
     "confusion",
+    "encodable_record",
+    "escape_text",
     "first_problem",
     "has_sessions",
     "iter_lines",

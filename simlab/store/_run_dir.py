@@ -16,6 +16,7 @@ never replaced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -29,6 +30,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
+from simlab.store._encoding import record_line
 from simlab.store._files import RunInfo, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
 from simlab.store._summary import RunSummary
@@ -49,6 +51,29 @@ class RunDirError(Exception):
     """A run directory cannot be read or resumed; the message says why and what to do."""
 
 
+def open_no_link(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags)`` that refuses a symbolic link at ``path``.
+
+    A run directory's files (its lock, records and reports) are written where they
+    are: a link planted in their place would have simlab truncate or overwrite the
+    file it points to.
+
+    Raises:
+        RunDirError: ``path`` is a symbolic link (the message says what to do).
+        OSError: The open failed for another reason.
+    """
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP or path.is_symlink():
+            raise RunDirError(
+                f"{path} is a symbolic link; simlab does not follow links for the files "
+                "of a run directory (it would write where the link points): remove the "
+                "link, then run again"
+            ) from None
+        raise
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old file or the new one, never half.
 
@@ -58,7 +83,12 @@ def write_atomic(path: Path, text: str) -> None:
     """
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as f:
+        # the temporary file is new or replaced, never a link followed (see open_no_link)
+        with contextlib.suppress(FileNotFoundError):
+            if tmp.is_symlink():
+                tmp.unlink()
+        fd = open_no_link(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -335,6 +365,11 @@ def has_sessions(run_dir: Path) -> bool:
 
 def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
     """The file's size, its complete lines (read as they are iterated) and its torn tail."""
+    if path.is_symlink():
+        raise RunDirError(
+            f"{path} is a symbolic link; simlab reads and writes a run's records only "
+            "in its own folder: replace the link with the file"
+        )
     if path.is_dir():
         raise RunDirError(f"{path} is a directory, not a file; move it away to read the run")
     if not path.is_file():  # a FIFO would block the read forever
@@ -431,7 +466,8 @@ class RunLock:
     """
 
     def __init__(self, run_dir: Path) -> None:
-        self._file: IO[str] = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
+        fd = open_no_link(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+        self._file: IO[str] = os.fdopen(fd, "r+", encoding="utf-8")
         try:
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -485,14 +521,6 @@ def _pause_for_tests() -> None:
         time.sleep(float(pause))
 
 
-_RECORD_JSON = SessionRecord.__pydantic_serializer__
-
-
-def record_line(record: SessionRecord) -> bytes:
-    """``record`` as its ``sessions.jsonl`` line (UTF-8 JSON, no newline)."""
-    return _RECORD_JSON.to_json(record)
-
-
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
@@ -503,15 +531,24 @@ class SessionWriter:
         # One writer per run: two processes resuming one run would append the same keys.
         self._lock = lock if lock is not None and not lock.closed else RunLock(run_dir)
         path = run_dir / SESSIONS_FILE
-        if truncate_to is not None and path.exists():
-            with path.open("r+b") as f:
-                f.truncate(truncate_to)
-        self._file: IO[bytes] = path.open("ab")
+        try:
+            if truncate_to is not None and path.exists():
+                torn = open_no_link(path, os.O_RDWR)
+                try:
+                    os.ftruncate(torn, truncate_to)
+                finally:
+                    os.close(torn)
+            appending = open_no_link(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except BaseException:
+            self._lock.close()
+            raise
+        self._file: IO[bytes] = os.fdopen(appending, "ab")
 
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
-        # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding
-        self.append_line(_RECORD_JSON.to_json(record))
+        # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding;
+        # text that cannot be encoded is escaped (``encodable_record``)
+        self.append_line(record_line(record))
 
     def append_line(self, line: bytes) -> None:
         """Write one record already serialized (``record_line``), as ``append`` does."""
