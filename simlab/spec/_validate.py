@@ -313,7 +313,7 @@ def _library_fit(
     goal against the graders the suite runs (``graders``; None: its ``grading.graders``)."""
     running = _running(suite, graders)
     problems: list[Problem] = []
-    libraries: list[tuple[list[str], type[Persona] | type[Goal]]] = []
+    libraries: list[tuple[Sequence[str], type[Persona] | type[Goal]]] = []
     if personas:
         libraries.append((suite.persona_dirs, Persona))
     if goals:

@@ -557,7 +557,7 @@ def _canary_paths(value: Any) -> Any:
         return True if "{canary}" in value else None
     if isinstance(value, Mapping):
         paths = {k: p for k, v in value.items() if (p := _canary_paths(v)) is not None}
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):  # a fixture's result is frozen: lists are tuples
         paths = {i: p for i, v in enumerate(value) if (p := _canary_paths(v)) is not None}
     else:
         return None
@@ -585,7 +585,7 @@ def _rows(result: Any) -> list[Mapping[str, Any]]:
     """A lookup's result as rows: each mapping of a list, or the one mapping."""
     if isinstance(result, Mapping):
         return [result]
-    if isinstance(result, list):
+    if isinstance(result, list | tuple):  # a fixture's result is frozen: lists are tuples
         return [r for r in result if isinstance(r, Mapping)]
     return []
 
