@@ -39,6 +39,7 @@ from simlab.spec import (
     PerDomain,
     RowTest,
     ToolLookup,
+    as_written,
 )
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -1156,7 +1157,7 @@ class DomainSkill:
         named = self._reader.slot_named
         slot = named.get(name) or named.get(self._limited.get(name, ""))
         if slot is None:
-            return str(value)
+            return str(as_written(value))  # a frozen result's list as a list
         if slot.type == "enum":
             found = slot.value(str(value))
             return found.said(lang) if found else str(value)
