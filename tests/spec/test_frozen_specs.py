@@ -16,6 +16,8 @@ from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import CONSTRAINT_PREFIX, constraint_checks, grade
 from simlab.spec import (
     Goal,
+    Grading,
+    Suite,
     default_suite,
     load_agent_spec,
     load_goals,
@@ -77,6 +79,22 @@ def test_every_model_reachable_from_the_default_suite_is_frozen_all_the_way_down
         assert not mutable, mutable[:10]
         walked += models
     assert walked > 1000  # the walk went down into domains, tools and fixtures
+
+
+def test_specs_built_in_code_and_gradings_laid_over_one_another_are_frozen_too() -> None:
+    suite = Suite.model_validate(
+        {
+            "personas": ["a_*"],
+            "pricing": {"model": {"input": 1.0}},
+            "buckets": ["1-3", "4+"],
+            "grading": {"weights": {"constraints": 1.0}, "require": ["constraint:*"]},
+        }
+    )
+    over = Grading.model_validate({"preset": "composite"}).over(suite.grading)
+    for spec in (suite, over, Grading.model_validate({"graders": ["canary"]}).over(over)):
+        mutable, _ = _mutable_parts(spec)
+        assert not mutable, mutable
+    assert isinstance(over.weights, frozendict) and over.graders is not None
 
 
 def test_the_walk_finds_a_list_a_dict_and_an_unfrozen_model() -> None:
