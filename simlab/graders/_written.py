@@ -7,7 +7,6 @@ from typing import Any
 
 from simlab.spec import as_written
 
-
 _FROZEN = (tuple, dict)  # frozendict is a dict
 
 

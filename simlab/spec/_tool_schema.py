@@ -17,6 +17,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
@@ -104,7 +105,7 @@ def validate_args(schema: Mapping[str, Any], value: Any, path: str = "") -> list
 
 
 @lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Any:
+def _validator(schema_json: str) -> Validator:
     return _Validator(json.loads(schema_json), format_checker=_FORMATS)
 
 
