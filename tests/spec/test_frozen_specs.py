@@ -15,8 +15,10 @@ from pydantic import BaseModel, ValidationError
 from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.graders import CONSTRAINT_PREFIX, constraint_checks, grade
 from simlab.spec import (
+    DomainFile,
     Goal,
     Grading,
+    SpecError,
     Suite,
     default_suite,
     load_agent_spec,
@@ -24,6 +26,7 @@ from simlab.spec import (
     load_personas,
     load_perturbations,
     load_suite,
+    parse_model,
     shipped_dir,
     suite_domains,
 )
@@ -169,3 +172,48 @@ def test_a_copy_with_fewer_constraints_grades_with_fewer_constraint_checks() -> 
     assert len(_constraint_names(grade(fewer, transcript).checks)) == 1
     # the original, graded again after its copy, still has every check
     assert _constraint_names(grade(goal, transcript).checks) == every
+
+
+_GOAL = "id: g\ntitle: t\nfinal_tool: book\n"
+_LOOKUP = (
+    "tools:\n  - name: book\n    description: d\n    lookups:\n      - tool: find\n"
+    "        where: [{field: a, value: [1, {}]}]\n        order_by: [{}]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("model", "text", "said"),
+    [
+        (Goal, _GOAL + "facts: []\n", "g.yaml:4: facts: List should have at least 1 item"),
+        (
+            Goal,
+            _GOAL + "facts: [{id: a, slot: a, value: 1}]\nconstraints:\n",
+            "g.yaml:5: constraints: Input should be a valid list (got nothing: `constraints:` "
+            "has no value; write `constraints: []` for none, or remove the line)",
+        ),
+        (Goal, _GOAL + "facts: x\n", "g.yaml:4: facts: Input should be a valid list (got 'x')"),
+        (
+            DomainFile,
+            _LOOKUP,
+            "g.yaml:6: tools.0.lookups.0.where.0.value.list[constrained-str].0: "
+            "Input should be a valid string (got 1)",
+        ),
+        (
+            DomainFile,
+            _LOOKUP,
+            "g.yaml:7: tools.0.lookups.0.order_by.0.dict[str,constrained-str]: "
+            "Dictionary should have at least 1 item after validation, not 0",
+        ),
+    ],
+)
+def test_a_frozen_fields_problems_read_as_a_written_list_or_mappings(
+    model: type[BaseModel], text: str, said: str
+) -> None:
+    with pytest.raises(SpecError) as raised:
+        parse_model(model, Path("g.yaml"), text)
+    shown = str(raised.value)
+    assert said in shown
+    assert "uple" not in shown and "function-after" not in shown
+    # a list whose items failed says their problems only, not a length (pydantic's
+    # tuples count the valid items alone)
+    assert "value.list[constrained-str]: List should" not in shown
