@@ -222,7 +222,7 @@ class LLMSimulator:
         known |= {(c.fact, c.value) for c in self._audited_goal.mind_changes}
         new = [MindChange(fact=f, value=v) for f, v in disclosed.items() if (f, v) not in known]
         if new:
-            changes = [*self._audited_goal.mind_changes, *new]
+            changes = (*self._audited_goal.mind_changes, *new)
             self._audited_goal = self._audited_goal.model_copy(update={"mind_changes": changes})
             self._audit = FidelityAudit(self._audited_goal, self.persona, self._script.domain)
 

@@ -121,7 +121,7 @@ def test_run_directory_reads_back_and_gives_hand_computed_pass_hat_k(tmp_path: P
     run_dir = import_run(DATA / "openai_trials.jsonl", "openai", tmp_path)
     info = read_run_info(run_dir)
     suite = info.suite
-    assert suite.goals == ["baggage", "book_flight", "refund"]
+    assert suite.goals == ("baggage", "book_flight", "refund")
     assert (info.imported or {})["imported"] == 12 and (info.imported or {})["skipped"] == 0
     records = read_sessions(run_dir).records
     assert len(records) == 12

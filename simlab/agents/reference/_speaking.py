@@ -13,7 +13,7 @@ from typing import Any
 
 from simlab.agents.reference._skill import Decision, Plan
 from simlab.core import ToolCall
-from simlab.spec import Domain, DomainSlot
+from simlab.spec import Domain, DomainSlot, as_written
 
 _GLUE: dict[str, dict[str, str]] = {
     "en": {
@@ -91,7 +91,7 @@ class Speaker:
         as that slot (a total in its currency)."""
         slot = self._slot_named.get(name) or self._slot_named.get(self._limited_by.get(name, ""))
         if slot is None:
-            return str(value)
+            return str(as_written(value))  # a frozen result's list written as a list
         if slot.type == "enum":
             found = slot.value(str(value))
             return found.said(lang) if found else str(value)
