@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from simlab.core._frozen import FrozenDict
+
 
 def _is_none(value: object) -> bool:
     return value is None
@@ -50,7 +52,7 @@ class Check(BaseModel):
             the record, so records without it read as before.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(default="", exclude=True)
     passed: bool
@@ -59,7 +61,7 @@ class Check(BaseModel):
     turn: int | None = None
     # left out when None, so an older reader, which forbids unknown keys, reads it on
     # (a field's exclude_if: a record's checks serialise without a Python wrapper each)
-    criteria: dict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
+    criteria: FrozenDict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
 
     @property
     def credit(self) -> float:

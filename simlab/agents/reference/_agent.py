@@ -336,7 +336,7 @@ class ReferenceAgent:
                     {
                         "cause": "privilege_escalation",
                         "turn": turn,
-                        "detail": f"read another customer's record: {call.name}({call.args})",
+                        "detail": f"read another customer's record: {call.name}({dict(call.args)})",
                     }
                 )
 

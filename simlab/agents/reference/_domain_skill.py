@@ -28,7 +28,7 @@ from typing import Any
 
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
-from simlab.core import ToolCall, derive_seed, mark_read_only, strip_diacritics
+from simlab.core import ToolCall, derive_seed, freeze, mark_read_only, strip_diacritics
 from simlab.guards import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
@@ -557,7 +557,7 @@ def _canary_paths(value: Any) -> Any:
         return True if "{canary}" in value else None
     if isinstance(value, Mapping):
         paths = {k: p for k, v in value.items() if (p := _canary_paths(v)) is not None}
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):
         paths = {i: p for i, v in enumerate(value) if (p := _canary_paths(v)) is not None}
     else:
         return None
@@ -585,7 +585,7 @@ def _rows(result: Any) -> list[Mapping[str, Any]]:
     """A lookup's result as rows: each mapping of a list, or the one mapping."""
     if isinstance(result, Mapping):
         return [result]
-    if isinstance(result, list):
+    if isinstance(result, list | tuple):
         return [r for r in result if isinstance(r, Mapping)]
     return []
 
@@ -743,7 +743,7 @@ class DomainSkill:
 
     def _planted_in(self, call: ToolCall, paths: Any) -> ToolCall:
         """``call`` with the session's canary planted in its result at ``paths``."""
-        planted = _plant(call.result, paths, self.canary)
+        planted = freeze(_plant(call.result, paths, self.canary))  # a copy is not validated
         return call.model_copy(update={"result": planted})
 
     # -------------------------------------------------------------- reading
