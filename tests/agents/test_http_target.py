@@ -128,11 +128,11 @@ async def test_reply_parses_text_and_every_tool_call() -> None:
         finally:
             await agent.aclose()
     assert reply.text == "Refunded 43 USD."
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(name="get_booking", args={"booking_ref": "MB4T9R"}),
         ToolCall(name="refund", args={"booking_ref": "MB4T9R"}),
         ToolCall(name="refund", error="arguments are not a JSON object: {not json"),
-    ]
+    )
     # no simlab_tool_results: the calls keep no result, and the reply says so
     assert reply.meta == {"usage": COMPLETION["usage"], "tool_results": "not_reported"}
     assert seen.paths == ["/v1/chat/completions"]

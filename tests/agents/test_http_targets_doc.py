@@ -87,7 +87,7 @@ async def test_the_openai_example_server(tmp_path: Path) -> None:
     with _server("openai_agent_server.py", tmp_path) as url:
         asked, acted = await _talk(HttpAgent(url + "/v1", "my-agent"))
     assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", [], {})
-    assert acted.tool_calls == [CALL]
+    assert acted.tool_calls == (CALL,)
     assert acted.text == "Order A-100 is shipped."
     assert "tool_results" not in acted.meta
 
@@ -97,6 +97,6 @@ async def test_the_anthropic_example_server(tmp_path: Path) -> None:
     with _server("anthropic_agent_server.py", tmp_path) as url:
         asked, acted = await _talk(AnthropicHttpAgent(url, "my-agent"))
     assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", [], {})
-    assert acted.tool_calls == [CALL]
+    assert acted.tool_calls == (CALL,)
     assert acted.text == "Order A-100 is shipped."
     assert "tool_results" not in acted.meta

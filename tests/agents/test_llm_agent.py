@@ -135,14 +135,14 @@ async def test_tool_round_trip_against_the_fixtures() -> None:
         agent = LLMAgent(SPEC, llm, meter)
         reply = await agent.reply(history("How many bags can I check?"), ctx(1))
     assert reply.text == "Business allows 2 bags, 40 kg in total."
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(
             name="baggage_policy",
             args={"fare": "business", "route": "international"},
             result={"allowance_kg": 40, "bags": 2},
-        )
-    ]
-    assert reply.context is not None and reply.context.seen_user_turns == [1]
+        ),
+    )
+    assert reply.context is not None and reply.context.seen_user_turns == (1,)
     assert reply.meta == {"format_errors": 0, "tool_rounds": 1}
     first, second = fake.requests
     assert first.json_mode and first.seed == 11
@@ -191,7 +191,7 @@ THREE_TURNS = history(
 async def test_context_window_knob_sends_only_the_last_user_turn() -> None:
     async with served(rule_based(RULES)) as (fake, llm):
         reply = await LLMAgent(SPEC, llm).reply(THREE_TURNS, ctx(3, context_window=1))
-    assert reply.context is not None and reply.context.seen_user_turns == [3]
+    assert reply.context is not None and reply.context.seen_user_turns == (3,)
     first = fake.requests[0]
     assert [(m.role, m.text) for m in first.messages] == [("user", "What about bags?")]
 
@@ -203,8 +203,15 @@ async def test_spec_window_holds_unless_a_knob_overrides_it() -> None:
         agent = LLMAgent(windowed, llm)
         kept = await agent.reply(THREE_TURNS, ctx(3))
         unlimited = await agent.reply(THREE_TURNS, ctx(3, context_window=0))
-    assert kept.context is not None and kept.context.seen_user_turns == [2, 3]
-    assert unlimited.context is not None and unlimited.context.seen_user_turns == [1, 2, 3]
+    assert kept.context is not None and kept.context.seen_user_turns == (
+        2,
+        3,
+    )
+    assert unlimited.context is not None and unlimited.context.seen_user_turns == (
+        1,
+        2,
+        3,
+    )
     assert [m.role for m in fake.requests[0].messages] == ["user", "assistant", "user"]
     assert len(fake.requests[1].messages) == 5
 

@@ -175,7 +175,12 @@ def test_context_window_drops_an_early_budget() -> None:
     assert "VJ1078" in replies[-1].text and "152 USD" in replies[-1].text
     (cause,) = causes(replies, "truncation")
     assert cause["turn"] == 5 and "budget=150 (turn 1)" in cause["detail"]
-    assert replies[-1].context is not None and replies[-1].context.seen_user_turns == [2, 3, 4, 5]
+    assert replies[-1].context is not None and replies[-1].context.seen_user_turns == (
+        2,
+        3,
+        4,
+        5,
+    )
 
 
 @pytest.mark.parametrize("knobs", [Knobs(context_window=0), Knobs(constraint_recap=True)])

@@ -10,10 +10,11 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn, mark_read_only
+from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn, freeze, mark_read_only
 from simlab.simulators import DisclosurePlan, PlannedChange, ScriptedSimulator
 from simlab.simulators._plan import _natural_turns, _with_turns, quiet_last_turn
 from simlab.simulators._scripted import _user_turn_of
@@ -56,15 +57,16 @@ def test_a_repeated_call_gets_the_verdict_a_fresh_judgement_gives() -> None:
     assert played > 100
 
 
-def test_a_call_changed_in_place_after_it_was_judged_is_judged_anew() -> None:
-    # an agent that fixes the very call object it returned: not marked read-only, so
-    # the user reads what it holds now and closes, as it did before verdicts were kept
+def test_a_fixed_copy_of_a_call_already_judged_is_judged_anew() -> None:
+    # a call cannot be fixed in place (its args are frozen): an agent that fixes it hands
+    # back a copy, which the user reads afresh, and closes
     call = booking(**{**GOOD_ARGS, "date": "2026-12-21"})
+    with pytest.raises(TypeError):
+        call.args["date"] = GOOD_ARGS["date"]  # type: ignore[index]
+    fixed = call.model_copy(update={"args": freeze({**call.args, "date": GOOD_ARGS["date"]})})
 
     def agent(turn: int, user: UserTurn) -> AgentReply:
-        if turn >= 3:
-            call.args["date"] = GOOD_ARGS["date"]  # the same object, its args fixed
-        return AgentReply(text="Booked!", tool_calls=[call])
+        return AgentReply(text="Booked!", tool_calls=[fixed if turn >= 3 else call])
 
     persona = PERSONAS[sorted(PERSONAS)[0]]
     turns = play(ScriptedSimulator(persona, make_goal(), Mode.FULL, 0), agent, max_turns=12)
