@@ -123,7 +123,7 @@ async def test_against_the_fake_providers_messages_endpoint() -> None:
             reply = await agent.reply(HISTORY, CTX)
         finally:
             await agent.aclose()
-    assert (reply.text, reply.tool_calls) == ("Your ticket is closed.", [])
+    assert (reply.text, reply.tool_calls) == ("Your ticket is closed.", ())
     assert [m.text for m in fake.requests[0].messages] == ["Close ticket T-9\n\nAlso, it is urgent"]
 
 

@@ -229,7 +229,7 @@ async def test_against_the_fake_providers_openai_endpoint() -> None:
             reply = await agent.reply(HISTORY, CTX)
         finally:
             await agent.aclose()
-    assert (reply.text, reply.tool_calls) == ("Your refund is 43 USD.", [])
+    assert (reply.text, reply.tool_calls) == ("Your refund is 43 USD.", ())
     assert [m.text for m in fake.requests[0].messages] == [m.text for m in HISTORY]
 
 

@@ -268,7 +268,7 @@ async def test_malformed_json_is_retried_once_with_a_correction() -> None:
     responder = scripted(["Sure! Here you go", '```json\n{"text": "Fixed."}\n```'])
     async with served(responder) as (fake, llm):
         reply = await LLMAgent(SPEC, llm, meter).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ("Fixed.", [], 1)
+    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ("Fixed.", (), 1)
     retry = fake.requests[1]
     assert retry.messages[1].text == "Sure! Here you go"
     assert retry.messages[2].text.startswith("Your last answer could not be read (no JSON object)")
@@ -279,7 +279,7 @@ async def test_malformed_json_is_retried_once_with_a_correction() -> None:
 async def test_malformed_twice_replies_with_the_raw_text() -> None:
     async with served(scripted(["nope", '{"text": 5}'])) as (fake, llm):
         reply = await LLMAgent(SPEC, llm).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ('{"text": 5}', [], 2)
+    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ('{"text": 5}', (), 2)
     assert len(fake.requests) == 2
 
 
@@ -317,7 +317,7 @@ async def test_the_fake_providers_default_responder_gets_a_readable_answer() -> 
     # It echoes the system prompt's first JSON object: the reply format's example.
     async with served(default_responder) as (_, llm):
         reply = await LLMAgent(SPEC, llm).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls) == ("your message to the user", [])
+    assert (reply.text, reply.tool_calls) == ("your message to the user", ())
     assert reply.meta["format_errors"] == 0
 
 
