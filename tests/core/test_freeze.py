@@ -40,6 +40,15 @@ def test_scalars_come_back_as_they_are() -> None:
     assert freeze([]) == () and freeze({}) == frozendict()
 
 
+def test_a_frozen_container_of_scalars_comes_back_as_it_is_and_one_holding_lists_anew() -> None:
+    row = frozendict({"id": "VJ1", "seats": 3})
+    pair = ("HAN", "DAD")
+    assert freeze(row) is row and freeze(pair) is pair
+    assert freeze([row, pair]) == (row, pair) and freeze([row])[0] is row
+    loose = frozendict({"legs": ["HAN", "DAD"]})  # a frozendict may hold a list
+    assert freeze(loose) == {"legs": ("HAN", "DAD")} and freeze(loose) is not loose
+
+
 def test_nesting_up_to_the_limit_is_frozen_and_past_it_is_a_value_error() -> None:
     deep = freeze(_nested(MAX_DEPTH))
     inner = deep
