@@ -1,8 +1,8 @@
 """The scripted user's shortcuts give what the long way gives.
 
 A final action's verdict is remembered while the agent repeats the same call and the
-user's wants stand; user turns are built without validation; a plan's quiet length is
-remembered by its quotas and earliest turns.
+user's wants stand; user turns are built by the model's validator alone; a plan's quiet
+length is remembered by its quotas and earliest turns.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from frozendict import frozendict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,7 +83,7 @@ def test_a_fixed_copy_of_a_call_already_judged_is_judged_anew() -> None:
     ),
     stop=st.sampled_from([None, *StopSignal]),
 )
-def test_a_user_turn_built_without_validation_is_the_validated_one(
+def test_a_user_turn_built_by_the_validator_is_the_one_the_model_builds(
     text: str, disclosed: dict[str, object], stop: StopSignal | None
 ) -> None:
     validated = UserTurn(text=text, disclosed=dict(disclosed), stop=stop)
@@ -91,6 +92,7 @@ def test_a_user_turn_built_without_validation_is_the_validated_one(
     assert built.model_fields_set == validated.model_fields_set
     assert built.model_dump_json() == validated.model_dump_json()
     assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+    assert isinstance(built.disclosed, frozendict)  # frozen like any turn's
 
 
 @settings(max_examples=300, deadline=None)
