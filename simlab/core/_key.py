@@ -6,6 +6,8 @@ import traceback as _traceback
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from simlab.core._frozen import FrozenDict
+
 
 def _is_none(value: object) -> bool:
     return value is None
@@ -91,7 +93,7 @@ class Check(BaseModel):
             otherwise, and then left out of the record.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(default="", exclude=True)
     passed: bool
@@ -100,7 +102,7 @@ class Check(BaseModel):
     turn: int | None = None
     # left out when None, so an older reader, which forbids unknown keys, reads it on
     # (a field's exclude_if: a record's checks serialise without a Python wrapper each)
-    criteria: dict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
+    criteria: FrozenDict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
     error: GraderFailure | None = Field(default=None, exclude_if=_is_none)
 
     @property

@@ -55,7 +55,7 @@ def cap_reply(
             cut("meta", size, 0)
     calls = [_cap_call(i, c, limits, cut) for i, c in enumerate(reply.tool_calls)]
     if any(new is not old for new, old in zip(calls, reply.tool_calls, strict=True)):
-        update["tool_calls"] = calls
+        update["tool_calls"] = tuple(calls)
     if not update:
         return reply, []
     return reply.model_copy(update=update), cuts
@@ -145,7 +145,7 @@ def _cap_json(
     stand_in: dict[str, Any] = {"chars": len(text), "limit": f"limits.{setting}={limit}"}
     if excerpt:
         stand_in["excerpt"] = text[:limit]
-    return {TRUNCATED_KEY: stand_in}, len(text)
+    return freeze({TRUNCATED_KEY: stand_in}), len(text)  # frozen, as the model's fields
 
 
 # ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool

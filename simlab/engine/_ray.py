@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from frozendict import frozendict
 
 from simlab.engine._brief import BriefPlayer, JobTicket, RunBrief
 from simlab.engine._contain import written
@@ -194,13 +195,16 @@ class SessionWorker:
         """The records of these sessions: each as its ``sessions.jsonl`` line (no
         newline) and its slim record's JSON (what the driver keeps and reads)."""
         records = await self._player.play(tickets)
-        for record in records:
-            record.meta["worker"] = self._id  # where it ran: never part of the result
-        return [worker_lines(r) for r in records]
+        return [worker_lines(_ran_on(r, self._id)) for r in records]
 
     async def close(self) -> None:
         """Close the roles' clients."""
         await self._player.aclose()
+
+
+def _ran_on(record: SessionRecord, worker: str) -> SessionRecord:
+    """``record`` with the worker it ran on in its meta (never part of the result)."""
+    return record.model_copy(update={"meta": frozendict({**record.meta, "worker": worker})})
 
 
 def worker_lines(record: SessionRecord) -> tuple[bytes, bytes]:

@@ -175,9 +175,7 @@ def _checks(result: object, grader: str) -> Sequence[Check]:
             raise GradingError(
                 f"grader {grader!r} returned {type(item).__name__}, not a simlab.Check"
             )
-        if not item.name:
-            item.name = grader
-        out.append(item)
+        out.append(item if item.name else item.model_copy(update={"name": grader}))
     return out
 
 

@@ -22,11 +22,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from frozendict import frozendict
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
@@ -232,7 +233,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     meta = {k: full_meta[k] for k in _SLIM_META_KEYS if k in full_meta} if full_meta else {}
     counts = tool_call_counts(record.transcript)
     if counts != (0, 0):  # what the summary counts from the transcript it drops
-        meta[TOOL_CALL_COUNTS_META] = list(counts)
+        meta[TOOL_CALL_COUNTS_META] = counts
     # a copy with six fields replaced: a third of model_construct's cost, which sets
     # all nineteen one by one
     return record.model_copy(
@@ -244,7 +245,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
             "error": None
             if record.error is None
             else record.error.model_copy(update={"traceback": None}),
-            "meta": meta or _NO_META,
+            "meta": frozendict(meta) if meta else _NO_META,
         }
     )
 
@@ -275,7 +276,7 @@ def _interned_key(key: SessionKey) -> SessionKey:
     )
 
 
-def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
+def _shared_checks(checks: Mapping[str, Check]) -> Mapping[str, Check]:
     """The checks without their detail or turn, one shared dict per pattern of verdicts
     (a run has few: sessions pass and fail the same checks in a few ways). A judge's
     per-criterion answers are verdicts too: the summary tallies them."""
@@ -285,7 +286,7 @@ def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
     )
     shared = _CHECK_PATTERNS.get(pattern)
     if shared is None:
-        shared = {name: _verdict_only(c) for name, c in checks.items()}
+        shared = frozendict((name, _verdict_only(c)) for name, c in checks.items())
         if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
             _CHECK_PATTERNS[pattern] = shared
     return shared
@@ -305,11 +306,11 @@ def _verdict_only(check: Check) -> Check:
 
 _CriteriaPattern = tuple[tuple[str, bool | None], ...] | None
 _CHECK_PATTERNS: dict[
-    tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], dict[str, Check]
+    tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], Mapping[str, Check]
 ] = {}
 _EMPTY_TRANSCRIPT = Transcript()
 _ZERO_USAGE = Usage()
-_NO_META: dict[str, Any] = {}
+_NO_META: Mapping[str, Any] = frozendict()
 
 
 def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:

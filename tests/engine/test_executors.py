@@ -129,9 +129,8 @@ class FakeWorker:
             self.deaths -= 1
             raise Died("The actor died unexpectedly before finishing this task.\nmore")
         records = await self.player.play(tickets)
-        for r in records:
-            r.cost_usd = self.cost  # what its LLM calls cost, as a worker reports it
-        return [worker_lines(r) for r in records]
+        # what its LLM calls cost, as a worker reports it
+        return [worker_lines(r.model_copy(update={"cost_usd": self.cost})) for r in records]
 
 
 def dispatch(

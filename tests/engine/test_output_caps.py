@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall, _read_only, mark_read_only
+from simlab.core import AgentReply, ToolCall, _read_only, freeze, mark_read_only
 from simlab.engine._output_caps import MAX_NESTING, TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
@@ -99,7 +99,7 @@ def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cut
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
 
 
-def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
+def test_a_read_only_call_handed_out_again_is_measured_once_and_a_copy_anew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     encoded: list[object] = []
@@ -115,19 +115,21 @@ def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_fiel
         reply = AgentReply(text="ok", tool_calls=[shared])
         assert cap_reply(reply, LIMITS, turn) == (reply, [])
     assert len(encoded) == 1
-    shared.result = {"r": "x" * 200}  # a field set anew: measured anew, and cut
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[shared]), LIMITS, 4)
+    grown = shared.model_copy(update={"result": freeze({"r": "x" * 200})})  # measured anew
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 4)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
 
 
-def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> None:
-    # an agent may grow a result it already returned: what the call holds now is capped
+def test_a_call_cannot_grow_its_result_after_it_was_returned() -> None:
+    # a result is frozen: an agent that wants a longer one returns a new call, capped anew
     call = ToolCall(name="log", result={"lines": ""})
     reply = AgentReply(text="ok", tool_calls=[call])
     assert cap_reply(reply, LIMITS, 1) == (reply, [])
-    call.result["lines"] = "x" * 500
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[call]), LIMITS, 2)
+    with pytest.raises(TypeError):
+        call.result["lines"] = "x" * 500
+    grown = ToolCall(name="log", result={"lines": "x" * 500})
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 2)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import freeze
 from simlab.replay import ImportOptions, import_logs, import_run
 from simlab.report import summarize
 from simlab.store import read_run_info, read_sessions
@@ -55,7 +56,7 @@ def test_parallel_tool_results_matched_by_id_not_order() -> None:
     agent = logs.records[0].transcript.turns[0].agent
     assert agent is not None
     search, baggage = agent.tool_calls
-    assert (search.name, search.result) == ("search_flights", [{"id": "VJ1078"}])
+    assert (search.name, search.result) == ("search_flights", freeze([{"id": "VJ1078"}]))
     assert (baggage.name, baggage.result) == ("baggage_policy", "20 kg")
 
 

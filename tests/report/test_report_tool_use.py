@@ -118,7 +118,7 @@ def test_a_schema_3_record_reads_on_without_the_new_fields() -> None:
         "passed": True,
     }
     record = SessionRecord.model_validate_json(json.dumps(line))
-    assert record.agent_turn_s == [] and record.tool_use is None and record.tool_stages is None
+    assert record.agent_turn_s == () and record.tool_use is None and record.tool_stages is None
     assert SCHEMA_VERSION >= 4  # read on by every later simlab
     s = summarize([record], BUCKETS, seed=1)
     assert s["trajectory"]["overall"]["n"] == 0  # not counted, not invented
