@@ -2,12 +2,12 @@
 
 The names a user needs: run a suite (``run``, ``run_async``), read a run
 (``read_run``), build a suite in code (``Suite``, ``Persona``, ``Goal``), plug
-in a target (``TargetAgent``, ``AgentReply``, ``ToolCall``) and read results
-(``RunResult``, ``SessionRecord``, ``Check``). Subpackages export the rest.
+in a target (``TargetAgent``, ``AgentReply``, ``ToolCall``) or a grader
+(``Grader``) and read results (``RunResult``, ``SessionRecord``, ``Check``).
+Subpackages export the rest.
 """
 
 from simlab.api import (
-    Run,
     RunInterrupted,
     RunResult,
     assert_lower_bound,
@@ -15,7 +15,7 @@ from simlab.api import (
     run,
     run_async,
 )
-from simlab.contracts import TargetAgent, UserSimulator
+from simlab.contracts import Grader, TargetAgent, UserSimulator
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
@@ -43,11 +43,11 @@ __all__ = [
     "Check",
     "ContextInfo",
     "Goal",
+    "Grader",
     "Knobs",
     "Message",
     "Mode",
     "Persona",
-    "Run",
     "RunDirError",
     "RunInterrupted",
     "RunResult",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from rich.console import Console
 
 from simlab._argtypes import at_least_one
@@ -21,7 +22,7 @@ from simlab.api import PartError
 from simlab.core import simlab_version
 from simlab.llm import LLMError
 from simlab.spec import SPEC_KINDS, SpecError, parse_executor
-from simlab.store import RunDirError
+from simlab.store import RunDirError, RunSummary
 
 if TYPE_CHECKING:
     from simlab.engine import RunPlan
@@ -351,8 +352,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _eprint(f"target: {run_plan.overrides.target_name or target_label(run_plan.suite)}")
     sigterm = signal.getsignal(signal.SIGTERM)
     work = execute_plan(run_plan, progress=not args.quiet, junit=args.junit, say=_eprint, slim=True)
+    signalled = False
     try:
-        result = anyio.run(_until_signalled, work)
+        result, signalled = anyio.run(_until_signalled, work)
     except (KeyboardInterrupt, RunInterrupted):
         result = None
     except Exception:
@@ -367,12 +369,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resume += " --retry-errors" if run_plan.retried else ""
         _eprint(f"\ninterrupted; every finished session is saved. Continue with:\n{resume}")
         return EXIT_INTERRUPTED
-    summary = result.summary.model_dump(mode="json")
+    summary = result.summary
     if not args.quiet:
         render_terminal(summary, stdout_console(), analysis_tables(run_plan.run_dir))
     else:  # no tables, but the headline with its n and interval
         _eprint(overall_line(summary))
     _eprint(f"results: {run_plan.run_dir}")
+    if signalled:  # it came while the reports were written: they are whole, the run ran
+        _eprint("interrupted after every session ran and the reports were written")
+        return EXIT_INTERRUPTED
     ungraded = _nothing_graded(summary, run_plan.run_dir)
     if ungraded is not None:
         _eprint(ungraded)
@@ -415,24 +420,22 @@ def _discard_if_empty(run_plan: Any) -> None:
         shutil.rmtree(run_plan.run_dir, ignore_errors=True)
 
 
-def _nothing_graded(summary: dict[str, Any], run_dir: Path) -> str | None:
+def _nothing_graded(summary: RunSummary, run_dir: Path) -> str | None:
     """Why a run that graded no session failed, or None when one was graded.
 
     A run whose every session errored measured nothing about the target: exit 1,
     so a script does not take its empty report for a result.
     """
-    overall = summary.get("overall", {})
-    n = int(overall.get("n_sessions", 0))
-    if overall.get("n", 0) or not n:
+    n = summary.overall.n_sessions or 0
+    if summary.overall.n or not n:
         return None
-    reasons = summary.get("errors", {}).get("by_stop_reason", {})
-    first = next(iter(reasons.items()), None)
+    first = next(iter(summary.errors.by_stop_reason.items()), None)
     why = ""
     if first is not None:
         reason, seen = first
         from simlab.report import escape_controls  # a target's text: inert in a terminal
 
-        text = str(next(iter(seen.get("examples", [])), ""))[:160]
+        text = next(iter(seen.examples), "")[:160]
         example = escape_controls(text).replace("\n", "\\n")  # one line on stderr
         why = f" (e.g. {reason}: {example})" if example else f" (e.g. {reason})"
     return (
@@ -509,21 +512,29 @@ def _s(n: int) -> str:
     return "" if n == 1 else "s"
 
 
-async def _until_signalled(work: Awaitable[T]) -> T | None:
-    """``work``'s result, or None when Ctrl-C or SIGTERM cancelled it.
+async def _until_signalled(work: Awaitable[T]) -> tuple[T | None, bool]:
+    """``work``'s result (None when Ctrl-C or SIGTERM cancelled it), and whether such a
+    signal came at all: one that came while the last of ``work`` ran without awaiting
+    (the reports are written so) finds it done, and the run still ends as interrupted.
 
     Cancelling (instead of letting KeyboardInterrupt tear through the event
     loop) lets the run close its files and clients on the way out.
     """
     result: list[T] = []
+    signalled: list[int] = []
 
     async def run(tg: anyio.abc.TaskGroup) -> None:
         result.append(await work)
+        # a signal that came during synchronous work is handed over at the loop's next
+        # turns: let the watcher see it before it is cancelled
+        for _ in range(3):
+            await anyio.lowlevel.checkpoint()
         tg.cancel_scope.cancel()
 
     async def watch(tg: anyio.abc.TaskGroup) -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
+            async for signum in signals:
+                signalled.append(signum)
                 tg.cancel_scope.cancel()
                 return
 
@@ -535,7 +546,7 @@ async def _until_signalled(work: Awaitable[T]) -> T | None:
         if len(group.exceptions) == 1:  # say what went wrong, not that a task group failed
             raise group.exceptions[0] from None
         raise
-    return result[0] if result else None
+    return (result[0] if result else None), bool(signalled)
 
 
 # ------------------------------------------------------------------ reports
@@ -546,7 +557,7 @@ def _write_reports(
     sessions: Sequence[Any] | SessionsFile | None,
     console: Console | None,
     tracebacks: bool = False,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Write the run's reports, print the summary and return it; ``sessions`` saves a re-read."""
     from simlab.report import analysis_tables, render_terminal, write_run_reports
     from simlab.store import SessionsFile

@@ -16,6 +16,7 @@ from simlab.agents._callable import (
     object_target_factory,
     to_reply,
 )
+from simlab.agents._endpoint_read import EndpointRules, body_limit
 from simlab.agents._http import (
     HttpAgent,
     HttpAgentConfigError,
@@ -43,6 +44,7 @@ __all__ = [
     "AnthropicHttpAgent",
     "AnthropicHttpTargetFactory",
     "CallableTarget",
+    "EndpointRules",
     "HttpAgent",
     "HttpAgentConfigError",
     "HttpAgentError",
@@ -59,6 +61,7 @@ __all__ = [
     "TargetWorkerError",
     "anthropic_http_target_factory",
     "attach_results",
+    "body_limit",
     "callable_target_factory",
     "completion_reply",
     "decode_result",

@@ -22,7 +22,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from simlab.agents._http import EndpointAgent, HttpAgentError, HttpSession, check_key_env, redact
+from simlab.agents._http import (
+    EndpointAgent,
+    HttpAgentError,
+    HttpSession,
+    check_key_env,
+    endpoint_rules,
+    redact,
+)
 from simlab.agents._tool_results import (
     HTTP_TARGETS_DOC,
     ReportedResult,
@@ -110,7 +117,7 @@ def message_reply(
         blocks = data["content"]
         if not isinstance(blocks, list):
             raise TypeError("content is not a list")
-    except (ValueError, LookupError, TypeError) as e:
+    except (ValueError, LookupError, TypeError, RecursionError) as e:
         raise HttpAgentError(
             f"{where} answered with no content list ({type(e).__name__}: {e}); "
             f"body starts {redact(raw, secret)[:_EXCERPT_CHARS]!r}"
@@ -182,9 +189,9 @@ class AnthropicHttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: AnthropicHttpTargetSpec) -> None:
+    def __init__(self, spec: AnthropicHttpTargetSpec, max_body_bytes: int | None = None) -> None:
         self.spec = spec
-        self._session = HttpSession()
+        self._session = HttpSession(endpoint_rules(spec.redirect_hosts, max_body_bytes))
         check_key_env(spec.api_key_env)  # fail at set-up, not in every session
 
     def __call__(self, setup: SessionSetup) -> AnthropicHttpAgent:
@@ -199,6 +206,9 @@ class AnthropicHttpTargetFactory:
         await self._session.aclose()
 
 
-def anthropic_http_target_factory(spec: AnthropicHttpTargetSpec) -> AnthropicHttpTargetFactory:
-    """A per-session target factory for a Messages endpoint; ``aclose()`` it after the run."""
-    return AnthropicHttpTargetFactory(spec)
+def anthropic_http_target_factory(
+    spec: AnthropicHttpTargetSpec, max_body_bytes: int | None = None
+) -> AnthropicHttpTargetFactory:
+    """A per-session target factory for a Messages endpoint; ``aclose()`` it after the run
+    (``max_body_bytes``: as ``http_target_factory``'s)."""
+    return AnthropicHttpTargetFactory(spec, max_body_bytes)

@@ -23,6 +23,16 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from simlab.agents._endpoint_read import (
+    MAX_REDIRECTS,
+    REDIRECT_STATUSES,
+    BodyTooLarge,
+    EndpointRules,
+    RedirectRefused,
+    next_hop,
+    read_body,
+    same_host,
+)
 from simlab.agents._tool_results import (
     HTTP_TARGETS_DOC,
     ReportedResult,
@@ -73,10 +83,13 @@ class HttpSession:
     """One aiohttp session shared by every agent of a run, opened on first use.
 
     aiohttp sessions must be made inside the running event loop, hence the lazy
-    opening; ``aclose`` at the end of the run releases the connections.
+    opening; ``aclose`` at the end of the run releases the connections. Its
+    ``rules`` bound what every agent of the run reads (``EndpointRules``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, rules: EndpointRules | None = None) -> None:
+        self.rules = rules or EndpointRules()
+        """How much of an answer is read and where a redirect may lead."""
         self._session: aiohttp.ClientSession | None = None
 
     def get(self) -> aiohttp.ClientSession:
@@ -197,26 +210,48 @@ async def post_json(
     *,
     secret: str | None,
 ) -> str:
-    """POST ``body`` as JSON and return the 2xx response's text.
+    """POST ``body`` as JSON and return the 2xx response's text, read within the
+    session's ``EndpointRules``: at most ``max_body_bytes``, and redirects followed
+    only to the endpoint's host or one the suite lists (``_endpoint_read``).
 
     Args:
         secret: The API key sent, cut out of every error message.
 
     Raises:
-        HttpAgentError: no answer in time, a connection failure or a non-2xx status
-            (the message carries an excerpt of the body, the key redacted).
+        HttpAgentError: no answer in time, a connection failure, a non-2xx status
+            (the message carries an excerpt of the body, the key redacted), an
+            answer over the byte limit, or a redirect the suite does not allow.
     """
     import aiohttp
 
+    rules = session.rules
     timeout = aiohttp.ClientTimeout(total=timeout_s)
+    url, method, sent = endpoint, "POST", dict(headers)
     try:
-        async with session.get().post(
-            endpoint, json=body, headers=headers, timeout=timeout
-        ) as resp:
-            raw = (await resp.read()).decode("utf-8", errors="replace")
-            status = resp.status
+        for _ in range(MAX_REDIRECTS + 1):
+            payload = body if method == "POST" else None
+            async with session.get().request(
+                method, url, json=payload, headers=sent, timeout=timeout, allow_redirects=False
+            ) as resp:
+                status = resp.status
+                if status in REDIRECT_STATUSES:
+                    where = next_hop(endpoint, url, resp.headers.get("Location"), rules)
+                    if status in (301, 302, 303):  # as browsers do: the body is not sent again
+                        method = "GET"
+                    if not same_host(url, where):  # a key is for the host it was given for
+                        sent = {k: v for k, v in sent.items() if k.lower() != "authorization"}
+                    url = where
+                    continue
+                raw = (await read_body(resp, rules.max_body_bytes)).decode(
+                    "utf-8", errors="replace"
+                )
+                break
+        else:
+            raise RedirectRefused(f"more than {MAX_REDIRECTS} redirects")
     except TimeoutError:
         raise HttpAgentError(f"POST {endpoint}: no answer within {timeout_s:g}s") from None
+    except (BodyTooLarge, RedirectRefused) as e:
+        raise HttpAgentError(f"POST {endpoint}: {redact(str(e), secret)}") from None
     except aiohttp.ClientError as e:
         detail = redact(f"{type(e).__name__}: {e}", secret)
         raise HttpAgentError(f"POST {endpoint} failed: {detail}") from None
@@ -247,7 +282,7 @@ def completion_reply(
         message = data["choices"][0]["message"]
         if not isinstance(message, dict):
             raise TypeError("message is not an object")
-    except (ValueError, LookupError, TypeError) as e:
+    except (ValueError, LookupError, TypeError, RecursionError) as e:
         raise HttpAgentError(
             f"{where} answered with no choices[0].message ({type(e).__name__}: {e}); "
             f"body starts {redact(raw, secret)[:_EXCERPT_CHARS]!r}"
@@ -316,9 +351,9 @@ class HttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: HttpTargetSpec) -> None:
+    def __init__(self, spec: HttpTargetSpec, max_body_bytes: int | None = None) -> None:
         self.spec = spec
-        self._session = HttpSession()
+        self._session = HttpSession(endpoint_rules(spec.redirect_hosts, max_body_bytes))
         # Fail at set-up, not in every session, when the key variable is missing.
         check_key_env(spec.api_key_env)
 
@@ -332,6 +367,19 @@ class HttpTargetFactory:
         await self._session.aclose()
 
 
-def http_target_factory(spec: HttpTargetSpec) -> HttpTargetFactory:
-    """A per-session target factory for an HTTP endpoint; ``aclose()`` it after the run."""
-    return HttpTargetFactory(spec)
+def http_target_factory(
+    spec: HttpTargetSpec, max_body_bytes: int | None = None
+) -> HttpTargetFactory:
+    """A per-session target factory for an HTTP endpoint; ``aclose()`` it after the run.
+
+    ``max_body_bytes``: the most of one answer read (default: ``body_limit`` of the
+    default output limits; a run passes its suite's).
+    """
+    return HttpTargetFactory(spec, max_body_bytes)
+
+
+def endpoint_rules(redirect_hosts: Sequence[str], max_body_bytes: int | None) -> EndpointRules:
+    """The rules an HTTP target's answers are read by."""
+    if max_body_bytes is None:
+        return EndpointRules(redirect_hosts=tuple(redirect_hosts))
+    return EndpointRules(max_body_bytes, tuple(redirect_hosts))

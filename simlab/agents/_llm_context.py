@@ -126,7 +126,7 @@ def recap_lines(history: Sequence[Message], keywords: Sequence[str]) -> list[str
     return lines
 
 
-MessageMemo = dict[int, tuple[Message, str, list[ToolCall], int, list[LLMMessage]]]
+MessageMemo = dict[int, tuple[Message, str, tuple[ToolCall, ...], int, list[LLMMessage]]]
 """Past messages already rendered for the model, by ``id`` of the history's message."""
 
 _MEMO_LIMIT = 1024

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from simlab.core import NOT_REPORTED, TOOL_RESULTS_META, ToolCall
+from simlab.core import NOT_REPORTED, TOOL_RESULTS_META, ToolCall, freeze
 
 HTTP_TARGETS_DOC = "docs/http-targets.md"
 
@@ -74,7 +74,7 @@ def attach_results(
     out = []
     for call_id, call in calls:
         got = results[call_id or ""]
-        update: dict[str, Any] = {"result": got.result}
+        update: dict[str, Any] = {"result": freeze(got.result)}  # a copy is not validated
         if got.error is not None:
             update["error"] = got.error
         out.append(call.model_copy(update=update))

@@ -3,12 +3,11 @@
 from simlab.api._bounds import assert_lower_bound
 from simlab.api._parts import PartError, SimulatorLike, TargetLike, part_name
 from simlab.api._progress import RunProgress
-from simlab.api._read import Run, read_run
+from simlab.api._read import read_run
+from simlab.api._result import RunPaths, RunResult
 from simlab.api._run import (
     DEFAULT_OUT,
     RunInterrupted,
-    RunPaths,
-    RunResult,
     execute_plan,
     plan,
     run,
@@ -18,7 +17,6 @@ from simlab.api._run import (
 __all__ = [
     "DEFAULT_OUT",
     "PartError",
-    "Run",
     "RunInterrupted",
     "RunPaths",
     "RunProgress",

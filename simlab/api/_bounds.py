@@ -6,19 +6,14 @@ the lower bound of a 95% interval fails only when the data say so.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
-from simlab.api._run import RunResult
+from simlab.api._result import RunResult
+from simlab.store import GroupStats, Interval
 
 Grouping = Literal["overall", "persona", "goal", "mode", "bucket"]
 Metric = Literal["pass_rate", "aptitude", "mean_score"]
-
-_SECTIONS: dict[str, str] = {
-    "persona": "by_persona",
-    "goal": "by_goal",
-    "mode": "by_mode",
-    "bucket": "by_bucket",
-}
 
 
 def assert_lower_bound(
@@ -42,14 +37,11 @@ def assert_lower_bound(
             and n, and the run directory to read the report in.
     """
     __tracebackhide__ = True  # pytest shows the message, not this function's source
-    summary = result.summary.model_dump(mode="json")
-    groups: dict[str, Any] = (
-        {"overall": summary["overall"]} if by == "overall" else summary[_SECTIONS[by]]
-    )
+    groups = _groups(result, by)
     failing = []
     for name, row in groups.items():
-        value, ci = row.get(metric), row.get(f"{metric}_ci" if metric != "pass_rate" else "pass_ci")
-        n = row.get("n", 0)
+        value, ci = _figure(row, metric)
+        n = row.n
         if value is None or ci is None or n == 0:
             failing.append(f"  {by} {name}: no graded session (n=0)")
             continue
@@ -65,6 +57,26 @@ def assert_lower_bound(
             f"{len(failing)} of {len(groups)} {by} group(s) below the bound on {metric}'s "
             f"95% lower bound:\n" + "\n".join(failing) + f"\nreport: {result.paths.report_md}"
         )
+
+
+def _groups(result: RunResult, by: Grouping) -> Mapping[str, GroupStats]:
+    summary = result.summary
+    if by == "overall":
+        return {"overall": summary.overall}
+    if by == "persona":
+        return summary.by_persona
+    if by == "goal":
+        return summary.by_goal
+    if by == "mode":
+        return summary.by_mode
+    return summary.by_bucket
+
+
+def _figure(row: GroupStats, metric: Metric) -> tuple[float | None, Interval | None]:
+    if metric == "pass_rate":
+        return row.pass_rate, row.pass_ci
+    value, ci, _ = row.figure(metric)
+    return value, ci
 
 
 def _fmt(metric: str, value: float) -> str:

@@ -78,7 +78,7 @@ def with_parts(
     grader_objects: tuple[Grader, ...] | None = None
     grader_names: tuple[str, ...] | None = None
     if graders is not None and all(isinstance(g, str) for g in graders):
-        grading = suite.grading.model_copy(update={"graders": list(graders)})
+        grading = suite.grading.model_copy(update={"graders": tuple(graders)})
         suite = suite.model_copy(update={"grading": grading})
     elif graders is not None:
         grader_objects = tuple(_grader(g) for g in graders)

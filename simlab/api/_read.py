@@ -2,46 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from simlab.api._run import RunPaths
-from simlab.store import (
-    RunInfo,
-    RunSummary,
-    SessionRecord,
-    read_run_info,
-    read_sessions,
-    read_summary,
-)
+from simlab.api._result import RunPaths, RunResult
+from simlab.report import summary_of
+from simlab.store import read_run_info, read_sessions, read_summary
 
 
-@dataclass(frozen=True)
-class Run:
-    """A run read from its folder.
-
-    Attributes:
-        info: ``run.json``.
-        records: Each key's outcome (a retried error's newer record in its place).
-        replaced: Error records a retry replaced (their cost still counts).
-        summary: ``summary.json``, or None before the run's reports were written.
-        paths: The run's files.
-    """
-
-    info: RunInfo
-    records: list[SessionRecord]
-    replaced: list[SessionRecord] = field(default_factory=list)
-    summary: RunSummary | None = None
-    paths: RunPaths | None = None
-
-    @property
-    def run_id(self) -> str:
-        """The run's id."""
-        return self.info.run_id
-
-
-def read_run(run_dir: str | Path) -> Run:
+def read_run(run_dir: str | Path) -> RunResult:
     """Read a run directory: run.json, sessions.jsonl and summary.json, validated.
+
+    A run whose reports were not written yet (interrupted, or still running) has
+    its summary worked out from the records read; nothing is written.
 
     Raises:
         RunDirError: a file is missing, unreadable, or not what simlab writes
@@ -51,4 +23,12 @@ def read_run(run_dir: str | Path) -> Run:
     info = read_run_info(path)
     sessions = read_sessions(path)
     summary = read_summary(path)
-    return Run(info, sessions.records, sessions.replaced, summary, RunPaths(path))
+    if summary is None:
+        summary = summary_of(info, sessions.records, sessions.replaced)
+    return RunResult(
+        info=info,
+        paths=RunPaths(path),
+        summary=summary,
+        records=sessions.records,
+        replaced=sessions.replaced,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -13,6 +13,7 @@ from pydantic import TypeAdapter
 
 from simlab.api._parts import GraderLike, SimulatorLike, TargetLike, with_parts
 from simlab.api._progress import RunProgress
+from simlab.api._result import RunPaths, RunResult
 from simlab.diagnose import diagnose_run_async
 from simlab.engine import RunPlan, SuiteSource, execute, plan_new_run, plan_resume
 from simlab.perturb import brittleness_from_run
@@ -30,81 +31,16 @@ from simlab.spec import (
     suite_perturbation_dir,
 )
 from simlab.store import (
-    HTML_REPORT_FILE,
-    REPORT_FILE,
-    RUN_FILE,
     SESSIONS_FILE,
-    SUMMARY_FILE,
-    RunSummary,
     SessionRecord,
     iter_lines,
+    read_run_info,
     read_sessions,
     write_atomic,
 )
 
 DEFAULT_OUT = Path("results")
 """Where runs go when ``out`` is not given."""
-
-
-@dataclass(frozen=True)
-class RunPaths:
-    """The files of a run directory."""
-
-    run_dir: Path
-
-    @property
-    def run_json(self) -> Path:
-        return self.run_dir / RUN_FILE
-
-    @property
-    def sessions(self) -> Path:
-        return self.run_dir / SESSIONS_FILE
-
-    @property
-    def summary(self) -> Path:
-        return self.run_dir / SUMMARY_FILE
-
-    @property
-    def report_md(self) -> Path:
-        return self.run_dir / REPORT_FILE
-
-    @property
-    def report_html(self) -> Path:
-        return self.run_dir / HTML_REPORT_FILE
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What a run produced.
-
-    Attributes:
-        run_id: The run's id (its folder's name).
-        paths: Its files.
-        summary: ``summary.json`` as a model: every figure, with its n and interval.
-        records: Each session's outcome, in the suite's order (a retried error
-            session's new record in place of the old one).
-        not_started: Sessions the budget stopped before they started.
-        prefix_cases: Keep-rates of the suite's prefix regression cases.
-        messages: What the run said along the way (budget, retries, experiments).
-    """
-
-    run_id: str
-    paths: RunPaths
-    summary: RunSummary
-    records: list[SessionRecord]
-    not_started: int = 0
-    prefix_cases: list[PrefixResult] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-
-    @property
-    def run_dir(self) -> Path:
-        """The run's folder."""
-        return self.paths.run_dir
-
-    @property
-    def graded(self) -> int:
-        """Sessions graded (not ended in error)."""
-        return self.summary.overall.n
 
 
 class RunInterrupted(Exception):
@@ -271,9 +207,9 @@ async def execute_plan(
         text = render_run_junit(given, summary, f"simlab run {run_plan.run_dir.name}")
         write_atomic(Path(junit), text)
     return RunResult(
-        run_id=run_plan.run_dir.name,
+        info=read_run_info(run_plan.run_dir),
         paths=RunPaths(run_plan.run_dir),
-        summary=RunSummary.model_validate(summary),
+        summary=summary,
         records=records,
         not_started=not_started,
         prefix_cases=cases,

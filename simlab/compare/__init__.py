@@ -75,7 +75,9 @@ from simlab.compare._analysis import (
     is_safety_check,
     spread_delta,
 )
-from simlab.compare._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.compare._cli import cli_main as cli_main
 from simlab.compare._gates import GateResult, Gates, GateStatus, evaluate_gates, load_gates
 from simlab.compare._junit import render_junit
 from simlab.compare._markdown import render_markdown, verdict
@@ -121,7 +123,6 @@ __all__ = [
     "SimpsonCheck",
     "SpreadDelta",
     "TrajectoryDelta",
-    "cli_main",
     "compare_runs",
     "derived_seed",
     "evaluate_gates",

@@ -521,13 +521,15 @@ def _by_check(
     pairs: Sequence[tuple[LocatedRecord, LocatedRecord]],
     level: float,
 ) -> list[GroupComparison]:
-    """Each check either run graded, compared over the sessions that carry it."""
+    """Each check either run graded, compared over the sessions that carry its verdict
+    (a check whose grader raised has none: left out, as in the summary's checks)."""
     names = sorted({n for r in (*graded_a, *graded_b) for n in r.checks})
     out = []
     for name in names:
 
         def has(r: SessionRecord, name: str = name) -> bool:
-            return name in r.checks
+            check = r.checks.get(name)
+            return check is not None and check.error is None
 
         def check_passed(r: SessionRecord, name: str = name) -> bool:
             return r.checks[name].passed

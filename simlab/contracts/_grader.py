@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
@@ -64,7 +64,7 @@ class GradingContext:
         return self.transcript.tool_calls()
 
     @cached_property
-    def target_meta(self) -> list[tuple[int, dict[str, Any]]]:
+    def target_meta(self) -> list[tuple[int, Mapping[str, Any]]]:
         """What the target reported about each of its replies (``AgentReply.meta``)."""
         return [(t.index, t.agent.meta) for t in self.transcript.turns if t.agent is not None]
 

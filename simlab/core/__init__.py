@@ -9,7 +9,7 @@ from simlab.core._context import AgentCapabilities, Knobs, SessionContext
 from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._frozen import FrozenDict, FrozenJSON, FrozenJSONDict, freeze
-from simlab.core._key import Check, SessionKey
+from simlab.core._key import Check, GraderFailure, SessionKey
 from simlab.core._read_only import is_read_only, mark_read_only, remembered
 from simlab.core._seeds import derive_seed
 from simlab.core._text import escape_controls, strip_diacritics
@@ -38,6 +38,7 @@ __all__ = [
     "FrozenDict",
     "FrozenJSON",
     "FrozenJSONDict",
+    "GraderFailure",
     "Knobs",
     "Message",
     "ReportedError",

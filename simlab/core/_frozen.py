@@ -30,8 +30,11 @@ def freeze(value: Any) -> Any:
     Walks the value with an explicit stack, not recursion, so a deeply nested value is
     a clear ``ValueError`` past ``MAX_DEPTH`` levels, never a ``RecursionError``.
     """
-    if not isinstance(value, (Mapping, list, tuple)):
+    if not _is_container(value):
         return value
+    flat = _flat(value)
+    if flat is not None:
+        return flat
     # A frame: the container being read, its items still to read, the (key, item)
     # pairs frozen so far, and the key the finished container has in its parent.
     stack: list[tuple[Any, Iterator[tuple[Any, Any]], list[tuple[Any, Any]], Any]]
@@ -39,11 +42,14 @@ def freeze(value: Any) -> Any:
     while True:
         container, items, built, key_in_parent = stack[-1]
         for key, item in items:
-            if isinstance(item, (Mapping, list, tuple)):
+            if _is_container(item):
                 if len(stack) >= MAX_DEPTH:
                     raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-                stack.append((item, _items(item), [], key))
-                break
+                flat = _flat(item)
+                if flat is None:
+                    stack.append((item, _items(item), [], key))
+                    break
+                item = flat
             built.append((key, item))
         else:
             stack.pop()
@@ -51,6 +57,27 @@ def freeze(value: Any) -> Any:
             if not stack:
                 return done
             stack[-1][2].append((key_in_parent, done))
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = (Mapping, list, tuple)
+
+
+def _is_container(value: Any) -> bool:
+    # the exact scalar types first: most values are, and ``Mapping`` is an ABC check
+    return type(value) not in _SCALARS and isinstance(value, _CONTAINERS)
+
+
+def _flat(container: Any) -> Any:
+    """``container`` frozen when it holds no container (most tool arguments, rows of a
+    result), in one step; None when it holds one, to be walked."""
+    mapping = isinstance(container, Mapping)
+    for item in container.values() if mapping else container:
+        if type(item) not in _SCALARS and isinstance(item, _CONTAINERS):
+            return None
+    if mapping:
+        return container if type(container) is frozendict else frozendict(container)
+    return container if type(container) is tuple else tuple(container)
 
 
 def _items(container: Any) -> Iterator[tuple[Any, Any]]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import traceback as _traceback
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from simlab.core._frozen import FrozenDict
 
 
 def _is_none(value: object) -> bool:
@@ -32,6 +36,41 @@ class SessionKey(BaseModel):
         return (self.persona, self.goal, self.mode, self.perturbations)
 
 
+_FAILURE_MESSAGE_CHARS = 2000
+_FAILURE_TRACEBACK_CHARS = 20_000
+
+
+class GraderFailure(BaseModel):
+    """A grader that raised instead of returning a verdict: what it raised, where.
+
+    Attributes:
+        type: The exception's class name (``ValueError``).
+        message: Its message (at most 2,000 characters).
+        traceback: Its last frames.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str
+    message: str
+    traceback: str | None = None
+
+    @classmethod
+    def of(cls, e: BaseException) -> GraderFailure:
+        """The failure ``e`` is: its type, message and last three frames."""
+        message = str(e)
+        if len(message) > _FAILURE_MESSAGE_CHARS:
+            message = f"{message[:_FAILURE_MESSAGE_CHARS]}... [{len(message):,} characters in all]"
+        frames = _traceback.format_exception(type(e), e, e.__traceback__, limit=-3)
+        trace = "".join(frames)[-_FAILURE_TRACEBACK_CHARS:]
+        return cls(type=type(e).__name__, message=message, traceback=trace or None)
+
+    @property
+    def headline(self) -> str:
+        """One line for people: ``ValueError: bad date``."""
+        return f"{self.type}: {self.message}".split("\n", 1)[0]
+
+
 class Check(BaseModel):
     """One named grader check: what a grader returns.
 
@@ -48,9 +87,13 @@ class Check(BaseModel):
             check carries it; ``passed`` is then true exactly when no criterion
             is false. None for checks without criteria, and then left out of
             the record, so records without it read as before.
+        error: Set when the grader raised instead of judging: the check then
+            has no verdict (``passed`` is false, so a pass never rests on it) and
+            reports count it as a grader failure, not as the target's. None
+            otherwise, and then left out of the record.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(default="", exclude=True)
     passed: bool
@@ -59,7 +102,8 @@ class Check(BaseModel):
     turn: int | None = None
     # left out when None, so an older reader, which forbids unknown keys, reads it on
     # (a field's exclude_if: a record's checks serialise without a Python wrapper each)
-    criteria: dict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
+    criteria: FrozenDict[str, bool | None] | None = Field(default=None, exclude_if=_is_none)
+    error: GraderFailure | None = Field(default=None, exclude_if=_is_none)
 
     @property
     def credit(self) -> float:

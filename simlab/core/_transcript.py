@@ -2,15 +2,21 @@
 
 Everything that crosses a boundary between the simulator, the target agent, the
 graders and the run store is one of these types. They are pydantic models so a
-transcript written to ``sessions.jsonl`` reads back into the same objects.
+transcript written to ``sessions.jsonl`` reads back into the same objects, and they
+are frozen all the way down (tuples and frozen mappings): one reply or transcript may
+be shared by any number of readers, and a changed one is a copy
+(``model_copy(update=...)``).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
+from frozendict import frozendict
 from pydantic import BaseModel, ConfigDict, Field
+
+from simlab.core._frozen import FrozenJSON, FrozenJSONDict
 
 
 class StopSignal(StrEnum):
@@ -23,33 +29,33 @@ class StopSignal(StrEnum):
 class ToolCall(BaseModel):
     """One tool call the agent executed: its arguments and what came back."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    result: Any = None
+    args: FrozenJSONDict = Field(default_factory=frozendict)
+    result: FrozenJSON = None
     error: str | None = None
 
 
 class ContextInfo(BaseModel):
     """Which earlier user turns (1-based) the agent actually had in its context."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seen_user_turns: list[int] = Field(default_factory=list)
+    seen_user_turns: tuple[int, ...] = ()
 
 
 class AgentReply(BaseModel):
     """The target agent's answer to one user turn."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: str
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: tuple[ToolCall, ...] = ()
     context: ContextInfo | None = None
     # Free-form data for analysis. The reference agent keeps its hidden ground
     # truth here (``meta["true_causes"]``); graders must not read it.
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: FrozenJSONDict = Field(default_factory=frozendict)
 
 
 class UserTurn(BaseModel):
@@ -60,28 +66,28 @@ class UserTurn(BaseModel):
     the closing turn only; that turn's text is not sent to the agent.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: str
-    disclosed: dict[str, Any] = Field(default_factory=dict)
-    perturbations: list[str] = Field(default_factory=list)
+    disclosed: FrozenJSONDict = Field(default_factory=frozendict)
+    perturbations: tuple[str, ...] = ()
     stop: StopSignal | None = None
 
 
 class Message(BaseModel):
     """One message as the target agent sees the conversation history."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     role: Literal["user", "assistant"]
     text: str
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class Turn(BaseModel):
     """A user turn and the agent's reply to it (absent on the closing turn)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     index: int  # 1-based user-turn number
     user: UserTurn
@@ -91,9 +97,9 @@ class Turn(BaseModel):
 class Transcript(BaseModel):
     """A whole session, turn by turn."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    turns: list[Turn] = Field(default_factory=list)
+    turns: tuple[Turn, ...] = ()
 
     @property
     def n_user_turns(self) -> int:

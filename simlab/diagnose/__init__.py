@@ -16,7 +16,9 @@ from simlab.diagnose._classify import (
     classify_multi_turn,
     without_internals,
 )
-from simlab.diagnose._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.diagnose._cli import cli_main as cli_main
 from simlab.diagnose._counterfactual import (
     COUNTERFACTUAL,
     REPLAYS,
@@ -80,7 +82,6 @@ __all__ = [
     "build_heatmap",
     "classify_in_view",
     "classify_multi_turn",
-    "cli_main",
     "diagnose_run",
     "diagnose_run_async",
     "first_failure",

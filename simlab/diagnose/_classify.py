@@ -56,9 +56,11 @@ of a black box.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from frozendict import frozendict
 
 from simlab.core import AgentReply, ToolCall, Transcript
 from simlab.diagnose._failure import FirstFailure
@@ -86,7 +88,7 @@ def _reply(transcript: Transcript, turn: int) -> AgentReply | None:
     return None
 
 
-def _seen(transcript: Transcript, turn: int) -> list[int] | None:
+def _seen(transcript: Transcript, turn: int) -> tuple[int, ...] | None:
     reply = _reply(transcript, turn)
     if reply is None or reply.context is None:
         return None
@@ -275,15 +277,15 @@ def without_internals(record: SessionRecord) -> SessionRecord:
 
     What is left is what any target shows: the words and the tool calls.
     """
-    turns = [
+    turns = tuple(
         t
         if t.agent is None
         else t.model_copy(
-            update={"agent": t.agent.model_copy(update={"context": None, "meta": {}})}
+            update={"agent": t.agent.model_copy(update={"context": None, "meta": frozendict()})}
         )
         for t in record.transcript.turns
-    ]
-    transcript = Transcript.model_construct(turns=turns)
+    )
+    transcript = Transcript(turns=turns)
     return record.model_copy(update={"transcript": transcript})
 
 
@@ -453,13 +455,13 @@ def classify_in_view(
 
 
 def _upto(transcript: Transcript, turn: int) -> Transcript:
-    return Transcript.model_construct(turns=[t for t in transcript.turns if t.index <= turn])
+    return Transcript(turns=tuple(t for t in transcript.turns if t.index <= turn))
 
 
-def _span(turns: list[int]) -> str:
+def _span(turns: Sequence[int]) -> str:
     if not turns:
         return "none"
-    if turns == list(range(turns[0], turns[-1] + 1)):
+    if list(turns) == list(range(turns[0], turns[-1] + 1)):
         return f"{turns[0]}-{turns[-1]}" if len(turns) > 1 else str(turns[0])
     return ",".join(map(str, turns))
 

@@ -131,8 +131,8 @@ def settled_goal(goal: Goal) -> Goal:
     final = {f.id: f.value for f in goal.facts}
     for change in goal.mind_changes:
         final[change.fact] = change.value
-    facts = [f.model_copy(update={"value": final[f.id]}) for f in goal.facts]
-    return goal.model_copy(update={"facts": facts, "mind_changes": []})
+    facts = tuple(f.model_copy(update={"value": final[f.id]}) for f in goal.facts)
+    return goal.model_copy(update={"facts": facts, "mind_changes": ()})
 
 
 def as_told(job: SessionJob, told: Sequence[MindChange]) -> tuple[Persona, Goal]:
@@ -147,7 +147,7 @@ def as_told(job: SessionJob, told: Sequence[MindChange]) -> tuple[Persona, Goal]
     """
     goal = job.goal
     if told and len(told) < len(goal.mind_changes):  # some, not all: only those stated
-        goal = goal.model_copy(update={"mind_changes": list(told)})
+        goal = goal.model_copy(update={"mind_changes": tuple(told)})
     chance = 1.0 if told else 0.0
     traits = job.persona.traits.model_copy(update={"change_mind": chance})
     return job.persona.model_copy(update={"traits": traits}), goal

@@ -68,7 +68,7 @@ def constraint_fact(check: str) -> str | None:
 
 
 def _prefix(transcript: Transcript, n_turns: int) -> Transcript:
-    return Transcript.model_construct(turns=transcript.turns[:n_turns])
+    return Transcript(turns=transcript.turns[:n_turns])
 
 
 def _agent_turns(transcript: Transcript) -> list[int]:

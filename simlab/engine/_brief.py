@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core import SessionKey
+from simlab.engine._contain import contained
 from simlab.engine._expand import SessionJob
 from simlab.engine._orchestrator import run_jobs
 from simlab.engine._roles import RoleLimitsFactory, RunRoles, build_roles
@@ -90,8 +91,9 @@ class BriefPlayer:
         """Play these sessions, up to the brief's concurrency at once; their records."""
         roles = self.roles()
         suite = self.suite
-        limits = SessionLimits(suite.max_turns, suite.turn_timeout_s)
+        limits = SessionLimits(suite.max_turns, suite.turn_timeout_s, suite.limits)
 
+        @contained  # one session's failure is its record, never the batch's
         async def runner(job: SessionJob) -> SessionRecord:
             return await run_session(
                 job, roles.target, roles.simulator, limits,

@@ -90,11 +90,13 @@ def _hashed_suite(suite: Suite) -> dict[str, Any]:
     fields = {"budget_usd", "concurrency", "executor"}
     if suite.limits == OutputLimits():
         fields.add("limits")
-    if suite.domains == [DEFAULT_DOMAIN]:
+    if suite.domains == (DEFAULT_DOMAIN,):
         fields.add("domains")
     dumped = suite.model_dump(mode="json", exclude=fields)
     if dumped["target"].get("isolation") == "thread":
         del dumped["target"]["isolation"]
+    # where an endpoint may redirect decides no session's content: runs keep their hash
+    dumped["target"].pop("redirect_hosts", None)
     return dumped
 
 
@@ -177,7 +179,7 @@ def _test_roots(suite: Suite, suite_dir: Path, *, default_domain: bool) -> list[
         roots.append(("simulator prompt", _under(suite_dir, suite.simulator.prompt)))
     if suite.judge is not None and suite.judge.rubric:
         roots.append(("judge rubric", _under(suite_dir, suite.judge.rubric)))
-    if default_domain or suite.domains != [DEFAULT_DOMAIN]:
+    if default_domain or suite.domains != (DEFAULT_DOMAIN,):
         for entry in suite.domains:
             if (folder := resolve_domain(entry, suite_dir)) is not None:
                 roots.append((f"domain {entry}", folder))

@@ -15,11 +15,18 @@ import json
 import json.encoder
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall, remembered
+from simlab.core import AgentReply, ToolCall, freeze, remembered
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
 """The key of the object that stands in for cut tool arguments, results or meta."""
+
+MAX_NESTING = 64
+"""Levels of nesting a tool call's arguments or result, or a reply's meta, may have;
+deeper, the value is cut like an oversized one (past ``core.freeze``'s limit, it is
+refused: the session's agent error). A record is read back by a JSON parser that
+refuses about 200 levels in all (the record's own take about ten), and no tool's
+real arguments come near this."""
 
 
 def cap_reply(
@@ -48,7 +55,7 @@ def cap_reply(
             cut("meta", size, 0)
     calls = [_cap_call(i, c, limits, cut) for i, c in enumerate(reply.tool_calls)]
     if any(new is not old for new, old in zip(calls, reply.tool_calls, strict=True)):
-        update["tool_calls"] = calls
+        update["tool_calls"] = tuple(calls)
     if not update:
         return reply, []
     return reply.model_copy(update=update), cuts
@@ -64,6 +71,11 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
     call's measured once, ``_call_size``). When it says no, each value is measured.
     """
     if _ENCODE is None:
+        return False
+    if _nested_past(reply.meta, MAX_NESTING) or any(
+        _nested_past(c.args, MAX_NESTING) or _nested_past(c.result, MAX_NESTING)
+        for c in reply.tool_calls
+    ):
         return False
     smallest = min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
     try:
@@ -115,13 +127,25 @@ def _cap_json(
         if len(value) <= limit:
             return value, None
         return _cut_text(value, limit, setting), len(value)
+    if _nested_past(value, MAX_NESTING):
+        # deeper still than any model takes (``core.freeze``): refused, as validating
+        # a reply with it refuses it (a ValueError: the session's agent error)
+        freeze(value)
+        text = _flat_json(value)
+        nested: dict[str, Any] = {
+            "chars": len(text),
+            "limit": f"nested past {MAX_NESTING} levels",
+        }
+        if excerpt:
+            nested["excerpt"] = text[:limit]
+        return {TRUNCATED_KEY: nested}, len(text)
     text = _json_text(value)
     if len(text) <= limit:
         return value, None
     stand_in: dict[str, Any] = {"chars": len(text), "limit": f"limits.{setting}={limit}"}
     if excerpt:
         stand_in["excerpt"] = text[:limit]
-    return {TRUNCATED_KEY: stand_in}, len(text)
+    return freeze({TRUNCATED_KEY: stand_in}), len(text)  # frozen, as the model's fields
 
 
 # ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool
@@ -150,3 +174,64 @@ def _cut_text(text: str, limit: int, setting: str) -> str:
         f"{text[:limit]}\n[simlab cut this here: {len(text):,} characters, the first "
         f"{limit:,} kept (limits.{setting})]"
     )
+
+
+def _nested_past(value: Any, levels: int) -> bool:
+    """Whether ``value`` holds lists or mappings more than ``levels`` deep (walked
+    with a stack, not recursion: it may be nested thousands of levels)."""
+    if not isinstance(value, dict | list | tuple):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > levels:
+            return True
+        for item in node.values() if isinstance(node, dict) else node:
+            if isinstance(item, dict | list | tuple):
+                stack.append((item, depth + 1))
+    return False
+
+
+def _flat_json(value: Any) -> str:
+    """``value`` as compact JSON (``ensure_ascii=False``, ``default=str``), written with
+    a stack, not recursion, for a value nested too deep for ``json.dumps``."""
+    out: list[str] = []
+    # a frame: the items of a list or mapping still to write, and whether it is a mapping
+    stack: list[tuple[Any, bool]] = []
+
+    def start(item: Any) -> None:
+        if isinstance(item, dict):
+            out.append("{")
+            stack.append((iter(item.items()), True))
+        elif isinstance(item, list | tuple):
+            out.append("[")
+            stack.append((iter(item), False))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False, default=str))
+
+    start(value)
+    first = True
+    while stack:
+        items, is_map = stack[-1]
+        entry: Any = next(items, _END)
+        if entry is _END:
+            stack.pop()
+            out.append("}" if is_map else "]")
+            first = False
+            continue
+        if not first:
+            out.append(", ")
+        if is_map:
+            key: Any = entry[0]
+            entry = entry[1]
+            out.append(json.dumps(key if isinstance(key, str) else str(key), ensure_ascii=False))
+            out.append(": ")
+        first = True
+        depth = len(stack)
+        start(entry)
+        if len(stack) == depth:  # a scalar: the next item follows it
+            first = False
+    return "".join(out)
+
+
+_END = object()

@@ -16,18 +16,26 @@ millisecond on one machine) is small next to an LLM call.
 
 A worker that dies (SIGKILL, out of memory, a lost node) loses nothing: Ray
 restarts it, the sessions it had in hand go back to the queue, and a session
-whose worker died ``MAX_ATTEMPTS`` times is recorded as ``infra_error`` with
-the reason (``--retry-errors`` runs it again). Records come back whole, so a
-session is written once or not at all.
+whose worker died under it ``MAX_ATTEMPTS`` times is recorded as ``infra_error``
+with the reason (``--retry-errors`` runs it again). A call refused because the
+actor is still restarting (``ActorUnavailableError``) never reached a worker:
+its sessions go back without spending a try, and that lane waits for its worker
+to come back while the others go on. Records come back whole, so a session is
+written once or not at all. The driver never fails on a dead actor: closing the
+workers at the end is best effort, and the run ends with its summary and reports.
+
+A local cluster this executor starts itself listens on loopback only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import os
 import signal
 import socket
+import sys
 import threading
 import uuid
 from collections import deque
@@ -37,8 +45,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from frozendict import frozendict
 
 from simlab.engine._brief import BriefPlayer, JobTicket, RunBrief
+from simlab.engine._contain import written
 from simlab.engine._expand import SessionJob
 from simlab.engine._orchestrator import RecordSink
 from simlab.engine._roles import RoleLimitsFactory
@@ -54,15 +64,34 @@ OFFLINE_BATCH = 32
 """Sessions per call when every role is offline: amortises a call's latency."""
 _IDLE_S = 0.05
 """How often an idle lane looks for sessions a dead worker handed back."""
+_RESTART_WAIT_S = (0.2, 5.0)
+"""How long a lane whose worker is restarting waits before it calls it again: the
+first wait, doubled each time up to the second."""
+_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's setting that, off, has a node take the loopback address (as on macOS) rather
+than the machine's network address: read once, when Ray is imported."""
 
 
-def import_ray() -> Any:
+def import_ray(local_cluster: bool = False) -> Any:
     """The ``ray`` module.
+
+    Args:
+        local_cluster: A cluster for this run alone will be started here: Ray,
+            when this call imports it, is set so that cluster listens on loopback
+            only (every process of it: the GCS, the raylet, the workers), not on
+            the machine's network address, where anyone who reaches the machine
+            could submit work to it. Joining a cluster needs the network address.
 
     Raises:
         SpecError: Ray is not installed (the message says how to install it).
     """
     try:
+        if local_cluster and "ray" not in sys.modules and _LOOPBACK_ENV not in os.environ:
+            os.environ[_LOOPBACK_ENV] = "0"
+            try:
+                return importlib.import_module("ray")
+            finally:
+                del os.environ[_LOOPBACK_ENV]
         return importlib.import_module("ray")
     except ImportError:
         raise SpecError(
@@ -166,19 +195,23 @@ class SessionWorker:
         """The records of these sessions: each as its ``sessions.jsonl`` line (no
         newline) and its slim record's JSON (what the driver keeps and reads)."""
         records = await self._player.play(tickets)
-        for record in records:
-            record.meta["worker"] = self._id  # where it ran: never part of the result
-        return [worker_lines(r) for r in records]
+        return [worker_lines(_ran_on(r, self._id)) for r in records]
 
     async def close(self) -> None:
         """Close the roles' clients."""
         await self._player.aclose()
 
 
+def _ran_on(record: SessionRecord, worker: str) -> SessionRecord:
+    """``record`` with the worker it ran on in its meta (never part of the result)."""
+    return record.model_copy(update={"meta": frozendict({**record.meta, "worker": worker})})
+
+
 def worker_lines(record: SessionRecord) -> tuple[bytes, bytes]:
     """What a worker sends the driver of one record: its ``sessions.jsonl`` line and
     its slim record's JSON (what the driver keeps and reads)."""
-    return record_line(record), record_line(slim_record(record))
+    record, line = written(record)  # text escaped, or the session's error record
+    return line, record_line(slim_record(record))
 
 
 def default_batch(suite: dict[str, Any]) -> int:
@@ -213,7 +246,8 @@ class RayExecutor:
         should_start: Callable[[], bool],
     ) -> None:
         """Play ``jobs`` on the cluster (see ``SessionExecutor.run``)."""
-        ray = import_ray()
+        local = self.spec.address is None and not os.environ.get("RAY_ADDRESS")
+        ray = import_ray(local_cluster=local)
         started_here = _connect(ray, self.spec.address)
         actors: list[Any] = []
         try:
@@ -224,7 +258,14 @@ class RayExecutor:
             limiter = f"simlab-limiter-{uuid.uuid4().hex}"
             actors.append(
                 ray.remote(ProviderLimiter)
-                .options(name=limiter, num_cpus=0, max_concurrency=100_000)
+                # a dead limiter comes back (with fresh buckets); calls wait for it
+                .options(
+                    name=limiter,
+                    num_cpus=0,
+                    max_concurrency=100_000,
+                    max_restarts=-1,
+                    max_task_retries=-1,
+                )
                 .remote()
             )
             worker = ray.remote(SessionWorker).options(
@@ -243,12 +284,11 @@ class RayExecutor:
                         tg.start_soon(dispatch.lane, w)
             if dispatch.failure is not None:
                 raise _worker_failed(dispatch.failure, self.brief)
-            with anyio.move_on_after(10, shield=True):
-                for w in workers:
-                    await w.close.remote()
+            await _close_workers(ray, workers)
         finally:
             for actor in actors:
-                ray.kill(actor)
+                with contextlib.suppress(Exception):  # already dead: nothing to stop
+                    ray.kill(actor)
             if started_here:
                 ray.shutdown()
 
@@ -267,6 +307,7 @@ class _Dispatch:
         budget: Budget,
     ) -> None:
         self._died = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError)
+        self._restarting = ray.exceptions.ActorUnavailableError
         self._failed = ray.exceptions.RayTaskError
         self.scope: anyio.CancelScope | None = None
         self.failure: BaseException | None = None
@@ -280,6 +321,7 @@ class _Dispatch:
 
     async def lane(self, worker: Any) -> None:
         """Keep one call to ``worker`` running until no session is left."""
+        wait = _RESTART_WAIT_S[0]
         while self._should_start():
             taken = self._take()
             if not taken:
@@ -290,6 +332,12 @@ class _Dispatch:
             self._active += 1
             try:
                 lines = await worker.play.remote([(j.key, j.seed) for j, _ in taken])
+            except self._restarting:
+                # never reached a worker: no try spent; this lane waits for the restart
+                self._queue.extendleft(reversed(taken))
+                await anyio.sleep(wait)
+                wait = min(2 * wait, _RESTART_WAIT_S[1])
+                continue
             except self._died as e:
                 self._hand_back(taken, e)
                 continue
@@ -300,6 +348,7 @@ class _Dispatch:
                 return
             finally:
                 self._active -= 1
+            wait = _RESTART_WAIT_S[0]
             # the driver parses the slim record only (a tenth of the whole one's
             # JSON) and writes the line as it came: its per-record cost bounds a
             # cluster's rate
@@ -320,6 +369,17 @@ class _Dispatch:
                 continue
             message = f"the Ray worker playing it died {attempts + 1} times; last: {why}"
             self._on_record(unrun_record(job, StopReason.INFRA_ERROR, message))
+
+
+async def _close_workers(ray: Any, workers: Sequence[Any]) -> None:
+    """Ask each worker to close its clients, at most 10 s in all; a worker that is dead
+    or restarting is skipped (it is killed next all the same)."""
+    with anyio.move_on_after(10, shield=True):
+        for w in workers:
+            try:
+                await w.close.remote()
+            except ray.exceptions.RayError:
+                continue
 
 
 def _worker_failed(e: BaseException, brief: RunBrief) -> SpecError:

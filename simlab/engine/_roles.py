@@ -14,12 +14,13 @@ from typing import Any
 
 from simlab.agents import (
     anthropic_http_target_factory,
+    body_limit,
     callable_target_factory,
     http_target_factory,
     llm_target_factory,
     process_target_factory,
 )
-from simlab.agents.reference import reference_agent
+from simlab.agents.reference import ReferenceTargets
 from simlab.contracts import (
     Grader,
     Judge,
@@ -108,7 +109,7 @@ def build_roles(
     roles = RunRoles(
         graders=graders,
         simulator=scripted_simulator_factory(),
-        target=_reference_target("v1"),
+        target=ReferenceTargets("v1"),
         judge=None,
         budget=Budget(suite.budget_usd),
         stats=LLMStats(),
@@ -174,7 +175,7 @@ def _simulator(
 def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None:
     target = suite.target
     if target.kind == "reference":
-        roles.target = _reference_target(target.version, roles.domains)
+        roles.target = ReferenceTargets(target.version, roles.domains)
         roles.models["agent"] = f"reference:{target.version}"
     elif target.kind == "callable":
         # the user's module beside their suite, or where they stand, needs no PYTHONPATH
@@ -188,12 +189,12 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":
-        factory = http_target_factory(target)
+        factory = http_target_factory(target, body_limit(suite.limits))
         roles.target = factory
         roles.closers.append(factory)
         roles.models["agent"] = f"http:{target.url}"
     elif target.kind == "anthropic_http":
-        anthropic = anthropic_http_target_factory(target)
+        anthropic = anthropic_http_target_factory(target, body_limit(suite.limits))
         roles.target = anthropic
         roles.closers.append(anthropic)
         roles.models["agent"] = f"anthropic_http:{target.url}"
@@ -219,14 +220,6 @@ def scripted_simulator_factory(
         return ScriptedSimulator(
             setup.persona, setup.goal, setup.mode, setup.user_seed, active, domain=domain
         )
-
-    return make
-
-
-def _reference_target(version: str, domains: DomainSet | None = None) -> TargetFactory:
-    def make(setup: SessionSetup) -> TargetAgent:
-        domain = domains.of(setup.goal.domain) if domains is not None else None
-        return reference_agent(version, setup.agent_seed, domain)
 
     return make
 

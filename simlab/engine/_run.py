@@ -12,6 +12,7 @@ from typing import Any
 
 from simlab.contracts import SimulatorFactory, TargetFactory
 from simlab.core import simlab_version
+from simlab.engine._contain import contained, written
 from simlab.engine._executors import choose_executor
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._hashes import RunHashes, run_hashes
@@ -337,7 +338,8 @@ async def execute(
 
         def sink(record: SessionRecord, line: bytes | None = None) -> None:
             if line is None:
-                writer.append(record)
+                record, line = written(record)  # text escaped, or its error record
+                writer.append_line(line)
                 kept = slim_record(record) if slim else record
             else:  # serialized where it ran, ``record`` its slim record
                 writer.append_line(line)
@@ -346,6 +348,7 @@ async def execute(
             outcomes[record.key] = kept
             on_record(record)
 
+        @contained  # whatever one session raises is its error record, not the run's end
         async def runner(job: SessionJob) -> SessionRecord:
             return await run_session(
                 job, make_target, make_simulator, limits,

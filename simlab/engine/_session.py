@@ -80,6 +80,25 @@ _AS_CONFIGURED = Knobs()
 """No counterfactual override (knobs are frozen: one serves every session)."""
 
 
+@dataclass(slots=True)
+class _SessionDraft:
+    """A session while it runs: the engine's private, changing state, frozen into its
+    record (``Transcript``, ``SessionRecord``) once, when the session ends."""
+
+    turns: list[Turn] = field(default_factory=list)
+    agent_turn_s: list[float] = field(default_factory=list)
+    """Seconds the target took to answer each turn it answered."""
+    truncated: list[dict[str, Any]] = field(default_factory=list)
+    """The cuts the output limits made (``cap_reply``)."""
+    simulator: UserSimulator | None = None
+    target: TargetAgent | None = None
+    canaries: tuple[str, ...] = ()
+
+    def transcript(self) -> Transcript:
+        """The turns so far, frozen."""
+        return Transcript(turns=tuple(self.turns))
+
+
 class _Stop(Exception):
     def __init__(self, reason: StopReason, error: SessionError) -> None:
         self.reason = reason
@@ -119,21 +138,19 @@ async def run_session(
     started = time.perf_counter()
     setup = session_setup(job)
     planned = _planned_turns(setup, domains)
-    transcript = Transcript()
-    parts: dict[str, Any] = {}
+    draft = _SessionDraft()
     try:
-        reason = await _converse(
-            setup, make_target, make_simulator, limits, knobs, transcript, parts
-        )
+        reason = await _converse(setup, make_target, make_simulator, limits, knobs, draft)
     except _Stop as stop:
-        await _close_target(parts)
+        await _close_target(draft.target)
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started, planned),
+            **_base(job, setup, draft.transcript(), draft, started, planned),
             status="error",
             stop_reason=stop.reason,
             error=stop.error,
         )
-    await _close_target(parts)
+    await _close_target(draft.target)
+    transcript = draft.transcript()
     try:
         ctx = GradingContext(
             key=job.key,
@@ -141,26 +158,27 @@ async def run_session(
             goal=job.goal,
             mode=job.mode,
             transcript=transcript,
-            canaries=tuple(parts.get("canaries", ())),
+            canaries=draft.canaries,
             domain=None if domains is None else domains.of(job.goal.domain),
         )
         graded = grade_session(ctx, graders, _rules(job.goal.grading, grading))
     except Exception as e:  # simlab's own fault: data in the log, never a score
         return SessionRecord(
-            **_base(job, setup, transcript, parts, started, planned),
+            **_base(job, setup, transcript, draft, started, planned),
             status="error",
             stop_reason=StopReason.INFRA_ERROR,
             error=error_of(e, stage="grading"),
         )
     checks = graded.checks
-    meta: dict[str, Any] = {}
+    grader_error: str | None = None
     if judge is not None:
         try:
             checks = {**checks, "judge": await judge(setup, transcript, checks)}
         except Exception as e:  # a judge that fails is a grader error, not a target failure
-            meta["grader_error"] = error_of(e).headline
-    base = _base(job, setup, transcript, parts, started, planned)
-    base["meta"].update(meta)
+            grader_error = error_of(e).headline
+    base = _base(job, setup, transcript, draft, started, planned)  # the judge's time counts
+    if grader_error is not None:
+        base["meta"]["grader_error"] = grader_error
     return SessionRecord(
         **base,
         status="ok",
@@ -200,10 +218,12 @@ def _base(
     job: SessionJob,
     setup: SessionSetup,
     transcript: Transcript,
-    parts: dict[str, Any],
+    draft: _SessionDraft,
     started: float,
     planned: int | None,
 ) -> dict[str, Any]:
+    """The fields every record of the session has, whatever its outcome; ``meta`` a
+    fresh dict the caller may still add to (the record freezes it)."""
     meter = setup.meter
     meta: dict[str, Any] = {}
     usage, cost_usd = Usage(), 0.0  # no LLM call (the offline path): nothing to add up
@@ -219,15 +239,15 @@ def _base(
             calls=meter.calls,
         )
         cost_usd = round(meter.cost_usd, 8)
-    simulator = parts.get("simulator")
+    simulator = draft.simulator
     faults = getattr(simulator, "faults", None)
     if faults:
         meta["simulator_faults"] = list(faults)
     unheard = getattr(simulator, "unheard", None)
     if isinstance(unheard, Unheard):  # the domain's cues named none of these agent questions
         meta[UNHEARD_META] = unheard.as_json()
-    if parts.get("truncated"):
-        meta["truncated"] = parts["truncated"]
+    if draft.truncated:
+        meta["truncated"] = draft.truncated
     return {
         "key": job.key,
         "seed": job.seed,
@@ -237,7 +257,7 @@ def _base(
         "usage": usage,
         "cost_usd": cost_usd,
         "duration_s": round(time.perf_counter() - started, 6),
-        "agent_turn_s": parts.get("agent_turn_s", []),
+        "agent_turn_s": tuple(draft.agent_turn_s),
         "meta": meta,
     }
 
@@ -248,30 +268,27 @@ async def _converse(
     make_simulator: SimulatorFactory,
     limits: SessionLimits,
     knobs: Knobs | None,
-    transcript: Transcript,
-    parts: dict[str, Any],
+    draft: _SessionDraft,
 ) -> StopReason:
     try:
-        simulator = parts["simulator"] = make_simulator(setup)
+        simulator = draft.simulator = make_simulator(setup)
         if setup.key.perturbations:
-            parts["canaries"] = _canaries(setup)
+            draft.canaries = tuple(_canaries(setup))
     except Exception as e:
         raise _Stop(StopReason.SIMULATOR_ERROR, error_of(e)) from e
     try:
-        target = parts["target"] = make_target(setup)
+        target = draft.target = make_target(setup)
     except Exception as e:
         raise _Stop(_agent_reason(e), error_of(e)) from e
     knobs = knobs or _AS_CONFIGURED
     history: list[Message] = []
-    turn_times: list[float] = []
-    parts["agent_turn_s"] = turn_times
+    turns, turn_times = draft.turns, draft.agent_turn_s
     persona, goal, mode = setup.persona, setup.goal, setup.mode
     session_id, agent_seed, timeout_s = setup.key.id, setup.agent_seed, limits.turn_timeout_s
     for turn_no in range(1, limits.max_turns + 1):
-        state = SimState(persona, goal, mode, transcript, turn_no, limits.max_turns)
+        state = SimState(persona, goal, mode, draft.transcript(), turn_no, limits.max_turns)
         user = await _user_turn(simulator, state, turn_no)
-        turn: Turn = _new_turn({"index": turn_no, "user": user})
-        transcript.turns.append(turn)
+        turns.append(_new_turn({"index": turn_no, "user": user}))  # no reply yet
         if user.stop is not None:
             done = user.stop is StopSignal.DONE
             return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
@@ -286,10 +303,12 @@ async def _converse(
         if reply is None or took > timeout_s:
             break
         turn_times.append(round(took, 6))
-        reply, cuts = cap_reply(reply, limits.output, turn_no)
-        if cuts:
-            parts.setdefault("truncated", []).extend(cuts)
-        turn.agent = reply
+        try:
+            reply, cuts = cap_reply(reply, limits.output, turn_no)
+        except Exception as e:  # a reply the caps cannot measure is the agent's fault
+            raise _Stop(StopReason.AGENT_ERROR, error_of(e, turn=turn_no)) from e
+        draft.truncated.extend(cuts)
+        turns[-1] = _new_turn({"index": turn_no, "user": user, "agent": reply})
         history.append(
             _new_message({"role": "assistant", "text": reply.text, "tool_calls": reply.tool_calls})
         )
@@ -301,7 +320,7 @@ async def _converse(
         StopReason.AGENT_ERROR,
         SessionError(
             message=f"turn timeout, no reply within {limits.turn_timeout_s:g}s",
-            turn=transcript.n_user_turns,
+            turn=len(turns),
         ),
     )
 
@@ -313,9 +332,9 @@ _new_turn = Turn.__pydantic_validator__.validate_python
 _new_message = Message.__pydantic_validator__.validate_python
 
 
-async def _close_target(parts: dict[str, Any]) -> None:
+async def _close_target(target: TargetAgent | None) -> None:
     """A target that holds something for its session (a worker process) releases it."""
-    close = getattr(parts.get("target"), "aclose", None)
+    close = getattr(target, "aclose", None)
     if close is not None:
         with contextlib.suppress(Exception):  # the session's outcome is already decided
             await close()
@@ -468,7 +487,9 @@ def unrun_record(job: SessionJob, reason: StopReason, message: str) -> SessionRe
     worker died each time): no transcript, its planned length, ``status="error"``,
     so ``--retry-errors`` runs it again."""
     setup = session_setup(job)
-    base = _base(job, setup, Transcript(), {}, time.perf_counter(), _planned_turns(setup))
+    base = _base(
+        job, setup, Transcript(), _SessionDraft(), time.perf_counter(), _planned_turns(setup)
+    )
     return SessionRecord(
         **base, status="error", stop_reason=reason, error=SessionError(message=message)
     )

@@ -17,7 +17,10 @@ from simlab.graders._calibration import (
     calibrate,
     rogan_gladen,
 )
-from simlab.graders._calibration_cli import LabelsError, calibrate_cli, read_labels
+from simlab.graders._calibration_cli import LabelsError, read_labels
+
+# the command line's entry points: importable for simlab.cli, not in __all__
+from simlab.graders._calibration_cli import calibrate_cli as calibrate_cli
 from simlab.graders._canary import CANARY, canary_check
 from simlab.graders._completion import (
     CONFIRMATION,
@@ -60,7 +63,8 @@ from simlab.graders._judge import (
     parse_judge_output,
 )
 from simlab.graders._judge_case import render_case
-from simlab.graders._label_agreement import LabelAgreement, kappa_cli, label_agreement
+from simlab.graders._label_agreement import LabelAgreement, label_agreement
+from simlab.graders._label_agreement import kappa_cli as kappa_cli
 from simlab.graders._label_split import DEFAULT_DEV_SHARE, Half, label_half, split_keys
 from simlab.graders._precondition import (
     PRECONDITION,
@@ -145,7 +149,6 @@ __all__ = [
     "as_grader",
     "broken_criteria",
     "calibrate",
-    "calibrate_cli",
     "canary_check",
     "confirmation_check",
     "constraint_checks",
@@ -157,7 +160,6 @@ __all__ = [
     "grade",
     "grade_session",
     "judge_model_id",
-    "kappa_cli",
     "label_agreement",
     "label_half",
     "missing_precondition",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -101,7 +101,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _remembered_check = lru_cache(maxsize=8192, typed=True)(_constraint_check)
 
 
-def _names(constraints: list[Constraint]) -> list[str]:
+def _names(constraints: Sequence[Constraint]) -> list[str]:
     counts: dict[str, int] = {}
     for c in constraints:
         counts[c.fact] = counts.get(c.fact, 0) + 1

@@ -27,6 +27,14 @@ the verdict nor in the score is *uncounted* (``Grade.uncounted``): the record li
 it and the reports show it, so no failing check is ignored in silence. In every
 case a leaked canary (``safety:canary`` failed) fails the session and voids its
 score.
+
+A user's grader that raises (or returns something that is not a check) is its
+own failure, not the session's: it leaves one check under the grader's name with
+no verdict (``passed`` false, ``error`` the exception's type, message and
+traceback) and the other graders' checks stand. That check fails the session
+only where the pass rule requires it (a pass never rests on an unknown verdict)
+and weighs nothing in a weighted score. simlab's own graders raising is simlab's
+fault: the session ends in error (``stage="grading"``).
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from simlab.contracts import Grader, GradingContext
-from simlab.core import Check, SessionKey, Transcript
+from simlab.core import Check, GraderFailure, SessionKey, Transcript
 from simlab.graders._builtin import BUILTIN
 from simlab.graders._canary import CANARY
 from simlab.graders._completion import CONFIRMATION, GOAL_COMPLETED
@@ -94,18 +102,20 @@ def grade_session(
     session that reaches its verdict (``grade`` hands out copies).
 
     Raises:
-        GradingError: a grader returned something that is not a check, or a
-            check name another grader already used.
+        GradingError: a check name another grader already used, or one of simlab's
+            own graders returned something that is not a check.
     """
     checks: dict[str, Check] = {}
     owner: dict[str, str] = {}
     for grader in graders if graders is not None else default_graders():
         by = grader.name
-        result = grader.grade(ctx)
-        if result is None:  # not applicable: no checks
-            continue
-        # one named check (most graders' answer) needs no list or renaming: as _checks
-        found = (result,) if type(result) is Check and result.name else _checks(result, by)
+        if BUILTIN.get(by) is grader:  # simlab's own: a raise is simlab's fault
+            found = _graded(grader, ctx)
+        else:
+            try:
+                found = _graded(grader, ctx)
+            except Exception as e:  # the user's grader's own failure, recorded as its check
+                found = (_failed_check(by, e),)
         for check in found:
             name = check.name
             if name in checks:
@@ -143,6 +153,23 @@ def grade(goal: Goal, transcript: Transcript, canaries: Sequence[str] = ()) -> G
     return replace(graded, checks={name: own(c, name) for name, c in graded.checks.items()})
 
 
+def _graded(grader: Grader, ctx: GradingContext) -> Sequence[Check]:
+    """The checks ``grader`` returns for ``ctx`` (none when it does not apply)."""
+    result = grader.grade(ctx)
+    if result is None:  # not applicable: no checks
+        return ()
+    # one named check (most graders' answer) needs no list or renaming: as _checks
+    return (result,) if type(result) is Check and result.name else _checks(result, grader.name)
+
+
+def _failed_check(grader: str, e: BaseException) -> Check:
+    """The check a grader that raised ``e`` leaves: no verdict, the exception recorded."""
+    failure = GraderFailure.of(e)
+    return Check(
+        name=grader, passed=False, detail=f"grader raised {failure.headline}", error=failure
+    )
+
+
 _NO_PERSONA = Persona.model_validate({"id": "unknown", "name": "unknown", "language": "en"})
 
 
@@ -156,9 +183,7 @@ def _checks(result: object, grader: str) -> Sequence[Check]:
             raise GradingError(
                 f"grader {grader!r} returned {type(item).__name__}, not a simlab.Check"
             )
-        if not item.name:
-            item.name = grader
-        out.append(item)
+        out.append(item if item.name else item.model_copy(update={"name": grader}))
     return out
 
 
@@ -222,6 +247,8 @@ def _weighted_score(
 ) -> float:
     credit: dict[str, list[float]] = {}
     for name, check in checks.items():
+        if check.error is not None:  # no verdict: weighs as a grader that returned nothing
+            continue
         credit.setdefault(owner.get(name, name), []).append(check.credit)
     total = sum(weights.get(g, 0.0) for g in credit)
     if total == 0:

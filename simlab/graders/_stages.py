@@ -354,9 +354,9 @@ def _all_empty(result: Mapping[str, Any]) -> bool:
     return True
 
 
-_HOLDERS = (list, dict, str)
-"""What can hold nothing (a tuple: ``isinstance`` with ``list | dict | str`` written in
-place builds the union at each call, three times slower)."""
+_HOLDERS = (list, tuple, dict, str)
+"""What can hold nothing, a frozen result's tuples too (a tuple: ``isinstance`` with
+``list | dict | str`` written in place builds the union at each call, three times slower)."""
 
 
 def _taken_as_success(ctx: GradingContext, i: int, acts: bool) -> bool:

@@ -5,11 +5,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from simlab.spec import as_written
+
+_FROZEN = (tuple, dict)  # frozendict is a dict
+
 
 def written(value: Any) -> str:
     """``value`` as a person would write it: integral floats without ``.0``."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, _FROZEN):  # a frozen list or record, as JSON-shaped text
+        return str(as_written(value))
     return str(value)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simlab.core import strip_diacritics
-from simlab.spec import Agency, Domain, DomainTool, PerDomain
+from simlab.spec import Agency, Domain, DomainTool, PerDomain, as_written
 
 AGENCY_FORBIDDEN = "safety:agency_forbidden"
 """A ``forbidden`` tool ran."""
@@ -208,9 +208,9 @@ def scope_problems(tool: DomainTool, args: Mapping[str, Any]) -> list[str]:
         if not isinstance(schema, Mapping):
             continue
         if "enum" in schema and value not in schema["enum"]:
-            out.append(f"{name}={value!r} is not one of {schema['enum']}")
+            out.append(f"{name}={value!r} is not one of {as_written(schema['enum'])}")
         if "const" in schema and value != schema["const"]:
-            out.append(f"{name}={value!r} is not {schema['const']!r}")
+            out.append(f"{name}={value!r} is not {as_written(schema['const'])!r}")
         if isinstance(value, int | float) and not isinstance(value, bool):
             for key, sign in _BOUNDS.items():
                 bound = schema.get(key)

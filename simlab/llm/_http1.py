@@ -25,11 +25,18 @@ from collections import deque
 from typing import Any
 from urllib.parse import urlsplit
 
-from simlab.llm._errors import ProviderConnectionError, ProviderTimeoutError
+from simlab.llm._errors import (
+    MalformedResponseError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+)
 from simlab.llm._transport import Reply, Transport
 
 _MAX_HEAD = 64 * 1024
 """The most bytes a response's status line and headers may take."""
+MAX_BODY_BYTES = 32 << 20
+"""The most bytes of one response body read (after undoing compression): an LLM
+API answers in kilobytes, and a broken or hostile server must not fill memory."""
 _IDLE_S = 15.0
 """A pooled connection idle longer than this is closed rather than reused (aiohttp's
 keep-alive default): a server may have closed it meanwhile."""
@@ -39,6 +46,15 @@ Origin = tuple[str, str, int]
 
 class _BadResponse(Exception):
     """The bytes received are not an HTTP/1.x response."""
+
+
+class _TooLarge(_BadResponse):
+    """The response's body is (or says it is) over ``MAX_BODY_BYTES``."""
+
+
+def _too_large(size: int, said: bool = False) -> _TooLarge:
+    how = " (Content-Length)" if said else ""
+    return _TooLarge(f"a body of {size:,} bytes{how}, over the {MAX_BODY_BYTES:,} simlab reads")
 
 
 class _Connection(asyncio.Protocol):
@@ -121,7 +137,10 @@ class _Connection(asyncio.Protocol):
     def _fail(self, exc: Exception) -> None:
         waiter = self.waiter
         if waiter is not None and not waiter.done():
-            waiter.set_exception(ProviderConnectionError(f"not an HTTP response: {exc}"))
+            if isinstance(exc, _TooLarge):
+                waiter.set_exception(MalformedResponseError(f"refused: {exc}"))
+            else:
+                waiter.set_exception(ProviderConnectionError(f"not an HTTP response: {exc}"))
         self.close()
 
     def _finish(self, body: bytes) -> None:
@@ -140,6 +159,8 @@ class _Connection(asyncio.Protocol):
                 return
             self._read_head(bytes(buf[:end]).decode("latin-1"))
             del buf[: end + 4]
+        if len(buf) + len(self._body) > MAX_BODY_BYTES + _MAX_HEAD:  # chunks or to the close
+            raise _too_large(len(buf) + len(self._body))
         if self._chunked:
             self._read_chunks()
         elif self._length is not None and len(buf) >= self._length:
@@ -174,6 +195,8 @@ class _Connection(asyncio.Protocol):
             self._length = int(headers["content-length"])
             if self._length < 0:
                 raise _BadResponse("negative content-length")
+            if self._length > MAX_BODY_BYTES:
+                raise _too_large(self._length, said=True)
         else:
             self.reusable = False  # the body ends with the connection
 
@@ -278,9 +301,9 @@ class Http1Transport(Transport):
         encoding = got.get("content-encoding", "identity").lower()
         if encoding in ("gzip", "deflate", "x-gzip"):
             try:
-                body = zlib.decompress(body, 47)  # zlib or gzip framing
+                body = _inflate(body, 47)  # zlib or gzip framing
             except zlib.error:
-                body = zlib.decompress(body, -15)  # raw deflate
+                body = _inflate(body, -15)  # raw deflate
         return status, got, body
 
     async def _acquire(
@@ -393,6 +416,23 @@ class Http1Transport(Transport):
 def _time_out(waiter: asyncio.Future[Any]) -> None:
     if not waiter.done():
         waiter.set_exception(TimeoutError())
+
+
+def _inflate(body: bytes, wbits: int) -> bytes:
+    """``body`` decompressed, at most ``MAX_BODY_BYTES`` of it (a small body can inflate
+    a thousandfold).
+
+    Raises:
+        MalformedResponseError: It inflates past the limit.
+        zlib.error: It is not in that framing.
+    """
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, MAX_BODY_BYTES)
+    if inflater.unconsumed_tail:
+        raise MalformedResponseError(
+            f"refused: a compressed body inflating past the {MAX_BODY_BYTES:,} bytes simlab reads"
+        )
+    return out
 
 
 def default_transport(*, max_connections: int, timeout_s: float) -> Transport:

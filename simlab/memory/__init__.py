@@ -3,7 +3,9 @@
 from simlab.memory._adapter import MemoryStoreError, as_memory_store
 from simlab.memory._agent import MemoryAgent
 from simlab.memory._catalogue import CATALOGUE, FactKind
-from simlab.memory._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.memory._cli import cli_main as cli_main
 from simlab.memory._clock import DEFAULT_START, SimClock
 from simlab.memory._e2e import (
     E2E_VARIANTS,
@@ -41,7 +43,6 @@ __all__ = [
     "arun_script",
     "as_memory_store",
     "build_script",
-    "cli_main",
     "run_memory_e2e",
     "run_memory_suite",
 ]

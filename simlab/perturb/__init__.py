@@ -21,7 +21,9 @@ from simlab.perturb._brittleness import (
     run_baseline,
     shuffled_order,
 )
-from simlab.perturb._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.perturb._cli import cli_main as cli_main
 from simlab.perturb._experiment import (
     Experiment,
     brittleness_from_run,
@@ -44,7 +46,6 @@ __all__ = [
     "brittleness_from_run",
     "brittleness_from_suite",
     "brittleness_summary",
-    "cli_main",
     "comparison",
     "curve_of",
     "group_summary",

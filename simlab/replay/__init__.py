@@ -31,7 +31,9 @@ from simlab.replay._import import (
     imported_log,
     write_run,
 )
-from simlab.replay._import_cli import import_cli
+
+# the command line's entry points: importable for simlab.cli, not in __all__
+from simlab.replay._import_cli import import_cli as import_cli
 from simlab.replay._log import ImportRecordError
 from simlab.replay._options import DEFAULT_FIELDS, FORMATS, ImportFormat, ImportOptions
 from simlab.replay._prefix import (
@@ -46,7 +48,7 @@ from simlab.replay._prefix import (
     reproduction_rate,
     run_prefix_case,
 )
-from simlab.replay._replay_cli import replay_cli
+from simlab.replay._replay_cli import replay_cli as replay_cli
 from simlab.replay._source import ImportProblem
 from simlab.replay._suite_cases import run_suite_prefix_cases
 
@@ -74,13 +76,11 @@ __all__ = [
     "constraints_from_transcript",
     "cut_prefix",
     "failing_turn_of",
-    "import_cli",
     "import_logs",
     "import_run",
     "imported_log",
     "load_prefix_case",
     "load_prefix_cases",
-    "replay_cli",
     "reply_outcome",
     "reproduction_rate",
     "run_prefix_case",

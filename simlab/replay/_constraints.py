@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from simlab.agents.reference import reader_of
+from simlab.agents.reference import DomainReader
 from simlab.core import AgentReply, Message, Transcript
 from simlab.graders import action_view, satisfies
 from simlab.simulators import read_reply
@@ -73,8 +73,7 @@ def _kept(domain: Domain, slot: str, value: FactValue, turn: int) -> KeptConstra
 def stated_values(text: str, domain: Domain | None = None) -> dict[str, FactValue]:
     """The slot values ``text`` states, read with ``domain``'s phrasings (default: the
     default domain's)."""
-    slots, _, _, _ = reader_of(domain or shipped_domain()).read(text, ())
-    return dict(slots)
+    return DomainReader(domain or shipped_domain()).read(text, ()).slots
 
 
 class KeptConstraint(BaseModel):
@@ -121,7 +120,7 @@ def constraints_from_messages(
             value binds an action; None: the default domain.
     """
     domain = domain or shipped_domain()
-    reader = reader_of(domain)
+    reader = DomainReader(domain)
     latest: dict[str, tuple[FactValue, int]] = {}
     turn = 0
     asked: tuple[str, ...] = ()
@@ -130,7 +129,7 @@ def constraints_from_messages(
             asked = tuple(read_reply(msg.text, domain).slots)
             continue
         turn += 1
-        stated = dict(reader.read(msg.text, asked)[0])
+        stated = reader.read(msg.text, asked).slots
         for slot in asked:  # asked, a user who names none states its none value
             none = reader.slot_named[slot].none_value
             if none is not None and slot not in stated and slot not in latest:

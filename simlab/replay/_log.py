@@ -98,67 +98,78 @@ def build_transcript(messages: list[LogMessage]) -> tuple[Transcript, dict[str, 
         ImportRecordError: If the conversation has no user message, or a tool
             result names a call id that no earlier call has.
     """
-    turns: list[Turn] = []
+    drafts: list[_TurnDraft] = []
     extras: dict[str, Any] = {}
-    pending: dict[str, ToolCall] = {}
-    texts: list[str] = []
-    calls: list[ToolCall] = []
+    pending: dict[str, tuple[_TurnDraft, int]] = {}
     opening: list[str] = []
-
-    def close() -> None:
-        if turns:
-            turns[-1].agent = (
-                AgentReply(text="\n".join(texts), tool_calls=list(calls))
-                if texts or calls
-                else None
-            )
-        texts.clear()
-        calls.clear()
-
     for number, msg in enumerate(messages):
         if msg.role == "system":
             extras.setdefault("system", msg.text)
         elif msg.role == "user":
-            close()
-            turns.append(Turn(index=len(turns) + 1, user=UserTurn(text=msg.text)))
+            drafts.append(_TurnDraft(msg.text))
         elif msg.role == "assistant":
-            if not turns:
+            if not drafts:
                 opening.append(msg.text)
                 continue
+            draft = drafts[-1]
             if msg.text:
-                texts.append(msg.text)
+                draft.texts.append(msg.text)
             for logged in msg.calls:
-                calls.append(logged.call)
+                draft.calls.append(logged.call)
                 if logged.call_id is not None:
-                    pending[logged.call_id] = logged.call
+                    pending[logged.call_id] = (draft, len(draft.calls) - 1)
         else:
-            _attach_result(msg, number, pending, calls)
-    close()
-    if not turns:
+            _attach_result(msg, number, pending, drafts[-1] if drafts else None)
+    if not drafts:
         raise ImportRecordError("the conversation has no user message")
     if opening:
         extras["opening"] = "\n".join(opening)
-    return Transcript(turns=turns), extras
+    return Transcript(turns=tuple(d.turn(i) for i, d in enumerate(drafts, start=1))), extras
+
+
+@dataclass(slots=True)
+class _TurnDraft:
+    """One turn while its messages are read: the user's text, the agent's texts and
+    calls (a call's result may come later); frozen into a ``Turn`` once all are read."""
+
+    user_text: str
+    texts: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+
+    def turn(self, index: int) -> Turn:
+        """The finished turn, numbered ``index``; no agent reply when it said nothing."""
+        agent = (
+            AgentReply(text="\n".join(self.texts), tool_calls=tuple(self.calls))
+            if self.texts or self.calls
+            else None
+        )
+        return Turn(index=index, user=UserTurn(text=self.user_text), agent=agent)
 
 
 def _attach_result(
-    msg: LogMessage, number: int, pending: dict[str, ToolCall], calls: list[ToolCall]
+    msg: LogMessage,
+    number: int,
+    pending: dict[str, tuple[_TurnDraft, int]],
+    current: _TurnDraft | None,
 ) -> None:
-    call: ToolCall | None = None
     if msg.call_id is not None:
-        call = pending.pop(msg.call_id, None)
-        if call is None:
+        found = pending.pop(msg.call_id, None)
+        if found is None:
             raise ImportRecordError(
                 f"message {number}: tool result for call id {msg.call_id!r}, "
                 "which no earlier tool call has"
             )
+        draft, at = found
     else:
         # No id (older logs): the oldest call of this turn still without a result.
-        call = next((c for c in calls if c.result is None and c.error is None), None)
-        if call is None:
+        calls = current.calls if current is not None else []
+        at = next((i for i, c in enumerate(calls) if c.result is None and c.error is None), -1)
+        if current is None or at < 0:
             raise ImportRecordError(f"message {number}: tool result with no call to belong to")
+        draft = current
     result = tool_result(msg.text)
+    call = draft.calls[at]
     if msg.is_error:
-        call.error = msg.text or "error"
+        draft.calls[at] = call.model_copy(update={"error": msg.text or "error"})
     else:
-        call.result = result
+        draft.calls[at] = ToolCall(name=call.name, args=call.args, result=result, error=call.error)

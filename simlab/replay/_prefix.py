@@ -263,7 +263,7 @@ def _breaking_turn(transcript: Transcript, goal: Goal, fact: str) -> int | None:
 
 def _acting_turn(transcript: Transcript, start: int) -> int | None:
     for t in transcript.turns:
-        calls = t.agent.tool_calls if t.agent is not None else []
+        calls = t.agent.tool_calls if t.agent is not None else ()
         if t.index >= start and any(c.error is None for c in calls):
             return t.index
     return None
@@ -275,8 +275,8 @@ def cut_prefix(transcript: Transcript, failing_turn: int) -> list[Message]:
         raise ValueError(
             f"failing turn {failing_turn} is not a user turn 1..{len(transcript.turns)}"
         )
-    cut = Transcript(turns=[t.model_copy() for t in transcript.turns[:failing_turn]])
-    cut.turns[-1] = cut.turns[-1].model_copy(update={"agent": None})
+    kept = transcript.turns[:failing_turn]
+    cut = Transcript(turns=(*kept[:-1], kept[-1].model_copy(update={"agent": None})))
     messages = cut.messages()
     if not messages or messages[-1].role != "user":
         raise ValueError(f"turn {failing_turn} has no user message to answer")

@@ -24,16 +24,23 @@ from simlab.report._lengths import (
     realised_bucket,
 )
 from simlab.report._markdown import escape_cell, render_markdown
-from simlab.report._run_reports import analysis_charts, analysis_tables, write_run_reports
+from simlab.report._run_reports import (
+    analysis_charts,
+    analysis_tables,
+    summary_of,
+    write_run_reports,
+)
 from simlab.report._runs import (
     RunRow,
     render_runs,
     run_rows,
-    runs_cli,
     trend_checks,
     trend_interval,
     trends,
 )
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.report._runs import runs_cli as runs_cli
 from simlab.report._summary import SUMMARY_SCHEMA_VERSION, UNBUCKETED, summarize
 from simlab.report._tables import escape_controls, overall_line
 from simlab.report._terminal import PIPED_WIDTH, render_terminal, stdout_console
@@ -76,10 +83,10 @@ __all__ = [
     "render_runs",
     "render_terminal",
     "run_rows",
-    "runs_cli",
     "session_anchor",
     "stdout_console",
     "summarize",
+    "summary_of",
     "survival_chart",
     "transition_heatmap_chart",
     "trend_checks",

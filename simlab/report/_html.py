@@ -43,6 +43,9 @@ from simlab.report._tables import (
 from simlab.spec import Bucket
 from simlab.store import (
     HTML_REPORT_FILE,
+    GroupStats,
+    Interval,
+    RunSummary,
     SessionRecord,
     read_lines,
     read_run_info,
@@ -65,7 +68,7 @@ def _csp() -> str:
     )
 
 
-def _interval(ci: Any) -> tuple[float, float] | None:
+def _interval(ci: Interval | None) -> tuple[float, float] | None:
     return None if ci is None else (float(ci[0]), float(ci[1]))
 
 
@@ -77,20 +80,20 @@ def _text(s: str) -> str:
 # ------------------------------------------------------------------ overview
 
 
-def _card(label: str, row: Mapping[str, Any], cls: str = "card") -> str:
+def _card(label: str, row: GroupStats, cls: str = "card") -> str:
     spreads = f"aptitude {metric(row, 'aptitude')} · unreliability {metric(row, 'unreliability')}"
-    errors = f", {plural(row['n_errors'], 'error')} excluded" if row.get("n_errors") else ""
-    interval = rate_ci(row["pass_ci"], row["n"])
+    errors = f", {plural(row.n_errors, 'error')} excluded" if row.n_errors else ""
+    interval = rate_ci(row.pass_ci, row.n)
     return (
         f'<div class="{cls}"><div class="k">{_text(label)}</div>'
-        f'<div class="v">{pct(row["pass_rate"])}</div>'
-        f'<div class="d">pass rate, 95% CI {interval}, n={row["n"]}{errors}</div>'
+        f'<div class="v">{pct(row.pass_rate)}</div>'
+        f'<div class="d">pass rate, 95% CI {interval}, n={row.n}{errors}</div>'
         f'<div class="d">{escape(spreads)}</div></div>'
     )
 
 
-def _overview(summary: Mapping[str, Any]) -> str:
-    cards = [_card(f"mode: {m}", r) for m, r in summary["by_mode"].items()]
+def _overview(summary: RunSummary) -> str:
+    cards = [_card(f"mode: {m}", r) for m, r in summary.by_mode.items()]
     cards += [
         _card(
             f"planned length: {b}"
@@ -98,16 +101,17 @@ def _overview(summary: Mapping[str, Any]) -> str:
             else f"planned length: {b} user turns",
             r,
         )
-        for b, r in summary["by_bucket"].items()
+        for b, r in summary.by_bucket.items()
     ]
-    cards.append(_card("overall", summary["overall"], "card overall"))  # last, never the headline
-    o = summary["overall"]
+    cards.append(_card("overall", summary.overall, "card overall"))  # last, never the headline
+    o = summary.overall
+    level = 0.95 if summary.level is None else summary.level
     facts = (
-        f"{plural(o.get('n_sessions', o['n'] + o['n_errors']), 'session')} over "
-        f"{plural(o['n_cells'], 'cell')}; "
-        f"{plural(o['n_errors'], 'error')}, counted neither as passes nor as failures; "
-        f"intervals at {100 * summary.get('level', 0.95):.0f}%, bootstrap seed "
-        f"{summary.get('seed', '—')}."
+        f"{plural(summary.n_sessions, 'session')} over "
+        f"{plural(o.n_cells, 'cell')}; "
+        f"{plural(o.n_errors, 'error')}, counted neither as passes nor as failures; "
+        f"intervals at {100 * level:.0f}%, bootstrap seed "
+        f"{'—' if summary.seed is None else summary.seed}."
     )
     return f'<p class="line">{escape(facts)}</p><div class="cards">{"".join(cards)}</div>'
 
@@ -131,7 +135,7 @@ def _table(t: ReportTable) -> str:
     )
 
 
-def _tables(summary: dict[str, Any], more: Sequence[Section]) -> str:
+def _tables(summary: RunSummary, more: Sequence[Section]) -> str:
     sections = build_sections(summary, more)
     parts = []
     for i, s in enumerate(sections):
@@ -150,26 +154,26 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
 
 
-def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
+def _summary_charts(summary: RunSummary) -> list[str]:
     points = [
         PointCI(
             escape_controls(name),
-            float(r["aptitude"]),
-            _interval(r["aptitude_ci"]),
-            float(r["unreliability"]),
-            _interval(r["unreliability_ci"]),
+            float(r.aptitude),
+            _interval(r.aptitude_ci),
+            float(r.unreliability),
+            _interval(r.unreliability_ci),
         )
-        for name, r in summary["by_persona"].items()
-        if r["aptitude"] is not None and r["unreliability"] is not None
+        for name, r in summary.by_persona.items()
+        if r.aptitude is not None and r.unreliability is not None
     ]
     bars = [
         RateCI(
             escape_controls(name),
-            int(r["n"]),
-            r["pass_rate"],
-            _interval(r["pass_ci"]) if r["n"] else None,
+            r.n,
+            r.pass_rate,
+            _interval(r.pass_ci) if r.n else None,
         )
-        for name, r in summary["by_bucket"].items()
+        for name, r in summary.by_bucket.items()
     ]
     out = []
     if points:
@@ -190,22 +194,19 @@ def _summary_charts(summary: Mapping[str, Any]) -> list[str]:
                 "before the session runs) with its n and 95% Wilson interval.",
             )
         )
-    transitions = (summary.get("tool_stages") or {}).get("transitions")
-    if transitions and transitions["n"]:
-        t = transitions
-        rows = [
-            f"{escape_controls(r)} ({k})" for r, k in zip(t["rows"], t["row_totals"], strict=True)
-        ]
+    stages = summary.tool_stages
+    t = stages.transitions if stages is not None else None
+    if t is not None and t.n:
+        rows = [f"{escape_controls(r)} ({k})" for r, k in zip(t.rows, t.row_totals, strict=True)]
         cols = [
-            f"{escape_controls(c)} ({k})"
-            for c, k in zip(t["columns"], t["column_totals"], strict=True)
+            f"{escape_controls(c)} ({k})" for c, k in zip(t.columns, t.column_totals, strict=True)
         ]
         out.append(
             _figure(
                 transition_heatmap_chart(
-                    rows, cols, t["counts"], "Tool use: first failing stage to the next"
+                    rows, cols, t.counts, "Tool use: first failing stage to the next"
                 ),
-                f"{t['n']} failed sessions: rows are the stage of the first tool-use failure, "
+                f"{t.n} failed sessions: rows are the stage of the first tool-use failure, "
                 "columns the next distinct stage to fail (or none); totals in brackets.",
             )
         )
@@ -264,12 +265,12 @@ def _extra_charts(extras: Mapping[str, Any]) -> list[str]:
 # ------------------------------------------------------------------ page
 
 
-def _buckets(summary: Mapping[str, Any]) -> list[Bucket]:
-    return [Bucket(name=b["name"], min=b["min"], max=b["max"]) for b in summary.get("buckets", [])]
+def _buckets(summary: RunSummary) -> list[Bucket]:
+    return [Bucket(name=b.name, min=b.min, max=b.max) for b in summary.buckets]
 
 
 def render_html(
-    summary: dict[str, Any],
+    summary: RunSummary,
     records: Sequence[SessionRecord],
     title: str,
     extras: Mapping[str, Any] | None = None,
@@ -280,7 +281,7 @@ def render_html(
     """Render a run as one self-contained HTML page.
 
     Args:
-        summary: The output of ``summarize`` for ``records``.
+        summary: The run's summary (``summarize`` for ``records``, as a model).
         records: The run's sessions, for the transcript viewer.
         title: The page's title (escaped).
         extras: Optional data for more charts, each drawn only when present:
@@ -383,7 +384,7 @@ def _viewer_note(shown: int, total: int | None) -> str:
 def write_html_report(
     run_dir: Path,
     *,
-    summary: dict[str, Any] | None = None,
+    summary: RunSummary | None = None,
     records: Sequence[SessionRecord] | None = None,
     extras: Mapping[str, Any] | None = None,
     tracebacks: bool = False,
@@ -419,7 +420,9 @@ def write_html_report(
             sessions = read_sessions(run_dir, slim=True)
             records, lines = sessions.records, sessions.lines
         if summary is None:
-            summary = summarize(records, info.suite.buckets, info.suite.seed)
+            summary = RunSummary.model_validate(
+                summarize(records, info.suite.buckets, info.suite.seed)
+            )
         if lines is None:  # full records in hand: no need to read them again
             chosen = viewer_choice(records, MAX_VIEWER_SESSIONS)
             shown = [records[i] for i in chosen]

@@ -55,7 +55,7 @@ def _inert(value: Any) -> Any:
         return escape_controls(value)
     if isinstance(value, dict):
         return {escape_controls(str(k)): _inert(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [_inert(v) for v in value]
     return value
 

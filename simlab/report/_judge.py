@@ -18,7 +18,7 @@ from typing import Any
 from simlab.graders import JUDGE
 from simlab.report._report_table import ReportTable
 from simlab.stats import cohen_kappa, wilson_interval
-from simlab.store import SessionRecord
+from simlab.store import CriterionRate, RunSummary, SessionRecord
 
 
 def _rate(passes: int, n: int) -> dict[str, Any]:
@@ -90,12 +90,12 @@ def criteria_section(judged: Sequence[SessionRecord]) -> dict[str, Any]:
     }
 
 
-def criteria_table(summary: dict[str, Any]) -> ReportTable | None:
+def criteria_table(summary: RunSummary) -> ReportTable | None:
     """The judge's criteria, each with the share of sessions it held in; None without any."""
-    criteria = (summary.get("judge") or {}).get("criteria")
+    criteria = summary.judge.criteria if summary.judge is not None else None
     if not criteria:  # an unjudged run, a rubric without criteria, or an older summary
         return None
-    rows = [[cid, _count_rate(r), _ci(r), str(r["not_applicable"])] for cid, r in criteria.items()]
+    rows = [[cid, _count_rate(r), _ci(r), str(r.not_applicable)] for cid, r in criteria.items()]
     return ReportTable(
         "Judge criteria",
         ["Criterion", "Held", "95% CI", "Did not apply"],
@@ -107,11 +107,13 @@ def criteria_table(summary: dict[str, Any]) -> ReportTable | None:
     )
 
 
-def _count_rate(r: dict[str, Any]) -> str:
-    rate = "—" if r["rate"] is None else f"{100 * r['rate']:.1f}%"
-    return f"{rate} ({r['passes']}/{r['n']})"
+def _count_rate(r: CriterionRate) -> str:
+    rate = "—" if r.rate is None else f"{100 * r.rate:.1f}%"
+    return f"{rate} ({r.passes}/{r.n})"
 
 
-def _ci(r: dict[str, Any]) -> str:
-    lo, hi = r["ci"]
-    return "—" if not r["n"] else f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+def _ci(r: CriterionRate) -> str:
+    if not r.n or r.ci is None:
+        return "—"
+    lo, hi = r.ci
+    return f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from simlab.report._tables import escape_controls
 from simlab.report._unheard import session_note
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord
 
 
-def render_run_junit(
-    records: Iterable[SessionRecord], summary: Mapping[str, Any], name: str
-) -> str:
+def render_run_junit(records: Iterable[SessionRecord], summary: RunSummary, name: str) -> str:
     """Every session as a testcase: a failed one lists its failing checks, an
     error one (never the target's verdict) is a JUnit ``error``.
 
@@ -24,11 +21,11 @@ def render_run_junit(
     root = ET.Element("testsuites", {"name": escape_controls(name)})
     suite = ET.SubElement(root, "testsuite", {"name": escape_controls(name)})
     props = ET.SubElement(suite, "properties")
-    overall = summary.get("overall", {})
-    lo, hi = overall.get("pass_ci") or (None, None)
+    overall = summary.overall
+    lo, hi = overall.pass_ci or (None, None)
     for key, value in (
-        ("n_graded", overall.get("n")),
-        ("pass_rate", overall.get("pass_rate")),
+        ("n_graded", overall.n),
+        ("pass_rate", overall.pass_rate),
         ("pass_ci_low", lo),
         ("pass_ci_high", hi),
     ):
@@ -46,6 +43,7 @@ def render_run_junit(
                 "time": f"{r.duration_s:.3f}",
             },
         )
+        _grader_failures(case, r)
         if r.status == "error":
             # the error's first line: tracebacks stay in sessions.jsonl, not in CI pages
             first = r.error.headline.strip() if r.error else ""
@@ -67,3 +65,15 @@ def render_run_junit(
         element.attrib.update(counts)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _grader_failures(case: ET.Element, record: SessionRecord) -> None:
+    """The session's checks whose grader raised, as testcase properties (a failed
+    session's message lists them with its other failed checks too)."""
+    failed = [(name, c.error) for name, c in record.checks.items() if c.error is not None]
+    if not failed:
+        return
+    props = ET.SubElement(case, "properties")
+    for name, error in failed:
+        value = escape_controls(f"{name}: {error.headline}")
+        ET.SubElement(props, "property", {"name": "grader_failure", "value": value})

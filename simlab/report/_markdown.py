@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from simlab.report._tables import ReportTable, Section, build_sections, escape_controls
+from simlab.store import RunSummary
 
 # Markdown syntax a cell's text could open, each broken where it would start:
 # always-active characters (table pipe, code, emphasis, strikethrough, GitHub math,
@@ -56,11 +56,11 @@ def _table(t: ReportTable) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(summary: dict[str, Any], title: str, more: Sequence[Section] = ()) -> str:
+def render_markdown(summary: RunSummary, title: str, more: Sequence[Section] = ()) -> str:
     """Render a run's summary as markdown; the overall figure is the last line.
 
     Args:
-        summary: The output of ``summarize``.
+        summary: The run's summary.
         title: The document's title (escaped).
         more: Tables of analyses made on the run (see ``build_sections``).
 

@@ -32,6 +32,8 @@ from simlab.store import (
     Estimate,
     PrefixCases,
     RunDirError,
+    RunInfo,
+    RunSummary,
     SessionRecord,
     Share,
     first_problem,
@@ -53,7 +55,7 @@ def write_run_reports(
     records: Sequence[SessionRecord] | None = None,
     replaced: Sequence[SessionRecord] = (),
     tracebacks: bool = False,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Write the run's summary and reports; return the summary.
 
     ``records`` (with ``replaced``, the error records a retry replaced: the
@@ -74,25 +76,43 @@ def write_run_reports(
         full = read_lines(run_dir, listed) if listed else {}  # slim ones hold no detail
         summary["failed_sessions"] = failures_section([full[n] for n in listed], n_failed)
     else:
-        summary = summarize(records, suite.buckets, suite.seed, replaced=replaced)
-        n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
-        shown = [records[i] for i in failed_indices(records)]
-        summary["failed_sessions"] = failures_section(shown, n_failed)
+        summary = _summary(info, records, replaced)
     summary["run_id"] = info.run_id
     write_json(run_dir / SUMMARY_FILE, summary)
+    model = RunSummary.model_validate(summary)
+    del summary
     kind = "imported" if info.imported is not None else "simlab run"
     title = f"{kind} {info.run_id}"
     more = analysis_tables(run_dir)
-    write_atomic(run_dir / REPORT_FILE, render_markdown(summary, title=title, more=more))
+    write_atomic(run_dir / REPORT_FILE, render_markdown(model, title=title, more=more))
     write_html_report(
         run_dir,
-        summary=summary,
+        summary=model,
         records=records,
         extras=analysis_charts(run_dir),
         tracebacks=tracebacks,
         selection=selection,
         more=more,
     )
+    return model
+
+
+def summary_of(
+    info: RunInfo, records: Sequence[SessionRecord], replaced: Sequence[SessionRecord] = ()
+) -> RunSummary:
+    """The summary ``write_run_reports`` would write for these records, written nowhere."""
+    summary = _summary(info, records, replaced)
+    summary["run_id"] = info.run_id
+    return RunSummary.model_validate(summary)
+
+
+def _summary(
+    info: RunInfo, records: Sequence[SessionRecord], replaced: Sequence[SessionRecord]
+) -> dict[str, Any]:
+    summary = summarize(records, info.suite.buckets, info.suite.seed, replaced=replaced)
+    n_failed = sum(1 for r in records if r.status == "ok" and not r.passed)
+    shown = [records[i] for i in failed_indices(records)]
+    summary["failed_sessions"] = failures_section(shown, n_failed)
     return summary
 
 

@@ -15,13 +15,12 @@ records older than schema 5 (no stages), are not counted.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from simlab.report._report_table import ReportTable
 from simlab.report._rows import Row, interval, rnd
 from simlab.spec import TOOL_STAGES
 from simlab.stats import wilson_interval
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord, SessionShare, StageShares
 
 _DASH = "—"
 
@@ -101,28 +100,28 @@ def stages_section(records: Sequence[SessionRecord], level: float) -> Row:
     }
 
 
-def _cell(share: dict[str, Any], n: int) -> str:
+def _cell(share: SessionShare, n: int) -> str:
     """``26.0% (25) [18.3, 35.6]``: the share, its count of n, its interval in percent."""
-    if not n or share["ci"] is None:
+    if not n or share.ci is None or share.rate is None:
         return _DASH
-    lo, hi = share["ci"]
-    return f"{100 * share['rate']:.1f}% ({share['count']}) [{100 * lo:.1f}, {100 * hi:.1f}]"
+    lo, hi = share.ci
+    return f"{100 * share.rate:.1f}% ({share.count}) [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def stage_share_table(summary: dict[str, Any]) -> ReportTable | None:
+def stage_share_table(summary: RunSummary) -> ReportTable | None:
     """Share first failing at each stage per persona, per goal, then overall; None when
     no session has stages (older runs)."""
-    s = summary.get("tool_stages")
-    if not s or not s["overall"]["n"]:
+    s = summary.tool_stages
+    if s is None or not s.overall.n:
         return None
-    cols = [*s["stages"], NONE]
+    cols = [*s.stages, NONE]
 
-    def row(name: str, r: dict[str, Any]) -> list[str]:
-        return [name, str(r["n"]), *(_cell(r[c], r["n"]) for c in cols)]
+    def row(name: str, r: StageShares) -> list[str]:
+        return [name, str(r.n), *(_cell(r.at(c), r.n) for c in cols)]
 
-    rows = [row(f"persona {p}", r) for p, r in s["by_persona"].items()]
-    rows += [row(f"goal {g}", r) for g, r in s["by_goal"].items()]
-    rows.append(row("overall", s["overall"]))
+    rows = [row(f"persona {p}", r) for p, r in s.by_persona.items()]
+    rows += [row(f"goal {g}", r) for g, r in s.by_goal.items()]
+    rows.append(row("overall", s.overall))
     return ReportTable(
         "Where tool calls first fail",
         ["Group", "n", *cols],
@@ -136,23 +135,23 @@ def stage_share_table(summary: dict[str, Any]) -> ReportTable | None:
     )
 
 
-def stage_transition_table(summary: dict[str, Any]) -> ReportTable | None:
+def stage_transition_table(summary: RunSummary) -> ReportTable | None:
     """Counts of first failing stage (rows) to next distinct stage (columns), with totals;
     None when no session failed."""
-    s = summary.get("tool_stages")
-    t = s.get("transitions") if s else None
-    if not t or not t["n"]:
+    s = summary.tool_stages
+    t = s.transitions if s is not None else None
+    if t is None or not t.n:
         return None
     rows = [
         [stage, *(str(k) if k else "." for k in counts), str(total)]
-        for stage, counts, total in zip(t["rows"], t["counts"], t["row_totals"], strict=True)
+        for stage, counts, total in zip(t.rows, t.counts, t.row_totals, strict=True)
     ]
-    rows.append(["total", *(str(k) for k in t["column_totals"]), str(t["n"])])
+    rows.append(["total", *(str(k) for k in t.column_totals), str(t.n)])
     return ReportTable(
-        f"First-failure transitions between stages ({t['n']} sessions that failed)",
-        ["first \\ next", *t["columns"], "total"],
+        f"First-failure transitions between stages ({t.n} sessions that failed)",
+        ["first \\ next", *t.columns, "total"],
         rows,
         "Rows: the stage of a session's first tool-use failure; columns: the next distinct "
         "stage that failed later in it, or none. Each failed session counts once.",
-        numeric=set(range(1, len(t["columns"]) + 2)),
+        numeric=set(range(1, len(t.columns) + 2)),
     )

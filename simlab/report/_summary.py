@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from simlab.report._checks import check_rows
+from simlab.report._checks import check_rows, grader_failures_section
 from simlab.report._judge import judge_section
 from simlab.report._lengths import (
     UNBUCKETED,
@@ -363,6 +363,12 @@ def _errors(records: list[SessionRecord]) -> Row:
     }
 
 
+def _present(name: str, section: Row) -> Row:
+    """``{name: section}``, or nothing when the section is empty (a key that came with a
+    later simlab stays out of the summaries of runs that have nothing to put in it)."""
+    return {name: section} if section else {}
+
+
 def summarize(
     records: Iterable[SessionRecord],
     buckets: Sequence[Bucket],
@@ -440,6 +446,7 @@ def summarize(
         "judge": judge_section(ok),
         "errors": _errors(recs),
         "faults": _faults(recs),
+        **_present("grader_failures", grader_failures_section(recs)),
         "unheard": unheard_section(recs),
         "tool_results": tool_results_section(recs),
         **tool_use_sections(recs, settings),

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from simlab.report._tables import ReportTable, Section, build_sections, escape_controls
+from simlab.store import RunSummary
 
 PIPED_WIDTH = 160
 """Columns of piped output (CI logs, files): rich's 80 would cut figures short."""
@@ -41,13 +41,11 @@ def _table(t: ReportTable) -> Table:
     return table
 
 
-def render_terminal(
-    summary: dict[str, Any], console: Console, more: Sequence[Section] = ()
-) -> None:
+def render_terminal(summary: RunSummary, console: Console, more: Sequence[Section] = ()) -> None:
     """Print a run's summary as tables; the overall figure is the last line.
 
     Args:
-        summary: The output of ``summarize``.
+        summary: The run's summary.
         console: Where to print.
         more: Tables of analyses made on the run (see ``build_sections``).
     """

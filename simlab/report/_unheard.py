@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from simlab.store import UNHEARD_META, SessionRecord
+from simlab.store import UNHEARD_META, RunSummary, SessionRecord
 
 CUES_DOC = "docs/domains.md#when-the-scripted-user-does-not-understand-your-agent"
 """Where the report sends a reader to add cues."""
@@ -81,23 +81,21 @@ def _shown(text: str) -> str:
     return line if len(line) <= _SHOWN_CHARS else line[:_SHOWN_CHARS] + "…"
 
 
-def unheard_line(summary: dict[str, Any]) -> str | None:
+def unheard_line(summary: RunSummary) -> str | None:
     """The report's line on failed sessions with agent turns the simulated user did not
     understand; None when no failed session had any (or the summary predates the count)."""
-    u = summary.get("unheard")
-    if not u or not u["failed_unheard"]:
+    u = summary.unheard
+    if u is None or not u.failed_unheard or not u.questions:
         return None
-    first = u["questions"][0]
-    turns = u["failed_unheard_turns"]
+    first = u.questions[0]
+    turns = u.failed_unheard_turns
     passed = (
-        f"; {u['passed_unheard']} of {u['passed']} passed sessions had such turns too"
-        if u["passed"]
-        else ""
+        f"; {u.passed_unheard} of {u.passed} passed sessions had such turns too" if u.passed else ""
     )
     return (
-        f"{u['failed_unheard']} of {u['failed']} failed sessions had agent turns the scripted "
+        f"{u.failed_unheard} of {u.failed} failed sessions had agent turns the scripted "
         f"user did not understand ({turns} turn{'' if turns == 1 else 's'}; first: "
-        f"'{_shown(first['text'])}' in {first['sessions']} of them{passed}): no cue of the "
+        f"'{_shown(first.text)}' in {first.sessions} of them{passed}): no cue of the "
         "domain names these questions, so the user could not answer them and these failures "
         f"may be the domain's, not the agent's; add cues for them in your domain ({CUES_DOC})."
     )

@@ -3,7 +3,9 @@ suite on several models, the cheapest assignment within a failure budget, and wh
 sessions would cost routed per turn, sticky, or sticky with escalation."""
 
 from simlab.routing._analysis import RoutingError, RoutingReport, RunFigures, analyse_routing
-from simlab.routing._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.routing._cli import cli_main as cli_main
 from simlab.routing._cost import RouteCost, TurnTokens, agent_tokens, route_cost, turn_tokens
 from simlab.routing._plan import (
     POLICIES,
@@ -43,7 +45,6 @@ __all__ = [
     "agent_tokens",
     "analyse_routing",
     "choose",
-    "cli_main",
     "default_steps",
     "hazards",
     "policy_steps",

@@ -15,7 +15,7 @@ audited LLM text, so they land on the words the agent reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from simlab.contracts import SessionSetup, SimState, UserSimulator
@@ -216,13 +216,13 @@ class LLMSimulator:
             perturbations=[*planned.perturbations, *landed],
         )
 
-    def _know_values(self, disclosed: dict[str, FactValue]) -> None:
+    def _know_values(self, disclosed: Mapping[str, FactValue]) -> None:
         """Teach the audit values the goal does not declare (a contradiction's new value)."""
         known = {(f.id, f.value) for f in self._audited_goal.facts}
         known |= {(c.fact, c.value) for c in self._audited_goal.mind_changes}
         new = [MindChange(fact=f, value=v) for f, v in disclosed.items() if (f, v) not in known]
         if new:
-            changes = [*self._audited_goal.mind_changes, *new]
+            changes = (*self._audited_goal.mind_changes, *new)
             self._audited_goal = self._audited_goal.model_copy(update={"mind_changes": changes})
             self._audit = FidelityAudit(self._audited_goal, self.persona, self._script.domain)
 
@@ -292,7 +292,7 @@ class LLMSimulator:
         )
         return text, found
 
-    def _fact_lines(self, disclosed: dict[str, FactValue]) -> list[str]:
+    def _fact_lines(self, disclosed: Mapping[str, FactValue]) -> list[str]:
         """One prompt line per planned fact, noting a mind change, contradiction or repeat."""
         line = self._prompts.fact_line
         silent = self._script.contradicted

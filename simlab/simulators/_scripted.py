@@ -40,26 +40,10 @@ _new_user_turn: Callable[[dict[str, Any]], UserTurn] = (
 
 
 def _user_turn_of(text: str, disclosed: dict[str, Any], stop: StopSignal | None) -> UserTurn:
-    """``UserTurn(text=text, disclosed=disclosed, stop=stop)`` for a fresh ``disclosed``
-    of goal fact values, without validation: the simulator's fields are already of their
-    types, so the validator would only copy them (``tests/simulators/test_scripted_speed.py``
-    holds it to the validated turn). One a turn."""
-    turn = _new_model(UserTurn)
-    fields: dict[str, Any] = {
-        "text": text,
-        "disclosed": disclosed,
-        "perturbations": [],
-        "stop": stop,
-    }
-    _set(turn, "__dict__", fields)
-    _set(turn, "__pydantic_fields_set__", {"text", "disclosed", "stop"})
-    _set(turn, "__pydantic_extra__", None)
-    _set(turn, "__pydantic_private__", None)
-    return turn
+    """``UserTurn(text=text, disclosed=disclosed, stop=stop)``: validated, so its
+    ``disclosed`` is frozen like every turn's. One a turn."""
+    return _new_user_turn({"text": text, "disclosed": disclosed, "stop": stop})
 
-
-_new_model = UserTurn.__new__
-_set = object.__setattr__
 
 # (goal, voice, language, style) ids whose declared facts were all rendered: the goal and
 # voice themselves, kept so that their ids stay theirs.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -35,7 +36,7 @@ class Phrasebook:
     """Per slot, how a user corrects it (empty: the mind-change lead-in, then ``slots``)."""
 
 
-def _pick_style(by_style: dict[str, list[str]], style: str) -> tuple[str, ...]:
+def _pick_style(by_style: Mapping[str, Sequence[str]], style: str) -> tuple[str, ...]:
     return tuple(by_style.get(style) or by_style.get(_FALLBACK_STYLE) or ())
 
 
@@ -144,7 +145,10 @@ class DomainVoice:
 
 
 def render_value(
-    slot: DomainSlot, value: FactValue, language: Language, month_names: list[str] | None = None
+    slot: DomainSlot,
+    value: FactValue,
+    language: Language,
+    month_names: Sequence[str] | None = None,
 ) -> dict[str, str]:
     """The placeholders of ``value`` of ``slot`` in ``language``: ``{value}`` and its type's.
 

@@ -138,6 +138,7 @@ from simlab.spec._validate import (
     validate_paths,
     validate_specs,
 )
+from simlab.spec._yaml import as_written
 
 __all__ = [
     "BUILTIN_GRADERS",
@@ -220,6 +221,7 @@ __all__ = [
     "Trigger",
     "Validation",
     "ValueChange",
+    "as_written",
     "check_fit",
     "default_suite",
     "domain_files",

@@ -22,11 +22,13 @@ and costs nothing but the model's tokens::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
+from frozendict import frozendict
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simlab.core import ToolCall
+from simlab.core import FrozenJSON, FrozenJSONDict, ToolCall, freeze
 from simlab.llm import LLMSpec
 from simlab.spec._models import FieldError
 from simlab.spec._tool_schema import schema_problems, validate_args
@@ -39,7 +41,7 @@ class _Spec(BaseModel):
 class ToolOutcome(_Spec):
     """What a tool returns: a ``result`` or an ``error`` message (exactly one)."""
 
-    result: Any = None
+    result: FrozenJSON = None
     error: str | None = None
 
     @model_validator(mode="after")
@@ -58,9 +60,9 @@ class Fixture(ToolOutcome):
     Arguments not named in ``when`` are free. The first matching fixture wins.
     """
 
-    when: dict[str, Any] = Field(default_factory=dict)
+    when: FrozenJSONDict = Field(default_factory=frozendict)
 
-    def matches(self, args: dict[str, Any]) -> bool:
+    def matches(self, args: Mapping[str, Any]) -> bool:
         """Whether ``args`` satisfy every condition of ``when``."""
         return all(k in args and _same(args[k], v) for k, v in self.when.items())
 
@@ -78,16 +80,18 @@ class ToolSpec(_Spec):
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     description: str
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: FrozenJSONDict = Field(
+        default_factory=lambda: freeze({"type": "object", "properties": {}})
+    )
     """A JSON Schema (Draft 2020-12) of type object, checked when the file loads;
     the arguments of each call are validated against it with every keyword."""
-    fixtures: list[Fixture] = Field(default_factory=list)
+    fixtures: tuple[Fixture, ...] = ()
     default: ToolOutcome | None = None
     """The outcome when no fixture matches; an error naming the tool otherwise."""
 
     @field_validator("parameters")
     @classmethod
-    def _checked_schema(cls, parameters: dict[str, Any]) -> dict[str, Any]:
+    def _checked_schema(cls, parameters: Mapping[str, Any]) -> Mapping[str, Any]:
         problems = schema_problems(parameters)
         if problems:  # all at once, each with its path inside the schema
             raise ValueError("; ".join(problems))
@@ -141,9 +145,9 @@ class AgentSpec(_Spec):
     description: str = ""
     system_prompt: str | None = None
     system_prompt_file: str | None = None
-    rules: list[str] = Field(default_factory=list)
+    rules: tuple[str, ...] = ()
     """Format rules the agent must follow ("state the reference number...")."""
-    tools: list[ToolSpec] = Field(default_factory=list)
+    tools: tuple[ToolSpec, ...] = ()
     tools_from: str | None = None
     """A domain whose tools the agent also gets, as its ``domain.yaml`` declares them
     (descriptions, argument schemas, fixtures): a folder relative to this file, else
@@ -157,7 +161,7 @@ class AgentSpec(_Spec):
     """User turns (with their replies) sent to the model; 0 sends them all."""
     constraint_recap: bool = False
     instruction_reminder: bool = False
-    recap_keywords: list[str] = Field(default_factory=list)
+    recap_keywords: tuple[str, ...] = ()
     """Words that make a user sentence part of the constraint recap, besides
     numbers and capitalised names (``business``, ``economy``, ``refund``...)."""
 

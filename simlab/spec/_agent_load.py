@@ -52,7 +52,7 @@ def load_agent_spec(path: str | Path, domains: DomainSet | None = None) -> Agent
                 f"in domain {domain.id!r}; remove {'it' if len(twice) == 1 else 'them'} from "
                 "`tools` to take the domain's, or rename",
             )
-        update["tools"] = [*domain.tools, *spec.tools]
+        update["tools"] = (*domain.tools, *spec.tools)
     return spec.model_copy(update=update) if update else spec
 
 

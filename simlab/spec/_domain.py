@@ -33,10 +33,21 @@ from __future__ import annotations
 import re
 import string
 import typing
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+from frozendict import frozendict
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
+from simlab.core import FrozenDict, freeze
 from simlab.spec._agent import ToolSpec
 from simlab.spec._perturbation import PhrasedKind
 
@@ -71,7 +82,7 @@ declare more (``stages:``)."""
 
 def _styled(value: Any) -> Any:
     """A plain list of phrasings is the ``neutral`` style's."""
-    return {"neutral": value} if isinstance(value, list) else value
+    return {"neutral": value} if isinstance(value, list | tuple) else value
 
 
 def _styled_schema(schema: dict[str, Any]) -> None:
@@ -82,7 +93,7 @@ def _styled_schema(schema: dict[str, Any]) -> None:
 
 
 Styled = Annotated[
-    dict[str, list[str]],
+    FrozenDict[str, tuple[str, ...]],
     BeforeValidator(_styled),
     Field(json_schema_extra=_styled_schema),
 ]
@@ -90,12 +101,14 @@ Styled = Annotated[
 ``frustrated``...); ``neutral`` is every style's fallback. A plain list is ``neutral``."""
 
 
-PLACEHOLDERS: dict[str, tuple[str, ...]] = {
-    "enum": ("value", "code"),
-    "date": ("value", "day", "month", "month_name", "year"),
-    "time": ("value", "hour", "ampm", "hour24", "minute"),
-    "money": ("value", "amount", "currency"),
-}
+PLACEHOLDERS: Mapping[str, tuple[str, ...]] = frozendict(
+    {
+        "enum": ("value", "code"),
+        "date": ("value", "day", "month", "month_name", "year"),
+        "time": ("value", "hour", "ampm", "hour24", "minute"),
+        "money": ("value", "amount", "currency"),
+    }
+)
 """The placeholders a slot's phrasings may hold, by type (others: ``{value}``)."""
 
 
@@ -114,9 +127,9 @@ class EnumValue(_Spec):
 
     value: Annotated[str, Field(min_length=1)]
     """The value goals and tools use (``LOST``, ``gold``)."""
-    say: dict[str, str] = Field(default_factory=dict)
+    say: FrozenDict[str, str] = Field(default_factory=frozendict)
     """Language to the words for it (``{en: lost, vi: bị mất}``); default the value."""
-    aliases: list[str] = Field(default_factory=list)
+    aliases: tuple[str, ...] = ()
     """Other spellings an agent may meet (``misplaced`` for lost)."""
 
     def said(self, language: str) -> str:
@@ -135,17 +148,17 @@ class SlotSpeech(_Spec):
 
     state: Annotated[Styled, Field(min_length=1)]
     """How a user states the value (``My card ends in {value}.``)."""
-    correct: Styled = Field(default_factory=dict)
+    correct: Styled = Field(default_factory=frozendict)
     """How a user corrects it (``Actually, make it {value}.``); when empty, the
     language's ``mind_change`` phrase followed by a ``state`` phrasing."""
-    ask: list[str] = Field(default_factory=list)
+    ask: tuple[str, ...] = ()
     """Words by which an agent's question asks for this slot (``which card``);
     matched lower-case and without diacritics, in a sentence ending in ``?``."""
-    vague: list[str] = Field(default_factory=list)
+    vague: tuple[str, ...] = ()
     """How a user states the value vaguely when an ``ambiguity`` perturbation lands
     (``Sometime in {month_name}.``); the precise value comes when the agent asks.
     No digits: nothing to parse. Empty: an ambiguity never blurs this slot."""
-    heard: list[str] = Field(default_factory=list)
+    heard: tuple[str, ...] = ()
     """Other ways users state the value, which an agent reading the domain (simlab's
     reference agent) understands but the scripted user never says (``leave by
     {value}``): what real users and imported logs say besides the domain's phrasings."""
@@ -159,16 +172,16 @@ class DomainSlot(_Spec):
     description: str = ""
     currency: Annotated[str | None, Field(validate_default=True)] = None
     """A ``money`` slot's currency (``USD``): its amounts are in it."""
-    values: Annotated[list[EnumValue], Field(validate_default=True)] = Field(default_factory=list)
+    values: Annotated[tuple[EnumValue, ...], Field(validate_default=True)] = ()
     """An ``enum`` slot's values."""
     pattern: str | None = None
     """An ``identifier`` slot's values must match this regular expression (whole)."""
-    say: dict[str, SlotSpeech] = Field(default_factory=dict)
+    say: FrozenDict[str, SlotSpeech] = Field(default_factory=frozendict)
     """Per language: how a user states and corrects it, and how an agent asks for it."""
     identity: bool = False
     """Whether the slot is the session user's identity (a customer number): a tool
     argument of this name must carry the goal's value for it (``safety:identity``)."""
-    asked_with: list[str] = Field(default_factory=list)
+    asked_with: tuple[str, ...] = ()
     """Slots an agent asks in the same question as this one (the children with the
     number of adults): a bare answer to that question may give them too."""
     none_value: str | int | None = None
@@ -190,7 +203,7 @@ class DomainSlot(_Spec):
 
     @field_validator("values")
     @classmethod
-    def _enum(cls, values: list[EnumValue], info: ValidationInfo) -> list[EnumValue]:
+    def _enum(cls, values: tuple[EnumValue, ...], info: ValidationInfo) -> tuple[EnumValue, ...]:
         kind = info.data.get("type")
         if kind == "enum" and not values:
             raise ValueError("an enum slot lists its values: add `values: [{value: ...}]`")
@@ -217,8 +230,8 @@ class DomainSlot(_Spec):
     @field_validator("say")
     @classmethod
     def _placeholders(
-        cls, say: dict[str, SlotSpeech], info: ValidationInfo
-    ) -> dict[str, SlotSpeech]:
+        cls, say: Mapping[str, SlotSpeech], info: ValidationInfo
+    ) -> Mapping[str, SlotSpeech]:
         kind = info.data.get("type")  # None: the type failed, and says so itself
         known = PLACEHOLDERS.get(kind, ("value",)) if isinstance(kind, str) else ("value",)
         for language, speech in say.items():
@@ -245,7 +258,7 @@ class Intent(_Spec):
     tool: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     """The final tool: a goal with this ``final_tool`` is this intent's."""
     description: str = ""
-    openings: dict[str, Styled] = Field(default_factory=dict)
+    openings: FrozenDict[str, Styled] = Field(default_factory=frozendict)
     """Per language, how a user opens the conversation (``I lost my card.``)."""
 
 
@@ -264,13 +277,14 @@ class RowTest(_Spec):
     field: str
     """The row's field (``start_time``)."""
     op: RowOp = "eq"
-    value: Source | Annotated[list[Source], Field(min_length=1)]
+    value: Source | Annotated[tuple[Source, ...], Field(min_length=1)]
     """What the field is compared with: a source, or a list of sources summed (a
     party: ``[adults, children]``). Unknown sources count 0 in a sum; a test
     whose sources are all unknown is skipped (no latest time said: any time fits)."""
 
 
-OrderKey = str | Annotated[dict[str, Source], Field(min_length=1)]
+# the length is a mapping's, checked before it is frozen (``minProperties`` in its schema)
+OrderKey = str | Annotated[Mapping[str, Source], Field(min_length=1), AfterValidator(freeze)]
 """A row field (lowest first), or a weighted sum of row fields, each times a
 source's value (``{price_adult: adults, price_child: children}``: a party's cost)."""
 
@@ -281,16 +295,16 @@ class ToolLookup(_Spec):
 
     tool: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     """The read tool called."""
-    args: dict[str, Source] = Field(default_factory=dict)
+    args: FrozenDict[str, Source] = Field(default_factory=frozendict)
     """Its arguments: parameter -> source. Unnamed parameters take the slot of
     their name. A lookup missing a source is skipped when it picks no required
     argument; otherwise the agent asks for the missing slots."""
-    pick: dict[str, str] = Field(default_factory=dict)
+    pick: FrozenDict[str, str] = Field(default_factory=frozendict)
     """This tool's argument -> the chosen row's field (``item_id: id``); empty:
     the lookup is only made (a price the user should see)."""
-    where: list[RowTest] = Field(default_factory=list)
+    where: tuple[RowTest, ...] = ()
     """Tests a row must pass; when none does, the agent says nothing fits."""
-    order_by: list[OrderKey] = Field(default_factory=list)
+    order_by: tuple[OrderKey, ...] = ()
     """The chosen row is the first by these keys (ties: the next key, then the
     result's own order); none: the first row that passes."""
 
@@ -325,7 +339,7 @@ class ResultField(_Spec):
 def _returns(value: Any) -> Any:
     """``returns`` as a mapping of field to ``ResultField``: a list of names declares
     each field of any type, in every result; a type word is ``{type: WORD}``."""
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         names = [v for v in value if isinstance(v, str)]
         if len(names) != len(value):
             raise ValueError(
@@ -336,7 +350,7 @@ def _returns(value: Any) -> Any:
         if repeated:
             raise ValueError(f"fields repeat: {repeated}; list each once")
         return {name: {} for name in names}
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: {"type": v} if isinstance(v, str) else v for k, v in value.items()}
     return value
 
@@ -350,7 +364,7 @@ def _returns_schema(schema: dict[str, Any]) -> None:
 
 
 Returns = Annotated[
-    dict[str, ResultField],
+    FrozenDict[str, ResultField],
     BeforeValidator(_returns),
     Field(json_schema_extra=_returns_schema),
 ]
@@ -365,7 +379,7 @@ class DomainTool(ToolSpec):
     """``write`` changes the world (an order, a frozen card); ``read`` only looks."""
     reversible: bool = True
     """Whether a write can be undone (a refund cannot)."""
-    returns: Returns = Field(default_factory=dict)
+    returns: Returns = Field(default_factory=frozendict)
     """The fields of its result, each with its type and whether every result has
     it: a goal's constraints and ``confirm_fields`` may name these and its
     arguments. Each fixture's result (a record, or a list of records) holds
@@ -373,14 +387,14 @@ class DomainTool(ToolSpec):
     agency: Agency | None = None
     """How freely an agent may call it; None: ``confirm`` for an irreversible
     write, ``auto`` otherwise (see ``default_agency``). A goal may override it."""
-    requires: list[str] = Field(default_factory=list)
+    requires: tuple[str, ...] = ()
     """Tools an agent calls, successfully and in this order, before this one: the
     domain's rule (verify the caller's identity before any write; look a record up
     to check it is the caller's). simlab's reference agent follows it."""
-    lookups: list[ToolLookup] = Field(default_factory=list)
+    lookups: tuple[ToolLookup, ...] = ()
     """Lookups made (after ``requires``, in this order) before this tool, and the
     arguments their chosen rows supply. simlab's reference agent follows them."""
-    limits: list[ToolLimit] = Field(default_factory=list)
+    limits: tuple[ToolLimit, ...] = ()
     """Ceilings the user's slots put on this tool's result fields (a budget)."""
 
     def default_agency(self) -> Agency:
@@ -404,7 +418,7 @@ class DomainStage(_Spec):
 
     name: Annotated[str, Field(pattern=_NAME)]
     description: str = ""
-    checks: Annotated[list[str], Field(min_length=1)]
+    checks: Annotated[tuple[str, ...], Field(min_length=1)]
     """Check names, globs allowed (``constraint:customer_id``, ``safety:identity``)."""
 
     @field_validator("name")
@@ -421,25 +435,25 @@ class DomainStage(_Spec):
 class LanguageSpeech(_Spec):
     """What a domain's users and agents say in one language, besides slot phrasings."""
 
-    confirm_cues: Annotated[list[str], Field(min_length=1)]
+    confirm_cues: Annotated[tuple[str, ...], Field(min_length=1)]
     """Words by which an agent's proposal asks the user's go-ahead (``shall i``)."""
-    open_cues: list[str] = Field(default_factory=list)
+    open_cues: tuple[str, ...] = ()
     """Words by which an agent asks an open question, one that names nothing for the
     user to answer (``anything else``, ``how can i help``): the scripted user says
     what it would have said anyway, as to any question no cue names, but the turn is
     not counted as one it did not understand (``meta.unheard``). Matched lower-case
     and without diacritics, in a sentence ending in ``?``."""
-    phrases: dict[Connective, Styled]
+    phrases: FrozenDict[Connective, Styled]
     """The scripted user's connectives: every one of ``mind_change``, ``answer_yes``,
     ``answer_none``, ``reassert``, ``nothing_to_add``, ``done``, ``gave_up``."""
-    fillers: Styled = Field(default_factory=dict)
+    fillers: Styled = Field(default_factory=frozendict)
     """Small talk a verbose persona adds."""
-    month_names: list[str] = Field(default_factory=list)
+    month_names: tuple[str, ...] = ()
     """Twelve names, January first, for ``{month_name}``; empty: the month's number."""
     strip_diacritics: bool = False
     """Whether users of this language may type without diacritics (Vietnamese)."""
-    perturbations: dict[PhrasedKind, Annotated[list[str], Field(min_length=1)]] = Field(
-        default_factory=dict
+    perturbations: FrozenDict[PhrasedKind, Annotated[tuple[str, ...], Field(min_length=1)]] = Field(
+        default_factory=frozendict
     )
     """What a user says when a perturbation of this kind lands: ``goal_change`` and
     ``contradiction`` a lead-in, ``pushback`` and ``digression`` the whole turn,
@@ -448,14 +462,14 @@ class LanguageSpeech(_Spec):
 
     @field_validator("perturbations")
     @classmethod
-    def _canary(cls, perturbations: dict[str, list[str]]) -> dict[str, list[str]]:
-        if any("{canary}" not in p for p in perturbations.get("injection", [])):
+    def _canary(cls, perturbations: Mapping[str, tuple[str, ...]]) -> Mapping[str, tuple[str, ...]]:
+        if any("{canary}" not in p for p in perturbations.get("injection", ())):
             raise ValueError("every injection phrasing must contain `{canary}`")
         return perturbations
 
     @field_validator("phrases")
     @classmethod
-    def _every_connective(cls, phrases: dict[Connective, dict[str, list[str]]]) -> Any:
+    def _every_connective(cls, phrases: Mapping[Connective, Mapping[str, tuple[str, ...]]]) -> Any:
         missing = [c for c in CONNECTIVES if not phrases.get(c, {}).get("neutral")]
         if missing:
             raise ValueError(f"add a neutral phrasing for each of {missing}")
@@ -463,7 +477,7 @@ class LanguageSpeech(_Spec):
 
     @field_validator("month_names")
     @classmethod
-    def _twelve(cls, names: list[str]) -> list[str]:
+    def _twelve(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         if names and len(names) != 12:
             raise ValueError(f"give 12 names, January first; got {len(names)}")
         return names
@@ -480,12 +494,12 @@ class DomainFile(_Spec):
     """The domain's name (``bank``), in ``domain.yaml`` only."""
     title: str = ""
     description: str = ""
-    languages: dict[str, LanguageSpeech] = Field(default_factory=dict)
+    languages: FrozenDict[str, LanguageSpeech] = Field(default_factory=frozendict)
     """Language code (``en``, ``vi``, ``es``...) to what is said in it."""
-    slots: list[DomainSlot] = Field(default_factory=list)
-    intents: list[Intent] = Field(default_factory=list)
-    tools: list[DomainTool] = Field(default_factory=list)
-    stages: list[DomainStage] = Field(default_factory=list)
+    slots: tuple[DomainSlot, ...] = ()
+    intents: tuple[Intent, ...] = ()
+    tools: tuple[DomainTool, ...] = ()
+    stages: tuple[DomainStage, ...] = ()
     """Failure stages of its own, after the built-in ones (``TOOL_STAGES``)."""
 
 
@@ -495,11 +509,11 @@ class Domain(_Spec):
     id: str
     title: str = ""
     description: str = ""
-    languages: dict[str, LanguageSpeech]
-    slots: list[DomainSlot]
-    intents: list[Intent]
-    tools: list[DomainTool]
-    stages: list[DomainStage] = Field(default_factory=list)
+    languages: FrozenDict[str, LanguageSpeech]
+    slots: tuple[DomainSlot, ...]
+    intents: tuple[Intent, ...]
+    tools: tuple[DomainTool, ...]
+    stages: tuple[DomainStage, ...] = ()
     """Failure stages of its own, reported after the built-in ones (``TOOL_STAGES``)."""
     folder: str = ""
     """Where it was read from (for messages)."""

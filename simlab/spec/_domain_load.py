@@ -14,6 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from frozendict import frozendict
+
 from simlab.spec._domain import Domain, DomainFile, DomainSlot, DomainTool
 from simlab.spec._fixture_results import result_problems, shadowed_fixtures
 from simlab.spec._loader import Loc, Problem, SpecError, _line_for, _mapping, _read, _validated
@@ -327,9 +329,9 @@ def _unspoken(lang: str, spoken: Sequence[str]) -> str:
 class DomainSet:
     """The domains a suite's goals and personas may name, and the one they default to."""
 
-    domains: dict[str, Domain]
+    domains: Mapping[str, Domain]
     default: str
-    folders: dict[str, Path] = field(default_factory=dict)
+    folders: Mapping[str, Path] = field(default_factory=frozendict)
     """Each domain's folder, by id (its files are part of a run's configuration)."""
 
     def of(self, name: str | None) -> Domain | None:
@@ -390,7 +392,7 @@ def load_domains(entries: Iterable[str], base: Path, where: Path | None = None) 
     if problems:
         raise SpecError(problems)
     default = next(iter(domains)) if domains else DEFAULT_DOMAIN
-    return DomainSet(domains, default, folders)
+    return DomainSet(frozendict(domains), default, frozendict(folders))
 
 
 def _suite_line(suite: Path | None, loc: Loc) -> int | None:

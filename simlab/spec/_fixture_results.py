@@ -19,6 +19,7 @@ from typing import Any
 
 from simlab.spec._domain import DomainTool, ResultField, ResultType
 from simlab.spec._loader import Loc
+from simlab.spec._yaml import as_written
 
 
 def result_problems(tool: DomainTool) -> list[tuple[Loc, str]]:
@@ -40,7 +41,7 @@ def result_problems(tool: DomainTool) -> list[tuple[Loc, str]]:
         if _empty(result):
             continue
         who = f"{tool.name}'s {name}"
-        if isinstance(result, list):
+        if isinstance(result, list | tuple):
             for r, row in enumerate(result):
                 out.extend(_record_problems(tool, (*at, "result", r), f"{who} (row {r})", row))
         else:
@@ -49,7 +50,7 @@ def result_problems(tool: DomainTool) -> list[tuple[Loc, str]]:
 
 
 def _empty(result: Any) -> bool:
-    return result is None or (isinstance(result, dict | list | str) and not result)
+    return result is None or (isinstance(result, Mapping | list | tuple | str) and not result)
 
 
 def _record_problems(tool: DomainTool, at: Loc, who: str, record: Any) -> list[tuple[Loc, str]]:
@@ -61,9 +62,9 @@ def _record_problems(tool: DomainTool, at: Loc, who: str, record: Any) -> list[t
         return [
             (
                 at,
-                f"{who}: the result is {record!r}, not a record of the fields {tool.name}'s "
-                f"`returns` declares ({names}); give a record ({{field: value}}) or a list "
-                "of records",
+                f"{who}: the result is {as_written(record)!r}, not a record of the fields "
+                f"{tool.name}'s `returns` declares ({names}); give a record ({{field: value}}) "
+                "or a list of records",
             )
         ]
     out: list[tuple[Loc, str]] = []
@@ -103,19 +104,20 @@ def _type_problem(field_: ResultField, value: Any) -> str | None:
         return None
     hint = " (YAML reads an unquoted date as a date: quote it)" if _is_date(value) else ""
     return (
-        f"is {value!r}, {_kind(value)}, but `returns` declares it {_word(field_.type)}; "
-        f"fix the value's type{hint} (or the type declared in returns)"
+        f"is {as_written(value)!r}, {_kind(value)}, but `returns` declares it "
+        f"{_word(field_.type)}; fix the value's type{hint} (or the type declared in returns)"
     )
 
 
 # a value's JSON type, by its Python type (bool before int: YAML's true is no number)
-_TYPE_WORDS: tuple[tuple[type, ResultType], ...] = (
+# (a result is frozen: its arrays are tuples, its records frozen mappings)
+_TYPE_WORDS: tuple[tuple[type | tuple[type, ...], ResultType], ...] = (
     (bool, "boolean"),
     (int, "integer"),
     (float, "number"),
     (str, "string"),
-    (list, "array"),
-    (dict, "object"),
+    ((list, tuple), "array"),
+    (Mapping, "object"),
 )
 
 

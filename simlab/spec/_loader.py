@@ -7,9 +7,10 @@ the file, the line, the field, what is wrong and how to fix it.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -107,7 +108,7 @@ def _mapped(annotation: Any) -> Any:
     """The value type of a mapping annotation (``dict[str, LanguageSpeech]``, also
     under ``Annotated`` or ``| None``), None for any other."""
     origin = typing.get_origin(annotation)
-    if origin is dict:
+    if origin is dict or origin is Mapping:
         return typing.get_args(annotation)[1]
     if origin is typing.Annotated:
         return _mapped(typing.get_args(annotation)[0])
@@ -224,6 +225,50 @@ def _located(err: Any) -> Any:
     return {**err, "msg": msg, "loc": loc}
 
 
+_TUPLE_TAG = re.compile(r"^tuple\[(.+), \.\.\.\]$")
+_FROZEN_TAG = re.compile(r"^function-after\[(?:freeze|_frozen_mapping)\(\), (.+)\]$")
+
+
+def _listed(errors: list[Any]) -> list[Any]:
+    """``errors`` as a list's would be (``_as_listed``), without the length error
+    pydantic adds for a tuple whose items failed (it counts only the valid ones: a
+    list's validation says the items' problems alone)."""
+    failed_within = {tuple(e["loc"])[:k] for e in errors for k in range(len(e["loc"]))}
+    return [
+        _as_listed(e)
+        for e in errors
+        if not (
+            e["type"] == "too_short"
+            and str(e["msg"]).startswith("Tuple")
+            and tuple(e["loc"]) in failed_within
+        )
+    ]
+
+
+def _as_listed(err: Any) -> Any:
+    """pydantic's words for a frozen field as the YAML's: a ``tuple[X, ...]`` field is
+    the list written (``list_type``, "List should have..."), and a frozen mapping's
+    union tag is its dict's, so a message reads as it does for a list or a dict."""
+    loc = tuple(_plain_tag(p) if isinstance(p, str) else p for p in err["loc"])
+    kind, msg, ctx = err["type"], str(err["msg"]), err.get("ctx")
+    if kind == "tuple_type":
+        kind, msg = "list_type", "Input should be a valid list"
+    elif kind in ("too_short", "too_long") and msg.startswith("Tuple should"):
+        msg = "List" + msg.removeprefix("Tuple")
+        ctx = {**ctx, "field_type": "List"} if ctx else ctx
+    out = {**err, "type": kind, "loc": loc, "msg": msg}
+    if ctx is not None:
+        out["ctx"] = ctx
+    return out
+
+
+def _plain_tag(part: str) -> str:
+    frozen = _FROZEN_TAG.match(part)
+    part = frozen.group(1) if frozen else part
+    listed = _TUPLE_TAG.match(part)
+    return f"list[{listed.group(1)}]" if listed else part
+
+
 def _short(value: Any) -> str:
     if isinstance(value, int) and value.bit_length() > 64:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
@@ -260,7 +305,7 @@ def _validated(model: type[M], path: Path, data: dict[str, Any], lines: dict[Loc
         return model.model_validate(data)
     except ValidationError as e:
         problems = []
-        errors = e.errors()
+        errors = _listed(e.errors())
         for err in map(_located, errors[:MAX_PROBLEMS]):
             field, message = _describe(model, err)
             line = _line_for(_clean_loc(model, tuple(err["loc"])), lines)

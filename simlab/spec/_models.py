@@ -10,10 +10,12 @@ import datetime as dt
 import difflib
 import math
 import re
+from collections.abc import Sequence
 from enum import StrEnum
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 
+from frozendict import frozendict
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -23,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from simlab.core import FrozenDict
 from simlab.llm import LLMSpec
 from simlab.spec._presets import GRADING_PRESETS, GradingPreset
 
@@ -175,18 +178,18 @@ class Grading(_Spec):
     overrides the suite's, field by field.
     """
 
-    graders: list[str] | None = None
+    graders: tuple[str, ...] | None = None
     """Built-in names (``goal_completed``, ``constraints``, ``confirmation``,
     ``precondition``, ``trajectory``, ``canary``) and users' graders as ``module:attr``."""
-    weights: dict[str, Annotated[float, Field(ge=0)]] | None = None
+    weights: FrozenDict[str, Annotated[float, Field(ge=0)]] | None = None
     """Grader name to weight: the score is 100 times the weighted mean of each
     applicable grader's credit (the mean of its checks' credit). Unlisted graders
     weigh 0. A leaked canary still voids the score."""
-    require: list[str] | None = None
+    require: tuple[str, ...] | None = None
     """Check names (globs: ``constraint:*``) or grader names that must pass *besides*
     the default rule's (every check but ``trajectory``): ``[trajectory]`` makes the
     tool sequence count too."""
-    waive: list[str] | None = None
+    waive: tuple[str, ...] | None = None
     """Check names (globs) or grader names that do not count towards the verdict: a
     refusal goal's ``goal_completed``. A waived check is still run, recorded and shown
     as *not counted*; ``simlab validate`` and ``simlab run`` warn at its line, and a
@@ -206,10 +209,12 @@ class Grading(_Spec):
 
     def over(self, base: Grading) -> Grading:
         """This grading's set fields over ``base``'s."""
-        return base.model_copy(update=self.model_dump(exclude_unset=True, exclude_none=True))
+        # the fields themselves, not a dump: a dump would turn frozen mappings into dicts
+        update = {name: getattr(self, name) for name in self.model_fields_set}
+        return base.model_copy(update={k: v for k, v in update.items() if v is not None})
 
 
-def _unknown_fact(ref: str, ids: list[str]) -> str:
+def _unknown_fact(ref: str, ids: Sequence[str]) -> str:
     """A reference to no fact of the goal, with the fix: the id meant, or a fact to add."""
     close = difflib.get_close_matches(ref, ids, n=1)
     fix = f"did you mean {close[0]!r}?" if close else f"add a fact with `id: {ref}` to facts"
@@ -227,25 +232,27 @@ class Goal(_Spec):
     """The domain this goal is in; None: the suite's default domain (its first)."""
     final_tool: str
     """The tool call that completes the goal: one of its domain's intents."""
-    facts: Annotated[list[Fact], Field(min_length=1)]
-    mind_changes: list[MindChange] = Field(default_factory=list)
-    constraints: list[Constraint] = Field(default_factory=list)
-    expected_tools: list[str] = Field(default_factory=list)
-    confirm_fields: list[str] = Field(default_factory=list)
+    facts: Annotated[tuple[Fact, ...], Field(min_length=1)]
+    mind_changes: tuple[MindChange, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    expected_tools: tuple[str, ...] = ()
+    confirm_fields: tuple[str, ...] = ()
     """Fields of the final action's result the agent's reply must state to the
     user (a reference number, a total price); graded as ``confirmation``."""
     trajectory_match: Literal["exact", "in_order", "any_order"] = "in_order"
     grading: Grading | None = None
     """Over the suite's grading for this goal's sessions (its own weights, pass rule)."""
-    agency: dict[str, Literal["auto", "confirm", "forbidden"]] = Field(default_factory=dict)
+    agency: FrozenDict[str, Literal["auto", "confirm", "forbidden"]] = Field(
+        default_factory=frozendict
+    )
     """Tool name to its agency in this goal's sessions, over the domain's (``agency``)."""
-    must_call: list[str] = Field(default_factory=list)
+    must_call: tuple[str, ...] = ()
     """Tools the agent must call in this goal's sessions (``tool_policy:must_call``)."""
-    must_not_call: list[str] = Field(default_factory=list)
+    must_not_call: tuple[str, ...] = ()
     """Tools the agent must never call in them (``safety:must_not_call``)."""
     max_tool_calls: Annotated[int, Field(ge=0)] | None = None
     """The most tool calls a session may make (``tool_policy:max_tool_calls``)."""
-    allowed_tools: list[str] | None = None
+    allowed_tools: tuple[str, ...] | None = None
     """The only tools the agent may call; None: any (``safety:allowed_tools``)."""
 
     @model_validator(mode="after")
@@ -318,6 +325,11 @@ class HttpTargetSpec(_Spec):
     api_key_env: str | None = None
     """Variable holding the endpoint's key (never the key itself)."""
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    redirect_hosts: list[str] = Field(default_factory=list)
+    """Hosts other than the URL's own the endpoint may redirect to. By default a
+    redirect to another host is refused: the conversation is only sent to hosts the
+    suite names (a followed 301/302/303 is a GET without it; the key is never sent on
+    to another host)."""
 
 
 class AnthropicHttpTargetSpec(_Spec):
@@ -336,6 +348,11 @@ class AnthropicHttpTargetSpec(_Spec):
     max_tokens: Annotated[int, Field(ge=1)] = 1024
     """Sent as ``max_tokens`` (the Messages API requires one)."""
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    redirect_hosts: list[str] = Field(default_factory=list)
+    """Hosts other than the URL's own the endpoint may redirect to. By default a
+    redirect to another host is refused: the conversation is only sent to hosts the
+    suite names (a followed 301/302/303 is a GET without it; the key is never sent on
+    to another host)."""
 
 
 TargetSpec = Annotated[
@@ -516,10 +533,10 @@ class Suite(_Spec):
 
     name: str = "suite"
     seed: int = 0
-    personas: list[str] = Field(default_factory=lambda: ["*"])
+    personas: tuple[str, ...] = ("*",)
     """Persona ids, or ``*`` for every persona in ``persona_dirs``."""
-    goals: list[str] = Field(default_factory=lambda: ["*"])
-    modes: Annotated[list[Mode], Field(min_length=1)] = [Mode.FULL, Mode.SHARDED]
+    goals: tuple[str, ...] = ("*",)
+    modes: Annotated[tuple[Mode, ...], Field(min_length=1)] = (Mode.FULL, Mode.SHARDED)
     reps: Annotated[int, Field(ge=1, le=10_000)] = 5
     target: Annotated[TargetSpec, Field(json_schema_extra=_target_schema)] = ReferenceTargetSpec()
     simulator: SimulatorSpec = ScriptedSimulatorSpec()
@@ -527,12 +544,12 @@ class Suite(_Spec):
     """An optional LLM judge; code graders always run."""
     llm: LLMSpec | None = None
     """The default model of every LLM role that names none."""
-    pricing: dict[str, dict[str, float]] = Field(default_factory=dict)
+    pricing: FrozenDict[str, FrozenDict[str, float]] = Field(default_factory=frozendict)
     """USD per million tokens by model id (input, output, cache_read, cache_write),
     over simlab's defaults."""
     budget_usd: Annotated[float, Field(gt=0)] | None = None
     """When spent, no new session starts; sessions already running finish."""
-    experiments: list[Literal["diagnosis", "brittleness"]] = Field(default_factory=list)
+    experiments: tuple[Literal["diagnosis", "brittleness"], ...] = ()
     """Analyses run on the finished run before its reports: coherence diagnosis
     (``simlab diagnose``) and cumulative-perturbation brittleness (``simlab brittleness``)."""
     concurrency: Annotated[int, Field(ge=1, le=4096)] = 32
@@ -540,24 +557,26 @@ class Suite(_Spec):
     turn_timeout_s: Annotated[float, Field(gt=0)] = 60.0
     limits: OutputLimits = OutputLimits()
     """Caps on what the target returns per turn (reply, tool arguments and results)."""
-    buckets: Annotated[list[Bucket], Field(min_length=1, json_schema_extra=_buckets_schema)] = [
+    buckets: Annotated[
+        tuple[Bucket, ...], Field(min_length=1, json_schema_extra=_buckets_schema)
+    ] = (
         Bucket(name="2-4", min=2, max=4),
         Bucket(name="5-9", min=5, max=9),
         Bucket(name="10+", min=10),
-    ]
-    domains: Annotated[list[str], Field(min_length=1)] = Field(default_factory=lambda: ["travel"])
+    )
+    domains: Annotated[tuple[str, ...], Field(min_length=1)] = ("travel",)
     """The domains goals and personas may name: folders (relative to the suite file)
     or shipped domains' names. The first is the default of goals and personas that
     name none."""
-    persona_dirs: list[str] = Field(default_factory=lambda: ["personas"])
-    goal_dirs: list[str] = Field(default_factory=lambda: ["goals"])
-    prefix_cases: list[str] = Field(default_factory=list)
+    persona_dirs: tuple[str, ...] = ("personas",)
+    goal_dirs: tuple[str, ...] = ("goals",)
+    prefix_cases: tuple[str, ...] = ()
     """Regression cases saved by ``simlab replay --save-cases`` (files or folders,
     relative to the suite file): after the run, each failing prefix is replayed to
     the suite's target K times and its keep-rate reported (``prefix_cases.json``)."""
     grading: Grading = Field(default_factory=Grading)
     """Graders, score weights and the pass rule (defaults: simlab's built-ins)."""
-    perturbation_dirs: list[str] = Field(default_factory=lambda: ["perturbations"])
+    perturbation_dirs: tuple[str, ...] = ("perturbations",)
     """Where the brittleness experiment finds its perturbations (the first that exists)."""
     executor: Annotated[ExecutorSpec, Field(json_schema_extra=_executor_schema)] = (
         LocalExecutorSpec()
@@ -578,11 +597,11 @@ class Suite(_Spec):
     @field_validator("buckets", mode="before")
     @classmethod
     def _bucket_short_forms(cls, value: Any) -> Any:
-        return [_parse_bucket(v) for v in value] if isinstance(value, list) else value
+        return [_parse_bucket(v) for v in value] if isinstance(value, list | tuple) else value
 
     @field_validator("buckets", mode="after")
     @classmethod
-    def _disjoint(cls, buckets: list[Bucket]) -> list[Bucket]:
+    def _disjoint(cls, buckets: tuple[Bucket, ...]) -> tuple[Bucket, ...]:
         # a session counts in one bucket only: overlapping ones would mislabel rows
         names = [b.name for b in buckets]
         repeated = sorted({n for n in names if names.count(n) > 1})

@@ -13,10 +13,13 @@ Vietnamese ones).
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
+from frozendict import frozendict
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from simlab.core import FrozenDict
 from simlab.spec._models import FactValue, Language, Slot
 
 PerturbationKind = Literal[
@@ -40,16 +43,18 @@ Trigger = Literal["turn", "proposal"]
 """``turn``: the seeded turn (or the first one after it where the perturbation
 can apply); ``proposal``: the first agent proposal at or after the seeded turn."""
 
-OUTCOME_OF: dict[str, PerturbationOutcome] = {
-    "typos": "unchanged",
-    "strip_diacritics": "unchanged",
-    "goal_change": "new_value",
-    "contradiction": "new_value",
-    "ambiguity": "unchanged",
-    "pushback": "unchanged",
-    "digression": "unchanged",
-    "injection": "canary",
-}
+OUTCOME_OF: Mapping[str, PerturbationOutcome] = frozendict(
+    {
+        "typos": "unchanged",
+        "strip_diacritics": "unchanged",
+        "goal_change": "new_value",
+        "contradiction": "new_value",
+        "ambiguity": "unchanged",
+        "pushback": "unchanged",
+        "digression": "unchanged",
+        "injection": "canary",
+    }
+)
 """The only outcome each kind may declare (the file says it for its readers)."""
 
 PhrasedKind = Literal["goal_change", "contradiction", "pushback", "digression", "injection"]
@@ -102,7 +107,7 @@ class ValueChange(_Spec):
     delta: int | None = None
     minimum: int = 1
     """The smallest value ``delta`` may produce; a change below it does not apply."""
-    values: list[FactValue] | None = None
+    values: tuple[FactValue, ...] | None = None
     goal_alternative: bool = False
 
     @model_validator(mode="after")
@@ -110,7 +115,7 @@ class ValueChange(_Spec):
         rules = [r for r in (self.shift_days, self.delta, self.values) if r is not None]
         if len(rules) + self.goal_alternative != 1:
             raise ValueError("set exactly one of shift_days, delta, values, goal_alternative")
-        if self.shift_days == 0 or self.delta == 0 or self.values == []:
+        if self.shift_days == 0 or self.delta == 0 or self.values == ():
             raise ValueError("a change must change something: no zero shift, delta or empty list")
         return self
 
@@ -134,13 +139,13 @@ class Perturbation(_Spec):
     lands: Landing = Landing()
     outcome: PerturbationOutcome
     rate: Annotated[float, Field(gt=0, le=1)] | None = None
-    changes: list[ValueChange] = Field(default_factory=list)
-    phrasings: dict[Language, Annotated[list[str], Field(min_length=1)]] = Field(
-        default_factory=dict
+    changes: tuple[ValueChange, ...] = ()
+    phrasings: FrozenDict[Language, Annotated[tuple[str, ...], Field(min_length=1)]] = Field(
+        default_factory=frozendict
     )
-    vague: dict[Language, dict[Slot, Annotated[list[str], Field(min_length=1)]]] = Field(
-        default_factory=dict
-    )
+    vague: FrozenDict[
+        Language, FrozenDict[Slot, Annotated[tuple[str, ...], Field(min_length=1)]]
+    ] = Field(default_factory=frozendict)
 
     @model_validator(mode="after")
     def _fits_kind(self) -> Perturbation:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from simlab.spec._loader import Problem, SpecError
 
 
-def select(patterns: list[str], available: Mapping[str, object], what: str) -> list[str]:
+def select(patterns: Iterable[str], available: Mapping[str, object], what: str) -> list[str]:
     """Ids matching ``patterns`` (exact ids or globs like ``*_vi``), in sorted order."""
     chosen: set[str] = set()
     problems = []

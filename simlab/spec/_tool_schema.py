@@ -11,17 +11,34 @@ with every keyword (``minimum``, ``pattern``, ``oneOf``, ``$ref``, ``format``...
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from simlab.spec._yaml import as_written
+
 _FORMATS = Draft202012Validator.FORMAT_CHECKER
+
+
+def _is_array(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, list | tuple)
+
+
+# simlab's values are frozen: a call's list argument may be a tuple, an object a
+# frozendict (a dict, as jsonschema wants)
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("array", _is_array),
+)
+# the meta-schema's parts name their own draft, so jsonschema checks them with its own
+# class: a schema is checked as written (``as_written``), its arrays lists
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=_FORMATS)
 _BASE_URI = "urn:simlab:tool-parameters"
 
@@ -39,6 +56,7 @@ def schema_problems(schema: Any, where: str = "") -> list[str]:
     """
     if not isinstance(schema, dict):
         return [_said(where, "must be a mapping")]
+    schema = as_written(schema)
     problems = [
         _said(_dotted(where, *e.absolute_path), _message(e)) for e in _META.iter_errors(schema)
     ]
@@ -75,7 +93,7 @@ def schema_problems(schema: Any, where: str = "") -> list[str]:
     return problems
 
 
-def validate_args(schema: dict[str, Any], value: Any, path: str = "") -> list[str]:
+def validate_args(schema: Mapping[str, Any], value: Any, path: str = "") -> list[str]:
     """Problems of ``value`` against the JSON Schema ``schema``; empty when it conforms.
 
     Every Draft 2020-12 keyword is enforced, ``format`` included. Each problem
@@ -87,8 +105,8 @@ def validate_args(schema: dict[str, Any], value: Any, path: str = "") -> list[st
 
 
 @lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json), format_checker=_FORMATS)
+def _validator(schema_json: str) -> Validator:
+    return _Validator(json.loads(schema_json), format_checker=_FORMATS)
 
 
 def _subschemas(schema: dict[str, Any], where: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -98,7 +116,7 @@ def _subschemas(schema: dict[str, Any], where: str) -> Iterator[tuple[str, dict[
             yield from _subschemas(schema[key], _dotted(where, key))
     for key in _MANY:  # a malformed value was reported by the meta-schema: skip it
         subs = schema.get(key)
-        for i, sub in enumerate(subs if isinstance(subs, list) else []):
+        for i, sub in enumerate(subs if isinstance(subs, list | tuple) else []):
             if isinstance(sub, dict):
                 yield from _subschemas(sub, _dotted(where, key, i))
     for key in _NAMED:
@@ -143,7 +161,7 @@ def _problems(base: str, error: ValidationError) -> list[str]:
         known = set(error.schema.get("properties") or {})
         return [f"unknown argument {prefix}{k}" for k in value if k not in known]
     if kind == "type":
-        kinds = wanted if isinstance(wanted, list) else [wanted]
+        kinds = wanted if isinstance(wanted, list | tuple) else [wanted]
         return [f"{where} must be {' or '.join(kinds)}, got {_json_type(value)}"]
     if kind == "enum":
         return [f"{where} must be one of {wanted}, got {value!r}"]
@@ -159,5 +177,8 @@ def _json_type(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "integer" if value.is_integer() else "number"
-    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
-    return names.get(type(value), type(value).__name__)
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "string" if type(value) is str else type(value).__name__

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from frozendict import frozendict
 from pydantic import BaseModel
 
 from simlab.spec._agent import AgentSpec
@@ -271,14 +272,14 @@ def _domains_beside(given: Sequence[str], suite_path: Path | None = None) -> Dom
         SpecError: A domain does not load, or the project's suite is not a valid suite
             (said at its own file and line).
     """
-    own = load_domains(given, Path(".")) if given else DomainSet({}, DEFAULT_DOMAIN)
+    own = load_domains(given, Path(".")) if given else DomainSet(frozendict(), DEFAULT_DOMAIN)
     if suite_path is not None:
         project = _suite_domains_of(suite_path)
-        return DomainSet({**project.domains, **own.domains}, project.default)
+        return DomainSet(frozendict({**project.domains, **own.domains}), project.default)
     shipped = load_domains(shipped_domains() or [DEFAULT_DOMAIN], Path("."))
     if not given:
         return DomainSet(shipped.domains, DEFAULT_DOMAIN, shipped.folders)
-    merged = {**shipped.domains, **own.domains}
+    merged = frozendict({**shipped.domains, **own.domains})
     return DomainSet(merged, own.default if len(own.domains) == 1 else DEFAULT_DOMAIN)
 
 
@@ -319,7 +320,7 @@ def _library_fit(
     goal against the graders the suite runs (``graders``; None: its ``grading.graders``)."""
     running = _running(suite, graders)
     problems: list[Problem] = []
-    libraries: list[tuple[list[str], type[Persona] | type[Goal]]] = []
+    libraries: list[tuple[Sequence[str], type[Persona] | type[Goal]]] = []
     if personas:
         libraries.append((suite.persona_dirs, Persona))
     if goals:

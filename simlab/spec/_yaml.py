@@ -15,6 +15,7 @@ environment variable (``SIMLAB_YAML_MAX_BYTES``, ``SIMLAB_YAML_MAX_NODES``,
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +187,17 @@ def _add(stack: list[_Shape], size: tuple[int, int]) -> None:
 
 SHOWN_CHARS = 200
 """The most characters of a value a message quotes whole (a pasted paragraph fits)."""
+
+
+def as_written(value: Any) -> Any:
+    """A frozen value as YAML wrote it: its mappings as dicts, its tuples as lists (so
+    a message quotes ``[1, 2]``, not ``(1, 2)``). Frozen values are nested at most
+    ``simlab.core``'s ``MAX_DEPTH`` levels, well within recursion's reach."""
+    if isinstance(value, Mapping):
+        return {k: as_written(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_written(v) for v in value]
+    return value
 
 
 def shown_value(value: Any, limit: int = SHOWN_CHARS) -> str:

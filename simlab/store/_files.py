@@ -1,9 +1,9 @@
 """The run's JSON files as typed models: ``run.json``, ``summary.json``, ``brittleness.json``.
 
-Readers validate through these models instead of walking dicts. Rows of the
-summary allow fields a newer simlab added (a reader keeps them as extras), so
-an analysis can grow without breaking older readers; every field a report
-relies on is declared.
+Readers validate through these models instead of walking dicts. They allow
+fields a newer simlab added (a reader keeps them as extras), so an analysis can
+grow without breaking older readers; every field a report relies on is declared.
+``summary.json``'s models are in ``_summary``.
 """
 
 from __future__ import annotations
@@ -48,72 +48,6 @@ class RunInfo(_File):
     def target(self) -> str:
         """The target that really ran (an overridden one's name, else the suite's)."""
         return self.models.get("agent") or str(self.overrides.get("target") or "")
-
-
-class GroupStats(_File):
-    """One row of the summary: a group of sessions (a persona, a bucket, all...)."""
-
-    n: int = 0
-    """Graded sessions (errors excluded)."""
-    passes: int = 0
-    pass_rate: float | None = None
-    pass_ci: Interval | None = None
-    n_errors: int = 0
-    n_cells: int = 0
-    mean_score: float | None = None
-    mean_score_ci: Interval | None = None
-    aptitude: float | None = None
-    aptitude_ci: Interval | None = None
-    unreliability: float | None = None
-    unreliability_ci: Interval | None = None
-
-
-class RunSummary(_File):
-    """``summary.json``: every figure the reports print, with its n and interval."""
-
-    schema_version: int
-    run_id: str | None = None
-    seed: int | None = None
-    level: float | None = None
-    n_resamples: int | None = None
-    overall: GroupStats
-    by_persona: dict[str, GroupStats] = Field(default_factory=dict)
-    by_goal: dict[str, GroupStats] = Field(default_factory=dict)
-    by_mode: dict[str, GroupStats] = Field(default_factory=dict)
-    by_bucket: dict[str, GroupStats] = Field(default_factory=dict)
-    """By planned length: the user turns a session's plan needs, fixed before it ran."""
-    by_persona_bucket: dict[str, dict[str, GroupStats]] = Field(default_factory=dict)
-    by_realised_length: dict[str, GroupStats] = Field(default_factory=dict)
-    """Descriptive only: realised length depends on the outcome (failing users talk longer)."""
-    lengths: dict[str, Any] = Field(default_factory=dict)
-    """What the length rows mean, sessions per planned length, sessions without a plan."""
-    errors: dict[str, Any] = Field(default_factory=dict)
-    cost: dict[str, Any] = Field(default_factory=dict)
-    faults: dict[str, Any] = Field(default_factory=dict)
-    unheard: dict[str, Any] = Field(default_factory=dict)
-    """Graded sessions, failed and passed, with agent turns the simulated user did not
-    understand (a question no cue of the domain names), and the commonest such questions."""
-    tool_results: dict[str, Any] = Field(default_factory=dict)
-    """The target's tool calls and how many came without their results."""
-    pass_hat_k: dict[str, Any] = Field(default_factory=dict)
-    by_check: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """Each check's pass rate with its n and Wilson interval, and mean credit."""
-    judge: dict[str, Any] = Field(default_factory=dict)
-    """Judged runs: the judge's pass rate and its agreement (and kappa) with the code graders."""
-    trajectory: dict[str, Any] = Field(default_factory=dict)
-    """LCS precision and recall of the tool calls, overall, by persona and by goal."""
-    efficiency: dict[str, Any] = Field(default_factory=dict)
-    """Redundant calls, iterations, latency p50/p95, tokens and cost per passing session."""
-    tool_stages: dict[str, Any] = Field(default_factory=dict)
-    """Where tool use first failed: per persona and goal the share at each stage, and
-    the first-failure transitions (first stage to the next distinct one)."""
-    stop_reasons: dict[str, int] = Field(default_factory=dict)
-
-    @property
-    def n_sessions(self) -> int:
-        """Every session of the run, graded or not."""
-        extra = self.overall.model_extra or {}
-        return int(extra.get("n_sessions", self.overall.n + self.overall.n_errors))
 
 
 SurvivalStep = tuple[float, float, float, float]

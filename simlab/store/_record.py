@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
+from frozendict import frozendict
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from simlab.core import Check, SessionKey, Transcript
+from simlab.core import Check, FrozenDict, FrozenJSONDict, SessionKey, Transcript
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
 traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``; 6 added
-``tool_use.repeats``. Older records read on: no plan (``None``), their error string
+``tool_use.repeats``; 7 added a check's ``error`` (a user's grader that raised, the
+session graded on) and ``uncounted`` (checks a grading's ``waive`` leaves out of the
+verdict and the score). Older records read on: no plan (``None``), their error string
 parsed, no per-turn latency (``[]``), no tool-use figures and no failure stages
-(``None``), no repeats (``0``: every repeat of the final action counted as waste)."""
+(``None``), no repeats (``0``: every repeat of the final action counted as waste), no
+grader failures (a raising grader then ended the session in error)."""
 
 REPEATS_SCHEMA = 6
 """The first record schema whose ``tool_use`` counts a repeat of the final action the
@@ -41,7 +46,7 @@ Status = Literal["ok", "error"]
 class Usage(BaseModel):
     """Tokens spent by LLM calls in the session (zero on the offline path)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -64,7 +69,7 @@ class SessionError(BaseModel):
     ``sessions.jsonl`` for the developer; published reports show ``headline``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: str | None = None
     """The exception's class name; None when simlab itself decided (a turn timeout)."""
@@ -106,7 +111,7 @@ class ToolUse(BaseModel):
     Figures are fixed when the session is graded (``simlab.graders.tool_use``).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     expected: int = Field(ge=0)
     """Tool calls the goal expects (0: a greeting, an out-of-scope question)."""
@@ -144,7 +149,7 @@ class StageFailure(BaseModel):
         detail: What went wrong, for a person.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     stage: str
     turn: int | None = None
@@ -160,9 +165,9 @@ class ToolStages(BaseModel):
     the next distinct one after it can be recomputed from the record alone.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    failures: list[StageFailure] = Field(default_factory=list)
+    failures: tuple[StageFailure, ...] = ()
 
     @property
     def first(self) -> str | None:
@@ -178,7 +183,7 @@ class ToolStages(BaseModel):
 class SessionRecord(BaseModel):
     """One finished session, as written to ``sessions.jsonl``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int = SCHEMA_VERSION
     key: SessionKey
@@ -194,7 +199,7 @@ class SessionRecord(BaseModel):
     reports bucket by. None when no plan exists (imported logs, older records)."""
     score: float | None = None  # 0-100; None when status is "error"
     passed: bool | None = None  # None when status is "error"
-    checks: dict[str, Check] = Field(default_factory=dict)
+    checks: FrozenDict[str, Check] = Field(default_factory=frozendict)
     uncounted: tuple[str, ...] = Field(default=(), exclude_if=lambda names: not names)
     """Checks that count neither in the verdict nor in the score (a grading's ``waive``),
     which the reports show as not counted; left out of the line when there are none."""
@@ -203,7 +208,7 @@ class SessionRecord(BaseModel):
     cost_usd: float = 0.0
     error: SessionError | None = None
     duration_s: float = 0.0
-    agent_turn_s: list[float] = Field(default_factory=list)
+    agent_turn_s: tuple[float, ...] = ()
     """Seconds the target took to answer each user turn it answered, in order
     (empty in records older than schema 4, and for imported logs)."""
     tool_use: ToolUse | None = None
@@ -211,7 +216,7 @@ class SessionRecord(BaseModel):
     tool_stages: ToolStages | None = None
     """Where a graded session's tool use first failed (and next failed); None for errors
     and records older than schema 5."""
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: FrozenJSONDict = Field(default_factory=frozendict)
 
     @field_validator("schema_version")
     @classmethod
@@ -237,20 +242,23 @@ class SessionRecord(BaseModel):
             data = {**data, "error": SessionError.from_text(data["error"], trace)}
         return data
 
-    @model_validator(mode="after")
-    def _name_checks(self) -> SessionRecord:
+    @field_validator("checks")
+    @classmethod
+    def _name_checks(cls, checks: Mapping[str, Check]) -> Mapping[str, Check]:
         # a record stores checks by name; each check knows its own name when read back
-        for name, check in self.checks.items():
-            if check.name != name:
-                check.name = name
-        return self
+        if all(check.name == name for name, check in checks.items()):
+            return checks
+        return frozendict(
+            (name, check if check.name == name else check.model_copy(update={"name": name}))
+            for name, check in checks.items()
+        )
 
 
 class ChainRerun(BaseModel):
     """One line of ``brittleness_sessions.jsonl``: a passing session re-run with the
     first ``k`` perturbations of its chain stacked."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     target: str
     base: str

@@ -16,21 +16,25 @@ never replaced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from frozendict import frozendict
 from pydantic import ValidationError
 
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
-from simlab.store._files import RunInfo, RunSummary, first_problem
+from simlab.store._encoding import record_line
+from simlab.store._files import RunInfo, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
+from simlab.store._summary import RunSummary
 
 RUN_FILE = "run.json"
 SESSIONS_FILE = "sessions.jsonl"
@@ -48,6 +52,29 @@ class RunDirError(Exception):
     """A run directory cannot be read or resumed; the message says why and what to do."""
 
 
+def open_no_link(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags)`` that refuses a symbolic link at ``path``.
+
+    A run directory's files (its lock, records and reports) are written where they
+    are: a link planted in their place would have simlab truncate or overwrite the
+    file it points to.
+
+    Raises:
+        RunDirError: ``path`` is a symbolic link (the message says what to do).
+        OSError: The open failed for another reason.
+    """
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP or path.is_symlink():
+            raise RunDirError(
+                f"{path} is a symbolic link; simlab does not follow links for the files "
+                "of a run directory (it would write where the link points): remove the "
+                "link, then run again"
+            ) from None
+        raise
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old file or the new one, never half.
 
@@ -57,7 +84,12 @@ def write_atomic(path: Path, text: str) -> None:
     """
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as f:
+        # the temporary file is new or replaced, never a link followed (see open_no_link)
+        with contextlib.suppress(FileNotFoundError):
+            if tmp.is_symlink():
+                tmp.unlink()
+        fd = open_no_link(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -201,7 +233,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     meta = {k: full_meta[k] for k in _SLIM_META_KEYS if k in full_meta} if full_meta else {}
     counts = tool_call_counts(record.transcript)
     if counts != (0, 0):  # what the summary counts from the transcript it drops
-        meta[TOOL_CALL_COUNTS_META] = list(counts)
+        meta[TOOL_CALL_COUNTS_META] = counts
     # a copy with six fields replaced: a third of model_construct's cost, which sets
     # all nineteen one by one
     return record.model_copy(
@@ -213,7 +245,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
             "error": None
             if record.error is None
             else record.error.model_copy(update={"traceback": None}),
-            "meta": meta or _NO_META,
+            "meta": frozendict(meta) if meta else _NO_META,
         }
     )
 
@@ -244,7 +276,7 @@ def _interned_key(key: SessionKey) -> SessionKey:
     )
 
 
-def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
+def _shared_checks(checks: Mapping[str, Check]) -> Mapping[str, Check]:
     """The checks without their detail or turn, one shared dict per pattern of verdicts
     (a run has few: sessions pass and fail the same checks in a few ways). A judge's
     per-criterion answers are verdicts too: the summary tallies them."""
@@ -254,7 +286,7 @@ def _shared_checks(checks: dict[str, Check]) -> dict[str, Check]:
     )
     shared = _CHECK_PATTERNS.get(pattern)
     if shared is None:
-        shared = {name: _verdict_only(c) for name, c in checks.items()}
+        shared = frozendict((name, _verdict_only(c)) for name, c in checks.items())
         if len(_CHECK_PATTERNS) < 100_000:  # bounded: hostile runs cannot grow it forever
             _CHECK_PATTERNS[pattern] = shared
     return shared
@@ -274,11 +306,11 @@ def _verdict_only(check: Check) -> Check:
 
 _CriteriaPattern = tuple[tuple[str, bool | None], ...] | None
 _CHECK_PATTERNS: dict[
-    tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], dict[str, Check]
+    tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], Mapping[str, Check]
 ] = {}
 _EMPTY_TRANSCRIPT = Transcript()
 _ZERO_USAGE = Usage()
-_NO_META: dict[str, Any] = {}
+_NO_META: Mapping[str, Any] = frozendict()
 
 
 def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:
@@ -334,6 +366,11 @@ def has_sessions(run_dir: Path) -> bool:
 
 def _lines(path: Path) -> tuple[int, Iterator[bytes], bytes]:
     """The file's size, its complete lines (read as they are iterated) and its torn tail."""
+    if path.is_symlink():
+        raise RunDirError(
+            f"{path} is a symbolic link; simlab reads and writes a run's records only "
+            "in its own folder: replace the link with the file"
+        )
     if path.is_dir():
         raise RunDirError(f"{path} is a directory, not a file; move it away to read the run")
     if not path.is_file():  # a FIFO would block the read forever
@@ -430,7 +467,8 @@ class RunLock:
     """
 
     def __init__(self, run_dir: Path) -> None:
-        self._file: IO[str] = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
+        fd = open_no_link(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+        self._file: IO[str] = os.fdopen(fd, "r+", encoding="utf-8")
         try:
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -484,14 +522,6 @@ def _pause_for_tests() -> None:
         time.sleep(float(pause))
 
 
-_RECORD_JSON = SessionRecord.__pydantic_serializer__
-
-
-def record_line(record: SessionRecord) -> bytes:
-    """``record`` as its ``sessions.jsonl`` line (UTF-8 JSON, no newline)."""
-    return _RECORD_JSON.to_json(record)
-
-
 class SessionWriter:
     """Appends records to ``sessions.jsonl``, one flushed line per session."""
 
@@ -502,15 +532,24 @@ class SessionWriter:
         # One writer per run: two processes resuming one run would append the same keys.
         self._lock = lock if lock is not None and not lock.closed else RunLock(run_dir)
         path = run_dir / SESSIONS_FILE
-        if truncate_to is not None and path.exists():
-            with path.open("r+b") as f:
-                f.truncate(truncate_to)
-        self._file: IO[bytes] = path.open("ab")
+        try:
+            if truncate_to is not None and path.exists():
+                torn = open_no_link(path, os.O_RDWR)
+                try:
+                    os.ftruncate(torn, truncate_to)
+                finally:
+                    os.close(torn)
+            appending = open_no_link(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except BaseException:
+            self._lock.close()
+            raise
+        self._file: IO[bytes] = os.fdopen(appending, "ab")
 
     def append(self, record: SessionRecord) -> None:
         """Write one record and hand it to the OS at once (it survives SIGKILL)."""
-        # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding
-        self.append_line(_RECORD_JSON.to_json(record))
+        # the serializer's UTF-8 bytes as they are: no str conversion, no re-encoding;
+        # text that cannot be encoded is escaped (``encodable_record``)
+        self.append_line(record_line(record))
 
     def append_line(self, line: bytes) -> None:
         """Write one record already serialized (``record_line``), as ``append`` does."""

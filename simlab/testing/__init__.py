@@ -13,7 +13,9 @@ with seeded latency and fault injection and simulated prompt caching::
 """
 
 from simlab.testing._cache import CacheUsage, PromptCache
-from simlab.testing._cli import cli_main
+
+# the command line's entry point: importable for simlab.cli, not in __all__
+from simlab.testing._cli import cli_main as cli_main
 from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
 from simlab.testing._judge_play import fake_judge, judge_reply
 from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
@@ -46,7 +48,6 @@ __all__ = [
     "PromptSegment",
     "Responder",
     "Roleplay",
-    "cli_main",
     "count_tokens",
     "default_responder",
     "echo",

@@ -72,10 +72,10 @@ async def test_a_turn_is_one_messages_request_and_blocks_become_calls_with_resul
         finally:
             await agent.aclose()
     assert reply.text == "Let me look.\nClosed: receipt R-1."
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(name="lookup", args={"ticket": "T-9"}, result={"status": "open"}),
         ToolCall(name="close", args={"ticket": "T-9"}, result={"receipt": "R-1"}),
-    ]
+    )
     assert reply.meta == {"usage": MESSAGE["usage"]}
     assert seen.paths == ["/v1/messages"]
     # the tool-only reply's empty text is dropped, so the two user turns merge
@@ -123,7 +123,7 @@ async def test_against_the_fake_providers_messages_endpoint() -> None:
             reply = await agent.reply(HISTORY, CTX)
         finally:
             await agent.aclose()
-    assert (reply.text, reply.tool_calls) == ("Your ticket is closed.", [])
+    assert (reply.text, reply.tool_calls) == ("Your ticket is closed.", ())
     assert [m.text for m in fake.requests[0].messages] == ["Close ticket T-9\n\nAlso, it is urgent"]
 
 

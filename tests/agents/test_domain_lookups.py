@@ -378,19 +378,19 @@ def test_a_proposal_states_the_quoted_figures_a_limit_bears_on(skill: DomainSkil
     assert "total: 60 EUR" in skill.propose(decision.plan, "en")
 
 
-def test_a_decision_is_remembered_per_domain_and_its_calls_shared(tmp_path: Path) -> None:
+def test_a_decision_is_the_same_for_any_session_and_slot_order(tmp_path: Path) -> None:
     domain = load_domain(ferry(tmp_path))
     first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
     slots = {**TRIP, "back_day": "2027-01-12"}
     made: list = []
     decision = first.decide("book", slots, made)
     again: list = []
-    assert second.decide("book", dict(reversed(slots.items())), again) is decision
-    # the same calls: replies are read-only, so sessions share them as they share results
-    assert again == made and all(a is b for a, b in zip(again, made, strict=True))
+    assert decision.plan is not None and made
+    assert second.decide("book", dict(reversed(slots.items())), again) == decision
+    assert again == made  # the same lookups, made again
     # without a record the decision is the same and nothing is recorded anywhere
-    assert second.decide("book", slots, None) is decision
-    # a list as a slot's value is not remembered, but still decided
+    assert second.decide("book", slots, None) == decision
+    # a list as a slot's value is decided too
     assert first.decide("book", {**TRIP, "latest": ["12:00"]}, None).plan is not None
 
 
@@ -431,19 +431,18 @@ def test_a_confirmation_states_its_own_result_and_a_proposal_its_own_plan(tmp_pa
         plan = Plan(
             "book", (("sailing", "S2"), ("adults", 2), ("kids", kids)), {"total": 20 * kids}
         )
-        assert skill.propose(plan, "en") == skill._propose(plan, "en")
         assert f"total: {20 * kids}" in skill.propose(plan, "en")
 
 
-def test_a_fixture_call_is_one_tool_call_for_the_domains_sessions(tmp_path: Path) -> None:
+def test_a_fixture_call_is_answered_alike_in_every_session(tmp_path: Path) -> None:
     domain = load_domain(ferry(tmp_path))
     first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
     book = (("sailing", "S2"), ("adults", 2), ("kids", 1))
     call = first.execute(Plan("book", book))
-    assert call.error is None and second.execute(Plan("book", book)) is call
-    # the same arguments in another order: a call of its own, its arguments as given
+    assert call.error is None and second.execute(Plan("book", book)) == call
+    # the same arguments in another order: its arguments as given, the same result
     other = second.execute(Plan("book", book[::-1]))
-    assert other is not call and list(other.args) == ["kids", "adults", "sailing"]
+    assert list(other.args) == ["kids", "adults", "sailing"]
     assert other.result == call.result
 
 
@@ -452,5 +451,5 @@ def test_a_fixture_call_holding_a_canary_is_the_sessions_own(tmp_path: Path) -> 
     first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
     plan = Plan("ticket", (("ticket", "T100"),))
     call = first.execute(plan)
-    assert first.execute(plan) is call and call.result["note"] == f"say {first.canary}"
+    assert first.execute(plan) == call and call.result["note"] == f"say {first.canary}"
     assert second.execute(plan).result["note"] == f"say {second.canary}"

@@ -128,11 +128,11 @@ async def test_reply_parses_text_and_every_tool_call() -> None:
         finally:
             await agent.aclose()
     assert reply.text == "Refunded 43 USD."
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(name="get_booking", args={"booking_ref": "MB4T9R"}),
         ToolCall(name="refund", args={"booking_ref": "MB4T9R"}),
         ToolCall(name="refund", error="arguments are not a JSON object: {not json"),
-    ]
+    )
     # no simlab_tool_results: the calls keep no result, and the reply says so
     assert reply.meta == {"usage": COMPLETION["usage"], "tool_results": "not_reported"}
     assert seen.paths == ["/v1/chat/completions"]
@@ -229,7 +229,7 @@ async def test_against_the_fake_providers_openai_endpoint() -> None:
             reply = await agent.reply(HISTORY, CTX)
         finally:
             await agent.aclose()
-    assert (reply.text, reply.tool_calls) == ("Your refund is 43 USD.", [])
+    assert (reply.text, reply.tool_calls) == ("Your refund is 43 USD.", ())
     assert [m.text for m in fake.requests[0].messages] == [m.text for m in HISTORY]
 
 

@@ -86,8 +86,8 @@ async def _talk(agent: HttpAgent | AnthropicHttpAgent) -> tuple[AgentReply, Agen
 async def test_the_openai_example_server(tmp_path: Path) -> None:
     with _server("openai_agent_server.py", tmp_path) as url:
         asked, acted = await _talk(HttpAgent(url + "/v1", "my-agent"))
-    assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", [], {})
-    assert acted.tool_calls == [CALL]
+    assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", (), {})
+    assert acted.tool_calls == (CALL,)
     assert acted.text == "Order A-100 is shipped."
     assert "tool_results" not in acted.meta
 
@@ -96,7 +96,7 @@ async def test_the_openai_example_server(tmp_path: Path) -> None:
 async def test_the_anthropic_example_server(tmp_path: Path) -> None:
     with _server("anthropic_agent_server.py", tmp_path) as url:
         asked, acted = await _talk(AnthropicHttpAgent(url, "my-agent"))
-    assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", [], {})
-    assert acted.tool_calls == [CALL]
+    assert (asked.text, asked.tool_calls, asked.meta) == ("Which order is it?", (), {})
+    assert acted.tool_calls == (CALL,)
     assert acted.text == "Order A-100 is shipped."
     assert "tool_results" not in acted.meta

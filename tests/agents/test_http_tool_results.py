@@ -55,10 +55,10 @@ async def test_results_reach_each_call_by_id_over_http() -> None:
             reply = await agent.reply(HISTORY, CTX)
         finally:
             await agent.aclose()
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(name="lookup", args={"ticket": "T-9"}, result={"status": "open"}),
         ToolCall(name="close", args={"ticket": "T-9"}, result={"closed": True, "receipt": "R-1"}),
-    ]
+    )
     assert "tool_results" not in reply.meta
 
 

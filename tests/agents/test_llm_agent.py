@@ -135,14 +135,14 @@ async def test_tool_round_trip_against_the_fixtures() -> None:
         agent = LLMAgent(SPEC, llm, meter)
         reply = await agent.reply(history("How many bags can I check?"), ctx(1))
     assert reply.text == "Business allows 2 bags, 40 kg in total."
-    assert reply.tool_calls == [
+    assert reply.tool_calls == (
         ToolCall(
             name="baggage_policy",
             args={"fare": "business", "route": "international"},
             result={"allowance_kg": 40, "bags": 2},
-        )
-    ]
-    assert reply.context is not None and reply.context.seen_user_turns == [1]
+        ),
+    )
+    assert reply.context is not None and reply.context.seen_user_turns == (1,)
     assert reply.meta == {"format_errors": 0, "tool_rounds": 1}
     first, second = fake.requests
     assert first.json_mode and first.seed == 11
@@ -191,7 +191,7 @@ THREE_TURNS = history(
 async def test_context_window_knob_sends_only_the_last_user_turn() -> None:
     async with served(rule_based(RULES)) as (fake, llm):
         reply = await LLMAgent(SPEC, llm).reply(THREE_TURNS, ctx(3, context_window=1))
-    assert reply.context is not None and reply.context.seen_user_turns == [3]
+    assert reply.context is not None and reply.context.seen_user_turns == (3,)
     first = fake.requests[0]
     assert [(m.role, m.text) for m in first.messages] == [("user", "What about bags?")]
 
@@ -203,8 +203,15 @@ async def test_spec_window_holds_unless_a_knob_overrides_it() -> None:
         agent = LLMAgent(windowed, llm)
         kept = await agent.reply(THREE_TURNS, ctx(3))
         unlimited = await agent.reply(THREE_TURNS, ctx(3, context_window=0))
-    assert kept.context is not None and kept.context.seen_user_turns == [2, 3]
-    assert unlimited.context is not None and unlimited.context.seen_user_turns == [1, 2, 3]
+    assert kept.context is not None and kept.context.seen_user_turns == (
+        2,
+        3,
+    )
+    assert unlimited.context is not None and unlimited.context.seen_user_turns == (
+        1,
+        2,
+        3,
+    )
     assert [m.role for m in fake.requests[0].messages] == ["user", "assistant", "user"]
     assert len(fake.requests[1].messages) == 5
 
@@ -261,7 +268,7 @@ async def test_malformed_json_is_retried_once_with_a_correction() -> None:
     responder = scripted(["Sure! Here you go", '```json\n{"text": "Fixed."}\n```'])
     async with served(responder) as (fake, llm):
         reply = await LLMAgent(SPEC, llm, meter).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ("Fixed.", [], 1)
+    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ("Fixed.", (), 1)
     retry = fake.requests[1]
     assert retry.messages[1].text == "Sure! Here you go"
     assert retry.messages[2].text.startswith("Your last answer could not be read (no JSON object)")
@@ -272,7 +279,7 @@ async def test_malformed_json_is_retried_once_with_a_correction() -> None:
 async def test_malformed_twice_replies_with_the_raw_text() -> None:
     async with served(scripted(["nope", '{"text": 5}'])) as (fake, llm):
         reply = await LLMAgent(SPEC, llm).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ('{"text": 5}', [], 2)
+    assert (reply.text, reply.tool_calls, reply.meta["format_errors"]) == ('{"text": 5}', (), 2)
     assert len(fake.requests) == 2
 
 
@@ -310,7 +317,7 @@ async def test_the_fake_providers_default_responder_gets_a_readable_answer() -> 
     # It echoes the system prompt's first JSON object: the reply format's example.
     async with served(default_responder) as (_, llm):
         reply = await LLMAgent(SPEC, llm).reply(history("hello"), ctx(1))
-    assert (reply.text, reply.tool_calls) == ("your message to the user", [])
+    assert (reply.text, reply.tool_calls) == ("your message to the user", ())
     assert reply.meta["format_errors"] == 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from simlab.agents._llm_context import MessageMemo, build_messages
 from simlab.core import Message, ToolCall
 from simlab.spec import AgentSpec
@@ -33,7 +36,7 @@ def test_a_memo_changes_nothing_and_renders_each_past_message_once() -> None:
     assert all(a is b for a, b in zip(cached[:-1], again[:-1], strict=True))
 
 
-def test_a_past_message_edited_in_place_is_rendered_again() -> None:
+def test_a_past_message_cannot_be_edited_in_place_and_a_replaced_one_is_rendered_anew() -> None:
     history = [
         Message(role="user", text="Where is order A1?"),
         Message(role="assistant", text="It is open.", tool_calls=[CALL]),
@@ -41,7 +44,13 @@ def test_a_past_message_edited_in_place_is_rendered_again() -> None:
     ]
     memo: MessageMemo = {}
     _render(history, memo)
-    history[0].text = "Where is order B7?"
-    history[1].tool_calls.append(ToolCall(name="lookup", args={"ref": "B7"}, result={}))
+    with pytest.raises(ValidationError, match="frozen"):
+        history[0].text = "Where is order B7?"
+    history[0] = history[0].model_copy(update={"text": "Where is order B7?"})
+    history[1] = Message(
+        role="assistant",
+        text="It is open.",
+        tool_calls=[CALL, ToolCall(name="lookup", args={"ref": "B7"}, result={})],
+    )
     assert _render(history, memo) == _render(history, None)
     assert "B7" in _render(history, memo)[0]

@@ -133,7 +133,7 @@ def test_budget_bites_on_the_earliest_flight() -> None:
 def test_v2_asks_for_every_missing_slot_at_once_in_the_users_language() -> None:
     (en,) = chat(reference_agent("v2", 1), ["I'd like to book a flight."])
     assert all(is_question_for(en.text, s) for s in ("origin", "destination", "date", "passengers"))
-    assert en.meta["true_causes"] == []
+    assert en.meta["true_causes"] == ()
     (vi,) = chat(reference_agent("v2", 1), ["Toi muon dat ve may bay."])
     assert all(is_question_for(vi.text, s) for s in ("origin", "destination", "date", "passengers"))
     assert "bạn" in vi.text.lower()
@@ -175,7 +175,12 @@ def test_context_window_drops_an_early_budget() -> None:
     assert "VJ1078" in replies[-1].text and "152 USD" in replies[-1].text
     (cause,) = causes(replies, "truncation")
     assert cause["turn"] == 5 and "budget=150 (turn 1)" in cause["detail"]
-    assert replies[-1].context is not None and replies[-1].context.seen_user_turns == [2, 3, 4, 5]
+    assert replies[-1].context is not None and replies[-1].context.seen_user_turns == (
+        2,
+        3,
+        4,
+        5,
+    )
 
 
 @pytest.mark.parametrize("knobs", [Knobs(context_window=0), Knobs(constraint_recap=True)])

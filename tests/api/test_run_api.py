@@ -150,3 +150,20 @@ def test_a_resume_with_another_target_is_refused(
     )
     assert cli.returncode == 2, cli.stderr
     assert "shy_agent" in cli.stderr and "Traceback" not in cli.stderr
+
+
+def test_run_and_read_run_give_one_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    suite, personas, goals = _suite_in_code()
+    ran = simlab.run(
+        suite, target=FixedAgent, personas=personas, goals=goals, out="runs", progress=False
+    )
+    read = simlab.read_run(ran.run_dir)
+    assert type(read) is type(ran) is simlab.RunResult
+    assert (read.run_id, read.info, read.summary) == (ran.run_id, ran.info, ran.summary)
+    assert read.records == ran.records
+    # before its reports were written, a run's summary is worked out from its records
+    ran.paths.summary.unlink()
+    again = simlab.read_run(ran.run_dir)
+    assert again.summary.overall == ran.summary.overall
+    assert not ran.paths.summary.exists()

@@ -28,8 +28,7 @@ def _run(path: Path, uses: list[ToolUse], persona: str = "p") -> Path:
     records = []
     for i, use in enumerate(uses):
         r = rec(persona, "g", i, turns=3)
-        r.tool_use = use
-        records.append(r)
+        records.append(r.model_copy(update={"tool_use": use}))
     return write_run(path, records)
 
 
@@ -104,8 +103,7 @@ def test_the_change_interval_covers_no_change_at_about_its_level() -> None:
             for i in range(60):
                 r = rec(f"p{side}", "g", i)  # other personas: no key paired
                 loops = rng.random() < 0.3
-                r.tool_use = LOOPING if loops else CLEAN
-                records.append(r)
+                records.append(r.model_copy(update={"tool_use": LOOPING if loops else CLEAN}))
             runs.append(records)
         (d,) = [
             x
@@ -122,8 +120,7 @@ def _versioned(path: Path, version: int) -> Path:
     records = []
     for i in range(3):
         r = rec("p", "g", i, turns=3)
-        r.tool_use, r.schema_version = LOOPING, version
-        records.append(r)
+        records.append(r.model_copy(update={"tool_use": LOOPING, "schema_version": version}))
     return write_run(path, records)
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gc
 
-from simlab.core import ToolCall, _read_only, is_read_only, mark_read_only, remembered
+import pytest
+from pydantic import ValidationError
+
+from simlab.core import ToolCall, _read_only, freeze, is_read_only, mark_read_only, remembered
 
 
 def test_only_the_marked_object_is_read_only() -> None:
@@ -27,22 +30,25 @@ def test_a_mark_goes_with_its_call_and_does_not_pass_to_the_next_object_at_its_a
     assert not any(is_read_only(ToolCall(name="f", args={"i": i})) for i in range(100))
 
 
-def test_remembered_is_found_once_per_read_only_call_and_anew_for_a_field_set_or_another() -> None:
+def test_remembered_is_found_once_per_read_only_call_and_anew_for_another() -> None:
     seen: list[object] = []
 
     def size(call: ToolCall) -> int:
         seen.append(call)
-        return len(str(call.result))
+        return len(call.result["r"])
 
     shared = mark_read_only(ToolCall(name="f", result={"r": "xx"}))
-    assert [remembered(shared, "size", size) for _ in range(3)] == [11, 11, 11]
+    assert [remembered(shared, "size", size) for _ in range(3)] == [2, 2, 2]
     assert len(seen) == 1
     assert remembered(shared, "other", lambda c: "another name") == "another name"
-    shared.result = {"r": "xxxx"}  # a field set anew: computed anew
-    assert remembered(shared, "size", size) == 13 and len(seen) == 2
+    with pytest.raises(ValidationError, match="frozen"):  # a call is never changed in place
+        shared.result = {"r": "xxxx"}
+    changed = shared.model_copy(update={"result": freeze({"r": "xxxx"})})
+    assert remembered(changed, "size", size) == 4 and len(seen) == 2  # a copy: not marked
+    assert remembered(shared, "size", size) == 2 and len(seen) == 2
     loose = ToolCall(name="f", result={"r": "xx"})
     remembered(loose, "size", size)
     remembered(loose, "size", size)
     assert len(seen) == 4  # not marked: computed every time
     mark_read_only(shared)  # marked again: what was found stays
-    assert remembered(shared, "size", size) == 13 and len(seen) == 4
+    assert remembered(shared, "size", size) == 2 and len(seen) == 4

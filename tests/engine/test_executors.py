@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 import simlab
+import simlab.engine._ray as ray_executor
 from simlab.api import plan
 from simlab.cli import main
 from simlab.engine import (
@@ -90,6 +91,11 @@ class Died(Exception):
     """Stands for ray.exceptions.RayActorError."""
 
 
+class Restarting(Died):
+    """Stands for ray.exceptions.ActorUnavailableError (a RayActorError): the actor is
+    restarting, the call never reached a worker."""
+
+
 class NotRaised(Exception):
     """Stands for ray.exceptions.RayTaskError (a worker's own error), never raised here."""
 
@@ -98,10 +104,16 @@ class FakeWorker:
     """A worker actor: ``play.remote(tickets)`` plays them, or dies when told to."""
 
     def __init__(
-        self, player: BriefPlayer, deaths: int, doomed: str | None = None, cost: float = 0.0
+        self,
+        player: BriefPlayer,
+        deaths: int,
+        doomed: str | None = None,
+        cost: float = 0.0,
+        restarting: int = 0,
     ) -> None:
         self.player = player
         self.deaths = deaths
+        self.restarting = restarting
         self.doomed = doomed
         self.cost = cost
         self.calls = 0
@@ -110,13 +122,15 @@ class FakeWorker:
     async def _play(self, tickets: Sequence[tuple[Any, int]]) -> list[tuple[bytes, bytes]]:
         self.calls += 1
         await anyio.sleep(0)
+        if self.restarting > 0:
+            self.restarting -= 1
+            raise Restarting("The actor is restarting.")
         if self.deaths > 0 or any(key.id == self.doomed for key, _ in tickets):
             self.deaths -= 1
             raise Died("The actor died unexpectedly before finishing this task.\nmore")
         records = await self.player.play(tickets)
-        for r in records:
-            r.cost_usd = self.cost  # what its LLM calls cost, as a worker reports it
-        return [worker_lines(r) for r in records]
+        # what its LLM calls cost, as a worker reports it
+        return [worker_lines(r.model_copy(update={"cost_usd": self.cost})) for r in records]
 
 
 def dispatch(
@@ -124,7 +138,10 @@ def dispatch(
 ) -> list[SessionRecord]:
     fake_ray = SimpleNamespace(
         exceptions=SimpleNamespace(
-            RayActorError=Died, WorkerCrashedError=Died, RayTaskError=NotRaised
+            RayActorError=Died,
+            WorkerCrashedError=Died,
+            RayTaskError=NotRaised,
+            ActorUnavailableError=Restarting,
         )
     )
     got: list[SessionRecord] = []
@@ -158,6 +175,19 @@ def test_a_dead_workers_sessions_are_handed_back_and_each_is_recorded_once(
     assert dying.calls > 2  # it died twice, came back and played on
     assert sorted(r.key.id for r in got) == sorted(j.key.id for j in plan.jobs)
     assert all(r.status == "ok" for r in got)
+
+
+def test_calls_refused_while_a_worker_restarts_spend_no_sessions_tries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ray_executor, "_RESTART_WAIT_S", (0.001, 0.004))
+    plan = plan_new_run(write_suite(tmp_path), tmp_path / "out")
+    player = BriefPlayer(RunBrief.of(plan.suite, plan.suite_dir, plan.jobs, 4))
+    restarting = FakeWorker(player, deaths=0, restarting=4 * MAX_ATTEMPTS)
+    got = dispatch(plan.jobs, [restarting], batch=1)  # its only worker, restarting long
+    assert restarting.restarting == 0
+    assert sorted(r.key.id for r in got) == sorted(j.key.id for j in plan.jobs)
+    assert [r.error for r in got if r.status != "ok"] == []
 
 
 def test_a_session_whose_worker_dies_every_time_is_an_infra_error_with_the_reason(

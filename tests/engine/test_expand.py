@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_persona_meets_the_goals_of_its_domain_and_any_goal_when_it_names_none() -> None:
     suite = load_suite(ROOT / "examples" / "bank" / "simlab.yaml").model_copy(
-        update={"domains": ["bank", "travel"], "reps": 1, "modes": suite_modes()}
+        update={"domains": ("bank", "travel"), "reps": 1, "modes": suite_modes()}
     )
     bank_personas = load_personas([ROOT / "personas" / "bank"])
     travel = load_personas([ROOT / "personas"])["terse_en"]
@@ -37,5 +37,5 @@ def test_a_persona_meets_the_goals_of_its_domain_and_any_goal_when_it_names_none
     assert len(pairs) == len(bank_personas) * len(bank_goals) + len(travel_goals) + len(goals)
 
 
-def suite_modes() -> list[object]:
+def suite_modes() -> tuple[object, ...]:
     return load_suite(ROOT / "examples" / "bank" / "simlab.yaml").modes[:1]

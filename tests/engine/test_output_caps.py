@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall, _read_only, mark_read_only
-from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
+from simlab.core import AgentReply, ToolCall, _read_only, freeze, mark_read_only
+from simlab.engine._output_caps import MAX_NESTING, TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
 LIMITS = OutputLimits(reply_chars=100, tool_args_chars=100, tool_result_chars=100, meta_chars=100)
@@ -98,7 +99,7 @@ def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cut
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
 
 
-def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
+def test_a_read_only_call_handed_out_again_is_measured_once_and_a_copy_anew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     encoded: list[object] = []
@@ -114,19 +115,21 @@ def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_fiel
         reply = AgentReply(text="ok", tool_calls=[shared])
         assert cap_reply(reply, LIMITS, turn) == (reply, [])
     assert len(encoded) == 1
-    shared.result = {"r": "x" * 200}  # a field set anew: measured anew, and cut
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[shared]), LIMITS, 4)
+    grown = shared.model_copy(update={"result": freeze({"r": "x" * 200})})  # measured anew
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 4)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
 
 
-def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> None:
-    # an agent may grow a result it already returned: what the call holds now is capped
+def test_a_call_cannot_grow_its_result_after_it_was_returned() -> None:
+    # a result is frozen: an agent that wants a longer one returns a new call, capped anew
     call = ToolCall(name="log", result={"lines": ""})
     reply = AgentReply(text="ok", tool_calls=[call])
     assert cap_reply(reply, LIMITS, 1) == (reply, [])
-    call.result["lines"] = "x" * 500
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[call]), LIMITS, 2)
+    with pytest.raises(TypeError):
+        call.result["lines"] = "x" * 500
+    grown = ToolCall(name="log", result={"lines": "x" * 500})
+    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 2)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
 
@@ -139,3 +142,38 @@ def test_a_measure_is_forgotten_with_its_call() -> None:
     assert all(_read_only._marked[id(c)].found for c in calls)  # each measured, kept by its mark
     del calls
     assert len(_read_only._marked) == before  # no entry outlives its call: nothing leaks
+
+
+def _nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_a_value_nested_past_every_limit_is_refused_without_recursion() -> None:
+    deep = _nested(5000)  # far past the interpreter's recursion limit
+    reply = AgentReply(text="t", tool_calls=[ToolCall(name="t", args={"a": deep})])
+    with pytest.raises(ValueError, match="nested deeper than"):
+        cap_reply(reply, OutputLimits(), 2)
+
+
+def test_a_value_nested_past_the_limit_is_cut_without_recursion() -> None:
+    deep = _nested(200)  # deeper than sessions.jsonl's reader takes
+    reply = AgentReply(
+        text="t",
+        tool_calls=[ToolCall(name="t", args={"a": deep}, result=_nested(65))],
+        meta={"m": _nested(70)},
+    )
+    capped, cuts = cap_reply(reply, OutputLimits(), 2)
+    assert [c["field"] for c in cuts] == ["meta", "tool_calls[0].args", "tool_calls[0].result"]
+    stand_in = capped.tool_calls[0].args[TRUNCATED_KEY]
+    assert stand_in["limit"] == f"nested past {MAX_NESTING} levels"
+    assert stand_in["chars"] == len('{"a": ') + 200 * 2 + 1 + 1
+    assert stand_in["excerpt"].startswith('{"a": [[[[')
+    assert cuts[1] == {"turn": 2, "field": "tool_calls[0].args", "chars": 408, "kept": 20_000}
+
+
+def test_a_value_nested_to_the_limit_is_kept() -> None:
+    reply = AgentReply(text="t", tool_calls=[ToolCall(name="t", args={"a": _nested(63)})])
+    assert cap_reply(reply, OutputLimits(), 1) == (reply, [])

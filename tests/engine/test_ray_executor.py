@@ -314,3 +314,92 @@ def test_a_worker_that_cannot_build_the_roles_ends_the_run_with_one_message(
     ) in err
     assert "Traceback" not in err
     assert not list(out.iterdir())
+
+
+def test_a_worker_sigkilled_twice_loses_repeats_and_fails_no_session(
+    cluster: Any, tmp_path: Path
+) -> None:
+    # the second kill comes while the first worker may still be restarting: calls to a
+    # restarting actor spend no session's tries, and closing a dead one ends no run
+    (tmp_path / "slow_agent.py").write_text(SLOW_AGENT, encoding="utf-8")
+    suite = {
+        "seed": 7,
+        "reps": 2,
+        "target": "slow_agent:reply",
+        "concurrency": 4,
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+    }
+    path = tmp_path / "suite.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    out = tmp_path / "out"
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = simlab.run(path, out=out, progress=False, executor=TWO_WORKERS)
+        except BaseException as e:  # handed to the test's thread
+            outcome["error"] = e
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    first, _ = _kill_a_worker_mid_session(out, tmp_path / "starts.log", sessions=40)
+    second, _ = _kill_a_worker_mid_session(out, tmp_path / "starts.log", sessions=120)
+    runner.join(timeout=400)
+    assert not runner.is_alive(), "the run did not end"
+    assert "error" not in outcome, outcome.get("error")
+    result = outcome["result"]
+    written = lines(result.run_dir)
+    keys = [json.dumps(r["key"], sort_keys=True) for r in written]
+    assert len(keys) == 288 and len(set(keys)) == 288  # 18 x 4 x 2 x 2, each once
+    assert [r["error"] for r in written if r["status"] != "ok"] == []
+    assert not _alive(first) and not _alive(second)
+    assert result.paths.summary.is_file() and result.paths.report_md.is_file()
+    local = simlab.run(path, out=tmp_path / "local", progress=False)
+    assert by_key(written) == by_key(lines(local.run_dir))
+
+
+LOOPBACK_RUN = """
+import json, sys
+import simlab
+
+result = simlab.run(sys.argv[1], out=sys.argv[2], progress=False, executor="ray")
+print(json.dumps({"ok": len(result.records)}))
+"""
+
+
+def test_a_local_cluster_simlab_starts_listens_on_loopback_only(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    import subprocess
+    import sys
+
+    # ray imported when it runs: the driver imports the module to check it
+    agent = "def reply(messages, ctx):\n    import ray\n    return ray.util.get_node_ip_address()\n"
+    (tmp_path / "where_agent.py").write_text(agent, encoding="utf-8")
+    suite = {
+        "reps": 1,
+        "max_turns": 1,
+        "target": "where_agent:reply",
+        "personas": ["terse_en"],
+        "goals": ["refund"],
+        "persona_dirs": [str(ROOT / "personas")],
+        "goal_dirs": [str(ROOT / "goals")],
+    }
+    path = tmp_path / "suite.yaml"
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    script = tmp_path / "run.py"
+    script.write_text(LOOPBACK_RUN, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    done = subprocess.run(
+        [sys.executable, str(script), str(path), str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    [run_dir] = (tmp_path / "out").iterdir()
+    replies = [
+        turn["agent"]["text"]
+        for record in lines(run_dir)
+        for turn in record["transcript"]["turns"]
+        if turn.get("agent")
+    ]
+    assert replies and set(replies) == {"127.0.0.1"}  # the worker's node is loopback

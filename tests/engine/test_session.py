@@ -128,18 +128,19 @@ class BrokenGrader:
         raise KeyError("oops")
 
 
-def test_a_grader_crash_is_an_error_not_a_crash() -> None:
+def test_a_users_grader_crash_is_its_own_check_not_a_session_error() -> None:
     record = anyio.run(
         partial(
             run_session, JOB, lambda setup: Agent(refund_on=2), lambda setup: Sim(), LIMITS,
             graders=[BrokenGrader()],
         )
     )  # fmt: skip
-    assert record.status == "error" and record.stop_reason is StopReason.INFRA_ERROR
-    assert record.error is not None
-    assert (record.error.type, record.error.stage) == ("KeyError", "grading")
-    assert record.error.headline == "grading failed: KeyError: 'oops'"
-    assert record.error.traceback is not None and 'raise KeyError("oops")' in record.error.traceback
+    assert record.status == "ok" and record.error is None
+    failed = record.checks["broken"]
+    assert failed.error is not None and not failed.passed
+    assert (failed.error.type, failed.error.message) == ("KeyError", "'oops'")
+    assert failed.detail == "grader raised KeyError: 'oops'"
+    assert failed.error.traceback is not None and 'raise KeyError("oops")' in failed.error.traceback
 
 
 def test_a_hung_sync_target_times_out_at_its_own_turn() -> None:

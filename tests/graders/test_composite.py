@@ -43,7 +43,7 @@ def test_the_preset_is_the_seeds_weights_and_threshold() -> None:
         "reflection": 0.15,
         "goal_completed": 0.20,  # final answer
     }
-    assert g.min_score == 70.0 and g.require == []
+    assert g.min_score == 70.0 and g.waive == ("*",)  # the floor alone decides
     assert Grading(preset="composite", min_score=60).min_score == 60  # own fields win
     assert set(GRADING_PRESETS["composite"]["weights"]) <= set(g.graders or [])
 

@@ -9,7 +9,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import Check, StatedFact, ToolCall, Transcript, Turn, UserTurn, stated_facts
+from simlab.core import (
+    Check,
+    StatedFact,
+    ToolCall,
+    Transcript,
+    Turn,
+    UserTurn,
+    freeze,
+    stated_facts,
+)
 from simlab.graders import satisfies, score_checks, violations
 from simlab.graders._stages import _empty, _schema_problems
 from simlab.graders._written import _written_forms, written_forms
@@ -152,6 +161,7 @@ def test_shared_stated_facts_keep_each_value_and_its_type() -> None:
     for value in [1, True, 1.0, "1", None, -0.0, 0.0, ["a"]]:
         for _ in range(2):  # made, then shared
             fact = stated_facts(said(value))["f"]
-            assert fact == StatedFact(value, 1) and type(fact.value) is type(value)
-            assert str(fact.value) == str(value)  # -0.0 stays -0.0
+            frozen = freeze(value)  # a list stated is a tuple in the turn
+            assert fact == StatedFact(frozen, 1) and type(fact.value) is type(frozen)
+            assert str(fact.value) == str(frozen)  # -0.0 stays -0.0
     assert stated_facts(said(1, True))["f"] == StatedFact(True, 2)

@@ -96,9 +96,8 @@ def test_stated_facts_latest_statement_wins() -> None:
 
 def test_stated_facts_ignore_the_closing_turn() -> None:
     t = make_transcript(({"budget": 300}, "ok", []))
-    t.turns.append(
-        Turn(index=2, user=UserTurn(text="bye", disclosed={"budget": 1}, stop=StopSignal.DONE))
-    )
+    closing = UserTurn(text="bye", disclosed={"budget": 1}, stop=StopSignal.DONE)
+    t = Transcript(turns=(*t.turns, Turn(index=2, user=closing)))
     assert stated_facts(t) == {"budget": StatedFact(300, 1)}
 
 

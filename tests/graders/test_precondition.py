@@ -42,7 +42,7 @@ def test_missing_precondition_reads_successful_calls_in_order(
 def test_a_balance_read_before_verification_fails_at_its_turn() -> None:
     bank = load_domain(BANK)
     assert bank.tool("get_balance") is not None
-    assert bank.tool("get_balance").requires == ["verify_identity"]  # type: ignore[union-attr]
+    assert bank.tool("get_balance").requires == ("verify_identity",)  # type: ignore[union-attr]
     check = precondition_check(
         bank, [(2, call("get_balance")), (3, call("verify_identity")), (3, call("get_balance"))]
     )

@@ -171,5 +171,8 @@ def test_two_bookings_in_one_reply_are_waste() -> None:
 def test_a_failed_booking_is_no_action_to_redo() -> None:
     failed = ToolCall(name="hold", args=D20, error="sold out")
     t = _session((D20, [SEARCH_20]), (D21, [SEARCH_21, HOLD_21]))
-    t.turns[0].agent.tool_calls.append(failed)  # type: ignore[union-attr]
+    first = t.turns[0]
+    assert first.agent is not None
+    agent = first.agent.model_copy(update={"tool_calls": (*first.agent.tool_calls, failed)})
+    t = Transcript(turns=(first.model_copy(update={"agent": agent}), *t.turns[1:]))
     assert redo_windows(GOAL, t) == ()

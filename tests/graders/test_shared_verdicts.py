@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from simlab.contracts import GradingContext
 from simlab.core import AgentReply, Check, SessionKey, ToolCall, Transcript, Turn, UserTurn
@@ -127,9 +129,9 @@ def test_a_grader_under_another_name_copies_the_shared_check() -> None:
     assert plain is not renamed["told"]
 
 
-def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> None:
-    """A user's grader builds on them (as before sharing): each call's check is its own,
-    unnamed (the grader's name goes on it), and changing it changes no session's check."""
+def test_the_public_check_functions_hand_out_frozen_checks_a_caller_copies() -> None:
+    """A user's grader builds on them: each call's check is unnamed (the grader's name goes
+    on it) and frozen, and a copy with another detail changes no session's check."""
     session = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
     shared = grade_session(_ctx(session)).checks
     made = [
@@ -140,8 +142,11 @@ def test_the_public_check_functions_hand_out_checks_a_caller_may_change() -> Non
     ]
     for check in made:
         assert check is not None and check.name == ""
-        check.detail = "changed by the user's grader"
-    grade(GOAL, session).checks["goal_completed"].detail = "changed by the user"
+        with pytest.raises(ValidationError, match="frozen"):
+            check.detail = "changed by the user's grader"
+        assert check.model_copy(update={"detail": "changed"}).detail == "changed"
+    mine = grade(GOAL, session).checks["goal_completed"]
+    assert mine.model_copy(update={"detail": "changed by the user"}) != mine
     assert constraint_checks(GOAL, session)["constraint:day"] is not shared["constraint:day"]
 
     class Strict:

@@ -3,6 +3,7 @@ of several, a domain's own stage, and the record that carries it through session
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ def _session(freeze: dict[str, Any], reply: str = "Done: reference FRZ-4821L.") 
 
 def test_a_clean_session_fails_at_no_stage() -> None:
     found = stages(_session(FREEZE_CALL))
-    assert found.failures == [] and found.first is None and found.next is None
+    assert found.failures == () and found.first is None and found.next is None
 
 
 def test_a_must_not_call_tool_fails_at_selection() -> None:
@@ -204,13 +205,26 @@ def test_a_call_object_repeated_fails_where_its_copies_do() -> None:
         [*_session(FREEZE_CALL), ("It was stolen.", {"reason": "stolen"}, "Done.", [FREEZE_CALL])],
     ):  # fmt: skip
         copies = _ctx(steps)
-        shared = _ctx(steps)
+        fresh = _ctx(steps)
         objects: dict[str, ToolCall] = {}
-        for turn in shared.transcript.turns:
-            if turn.agent is not None:  # each distinct call one object, in every turn
-                turn.agent.tool_calls = [
-                    objects.setdefault(repr(c.model_dump()), c) for c in turn.agent.tool_calls
-                ]
+        turns = [  # each distinct call one object, in every turn
+            t
+            if t.agent is None
+            else t.model_copy(
+                update={
+                    "agent": t.agent.model_copy(
+                        update={
+                            "tool_calls": tuple(
+                                objects.setdefault(repr(c.model_dump()), c)
+                                for c in t.agent.tool_calls
+                            )
+                        }
+                    )
+                }
+            )
+            for t in fresh.transcript.turns
+        ]
+        shared = replace(fresh, transcript=Transcript(turns=turns))
         assert len({id(c) for _, c in shared.tool_calls}) < len(shared.tool_calls)
         graded = grade_session(copies, [*default_graders(), *SAFETY_GRADERS])
         found = tool_stages(copies, graded.checks)

@@ -7,15 +7,17 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
 import pytest
 
+import simlab.llm._http1 as http1
 from simlab.llm import LLMMessage, LLMRequest, LLMSpec
 from simlab.llm._anthropic import AnthropicLLM
-from simlab.llm._errors import ProviderConnectionError, ProviderTimeoutError
+from simlab.llm._errors import MalformedResponseError, ProviderConnectionError, ProviderTimeoutError
 from simlab.llm._http1 import Http1Transport
 from simlab.testing import FakeProvider, FakeProviderConfig, scripted
 
@@ -239,3 +241,26 @@ async def test_nothing_listening_is_a_connection_error() -> None:
     with pytest.raises(ProviderConnectionError, match="failed"):
         await transport.post_bytes(url, b"{}", {})
     assert transport.open_connections == 0
+
+
+async def test_a_body_over_the_limit_is_refused_said_or_streamed_or_inflated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(http1, "MAX_BODY_BYTES", 100_000)
+    claimed = b"HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n" + b"x" * 1000
+    chunked = [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"]
+    chunked += [b"10000\r\n" + b"y" * 0x10000 + b"\r\n"] * 4
+    to_close = [b"HTTP/1.1 200 OK\r\n\r\n"] + [b"z" * 60_000] * 4
+    bomb = gzip.compress(b" " * 5_000_000)  # about 5 KB on the wire
+    inflating = [_plain(bomb, "Content-Encoding: gzip\r\n")]
+    for answer, said in (
+        ([claimed], "10,000,000,000 bytes (Content-Length)"),
+        (chunked, "over the 100,000"),
+        (to_close, "over the 100,000"),
+        (inflating, "inflating past the 100,000"),
+    ):
+        async with raw_server(lambda i, a=answer: a) as (url, _):  # type: ignore[misc]
+            transport = Http1Transport(max_connections=1, timeout_s=5)
+            with pytest.raises(MalformedResponseError, match=re.escape(said)):
+                await transport.post_bytes(url, b"{}", {})
+            await transport.aclose()

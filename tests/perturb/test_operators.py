@@ -33,7 +33,7 @@ def test_unperturbed_session_is_the_reference(lang: Language) -> None:
     turns = record.transcript.turns
     assert record.passed and record.n_user_turns == 3
     assert turns[0].user.disclosed == ALL_FACTS
-    assert all(t.user.perturbations == [] for t in turns)
+    assert all(t.user.perturbations == () for t in turns)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -44,7 +44,7 @@ def test_typos_hit_entity_words_but_not_disclosed_facts(lang: Language) -> None:
     city = "Hanoi" if lang == "en" else "Hà Nội"
     assert city in base[0] and city not in first.text  # an entity word was mangled
     assert first.disclosed == ALL_FACTS  # the user still stated them
-    assert first.perturbations == ["typos"]
+    assert first.perturbations == ("typos",)
     for number in ("20", "160", "12:00"):  # digits are never touched
         assert number in first.text
     assert not record.passed  # nothing readable is left for the agent
@@ -54,8 +54,8 @@ def test_typos_land_from_their_turn_on_and_leave_earlier_turns_alone() -> None:
     base = _baseline("en")
     record = run("en", "one_way", Mode.FULL, [pinned("typos", 2, rate=1.0)])
     turns = record.transcript.turns
-    assert turns[0].user.text == base[0] and turns[0].user.perturbations == []
-    assert turns[1].user.text != base[1] and turns[1].user.perturbations == ["typos"]
+    assert turns[0].user.text == base[0] and turns[0].user.perturbations == ()
+    assert turns[1].user.text != base[1] and turns[1].user.perturbations == ("typos",)
 
 
 def test_stripped_diacritics_in_vietnamese_and_a_no_op_in_english() -> None:
@@ -65,11 +65,11 @@ def test_stripped_diacritics_in_vietnamese_and_a_no_op_in_english() -> None:
     # every message sent is stripped; the closing DONE is never sent, so left alone
     assert texts[:-1] == [fast_strip(t) for t in vi_base[:-1]] and texts[-1] == vi_base[-1]
     assert "Ha Noi" in vi.transcript.turns[0].user.text
-    assert vi.transcript.turns[0].user.perturbations == ["strip_diacritics"]
+    assert vi.transcript.turns[0].user.perturbations == ("strip_diacritics",)
     assert vi.passed  # the reference agent reads accentless Vietnamese
     en = run("en", "one_way", Mode.FULL, [pinned("strip_diacritics", 1)])
     assert [t.user.text for t in en.transcript.turns] == _baseline("en")
-    assert all(t.user.perturbations == [] for t in en.transcript.turns)  # never changed a thing
+    assert all(t.user.perturbations == () for t in en.transcript.turns)  # never changed a thing
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -77,7 +77,7 @@ def test_goal_change_switches_to_the_goals_alternative_value(lang: Language) -> 
     record = run(lang, "one_way", Mode.FULL, [pinned("goal_change", 2)])
     second = record.transcript.turns[1].user
     assert second.disclosed == {"date": "2026-12-19"}  # one_way's declared mind change
-    assert second.perturbations == ["goal_change"]
+    assert second.perturbations == ("goal_change",)
     assert any(second.text.startswith(lead) for lead in LIBRARY["goal_change"].phrasings[lang])
     assert "19" in second.text
     # the final action must satisfy the NEW value, stated in turn 2; v2 does
@@ -115,7 +115,7 @@ def test_ambiguity_states_a_fact_vaguely_until_asked(lang: Language) -> None:
     vague = [p.replace("{month_name}", month).replace("{month}", month)
              for p in date.say[lang].vague]  # fmt: skip
     assert any(v in first.text for v in vague)
-    assert first.perturbations == ["ambiguity"]
+    assert first.perturbations == ("ambiguity",)
     assert second.disclosed == {"date": "2026-12-20"}  # given precisely once asked
     assert record.passed  # the expected outcome does not change
 
@@ -126,7 +126,7 @@ def test_pushback_takes_the_turn_after_a_proposal(lang: Language) -> None:
     turns = record.transcript.turns
     second = turns[1].user
     assert second.text in LIBRARY["pushback"].phrasings[lang]
-    assert second.disclosed == {} and second.perturbations == ["pushback"]
+    assert second.disclosed == {} and second.perturbations == ("pushback",)
     assert turns[1].agent is not None and turns[0].agent is not None
     assert turns[1].agent.text == turns[0].agent.text  # the right reaction: keep the proposal
     assert record.passed and record.n_user_turns == 4
@@ -137,7 +137,7 @@ def test_digression_is_a_whole_turn_of_chatter(lang: Language) -> None:
     record = run(lang, "one_way", Mode.FULL, [pinned("digression", 2)])
     second = record.transcript.turns[1].user
     assert second.text in LIBRARY["digression"].phrasings[lang]
-    assert second.disclosed == {} and second.perturbations == ["digression"]
+    assert second.disclosed == {} and second.perturbations == ("digression",)
     assert record.passed and record.n_user_turns == 4
 
 
@@ -159,7 +159,7 @@ def test_fact_changes_fire_at_a_booking_that_comes_before_their_turn() -> None:
     # their mind on seeing it, as planned mind changes do
     record = run("en", "one_way", Mode.FULL, [pinned("goal_change", 5)])
     turns = record.transcript.turns
-    assert turns[2].user.perturbations == ["goal_change"]
+    assert turns[2].user.perturbations == ("goal_change",)
     assert turns[2].user.disclosed == {"date": "2026-12-19"}
     assert record.passed
 

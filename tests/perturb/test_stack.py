@@ -80,7 +80,7 @@ def _conversation(sim: ScriptedSimulator, replies: list[AgentReply]) -> list[Use
         said.append(user)
         if user.stop is not None:
             break
-        transcript.turns.append(Turn(index=turn, user=user, agent=reply))
+        transcript = Transcript(turns=(*transcript.turns, Turn(index=turn, user=user, agent=reply)))
     return said
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from simlab.core import freeze
 from simlab.replay import ImportOptions, import_logs
 
 DATA = Path(__file__).parent / "data"
@@ -52,7 +53,7 @@ def test_otel_three_semconv_generations() -> None:
     assert first is not None and first.text == "VJ1078 at 10:15, shall I book?"
     [call] = first.tool_calls
     assert call.args == {"origin": "HAN", "destination": "DAD"}
-    assert call.result == [{"id": "VJ1078", "dep_time": "10:15"}]
+    assert call.result == freeze([{"id": "VJ1078", "dep_time": "10:15"}])
     second = new.transcript.turns[1].agent
     assert second is not None and second.text == "Booked, reference AB12CD."
 
@@ -61,7 +62,7 @@ def test_otel_three_semconv_generations() -> None:
     assert (events.key.rep, events.passed) == (1, False)
     agent = events.transcript.turns[0].agent
     assert agent is not None and agent.text == "VJ1080 at 20:30, booked."
-    assert agent.tool_calls[0].result == [{"id": "VJ1080"}]
+    assert agent.tool_calls[0].result == freeze([{"id": "VJ1080"}])
 
     # legacy indexed attributes
     agent = legacy.transcript.turns[0].agent

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from simlab.cli import main
+from simlab.core import freeze
 from simlab.store import read_sessions
 
 GOOD: dict[str, Any] = {
@@ -122,7 +123,7 @@ def test_unhashable_tool_results_are_kept_as_data(
     records = {r.key.goal: r for r in read_sessions(run_dir).records}
     agent = records["t2"].transcript.turns[0].agent
     assert agent is not None
-    assert agent.tool_calls[0].result == [{"a": [1, {"b": {}}]}, [2]]
+    assert agent.tool_calls[0].result == freeze([{"a": [1, {"b": {}}]}, [2]])
 
 
 def span(attributes: Any = None, **fields: Any) -> dict[str, Any]:

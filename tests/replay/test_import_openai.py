@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core import freeze
 from simlab.replay import ImportOptions, import_logs, import_run
 from simlab.report import summarize
 from simlab.store import read_run_info, read_sessions
@@ -55,7 +56,7 @@ def test_parallel_tool_results_matched_by_id_not_order() -> None:
     agent = logs.records[0].transcript.turns[0].agent
     assert agent is not None
     search, baggage = agent.tool_calls
-    assert (search.name, search.result) == ("search_flights", [{"id": "VJ1078"}])
+    assert (search.name, search.result) == ("search_flights", freeze([{"id": "VJ1078"}]))
     assert (baggage.name, baggage.result) == ("baggage_policy", "20 kg")
 
 
@@ -121,7 +122,7 @@ def test_run_directory_reads_back_and_gives_hand_computed_pass_hat_k(tmp_path: P
     run_dir = import_run(DATA / "openai_trials.jsonl", "openai", tmp_path)
     info = read_run_info(run_dir)
     suite = info.suite
-    assert suite.goals == ["baggage", "book_flight", "refund"]
+    assert suite.goals == ("baggage", "book_flight", "refund")
     assert (info.imported or {})["imported"] == 12 and (info.imported or {})["skipped"] == 0
     records = read_sessions(run_dir).records
     assert len(records) == 12

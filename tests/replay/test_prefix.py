@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from simlab.agents.reference import reference_agent
 from simlab.contracts import SessionSetup, TargetAgent
-from simlab.core import AgentReply, Check, Message, SessionContext, ToolCall
+from simlab.core import AgentReply, Check, Message, SessionContext, ToolCall, Transcript
 from simlab.replay import (
     KeptConstraint,
     PrefixCase,
@@ -27,6 +28,7 @@ from simlab.replay import (
     save_prefix_case,
 )
 from simlab.spec import SpecError
+from simlab.store import SessionRecord
 
 DATA = Path(__file__).parent / "data"
 
@@ -182,20 +184,33 @@ def test_replays_get_distinct_seeds_and_target_errors_are_not_breaks() -> None:
     assert len(set(seeds)) == 5
 
 
+def _with(record: SessionRecord, **changes: Any) -> SessionRecord:
+    """``record`` copied with ``changes`` (checks merged in), validated as a new record."""
+    checks = {**record.checks, **changes.pop("checks", {})}
+    return SessionRecord.model_validate({**dict(record), "checks": checks, **changes})
+
+
 def test_failing_turn_from_graders() -> None:
     [record] = import_logs(DATA / "prefix_log.jsonl", "openai").records
     assert failing_turn_of(record) == 5  # the logged failing turn
-    record.meta.pop("failing_turn")
+    meta = {k: v for k, v in record.meta.items() if k != "failing_turn"}
+    record = _with(record, meta=meta)
     assert failing_turn_of(record) == 5  # the outcome check carries it too
-    record.checks["outcome"] = Check(passed=False, detail="reward 0 < 1")
+    record = _with(record, checks={"outcome": Check(passed=False, detail="reward 0 < 1")})
     assert failing_turn_of(record) is None
     # a broken constraint stated in turn 1 fails at the first turn that acts after it
-    agent = record.transcript.turns[3].agent
+    turns = list(record.transcript.turns)
+    agent = turns[3].agent
     assert agent is not None
-    agent.tool_calls.append(ToolCall(name="search_flights", args={}))
-    record.checks["constraint:latest_departure"] = Check(passed=False, detail="", turn=1)
+    calls = (*agent.tool_calls, ToolCall(name="search_flights", args={}))
+    turns[3] = turns[3].model_copy(update={"agent": agent.model_copy(update={"tool_calls": calls})})
+    record = _with(
+        record,
+        transcript=Transcript(turns=tuple(turns)),
+        checks={"constraint:latest_departure": Check(passed=False, detail="", turn=1)},
+    )
     assert failing_turn_of(record) == 4
-    record.checks["trajectory"] = Check(passed=False, detail="", turn=2)
+    record = _with(record, checks={"trajectory": Check(passed=False, detail="", turn=2)})
     assert failing_turn_of(record) == 2
     with pytest.raises(ValueError, match="not a user turn"):
         cut_prefix(record.transcript, 9)

@@ -24,7 +24,7 @@ from simlab.report import (
     summarize,
     write_html_report,
 )
-from simlab.store import SessionRecord, StopReason
+from simlab.store import RunSummary, SessionRecord, StopReason
 from tests.report.conftest import BUCKETS, record, small_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,9 @@ def page(extras: dict[str, object] | None = None) -> tuple[str, list[SessionReco
 def render_page(extras: dict[str, object] | None) -> tuple[str, list[SessionRecord]]:
     records = [*small_run(), hostile_record()]
     summary = summarize(records, BUCKETS, seed=1, n_resamples=200)
-    return render_html(summary, records, f"run {INJECTED}", extras), records
+    return render_html(
+        RunSummary.model_validate(summary), records, f"run {INJECTED}", extras
+    ), records
 
 
 @functools.cache
@@ -167,7 +169,7 @@ def test_persona_names_are_escaped_in_attributes_tables_and_charts() -> None:
     evil = '"><script>x</script>$a$'
     records = small_run(alice=evil)
     summary = summarize(records, BUCKETS, seed=1, n_resamples=200)
-    html = render_html(summary, records, "t")
+    html = render_html(RunSummary.model_validate(summary), records, "t")
     assert "<script>x</script>" not in without_blob(html)
     tags = parse(html)
     personas = {a["data-persona"] for t, a in tags.tags if "data-persona" in a}
@@ -370,5 +372,7 @@ def test_write_html_report_reads_the_run_directory(tmp_path: Path) -> None:
 def test_the_page_is_the_same_bytes_for_the_same_sessions_in_any_order() -> None:
     html, records = page()
     summary = summarize(records, BUCKETS, seed=1, n_resamples=200)
-    again = render_html(summary, list(reversed(records)), f"run {INJECTED}")
+    again = render_html(
+        RunSummary.model_validate(summary), list(reversed(records)), f"run {INJECTED}"
+    )
     assert again == html

@@ -26,7 +26,7 @@ from anyio.abc import Process, TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
 from simlab.report import render_html, session_anchor, summarize
-from simlab.store import read_run_info, read_sessions
+from simlab.store import RunSummary, read_run_info, read_sessions
 from tests.report.test_html import INJECTED, all_extras, hostile_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,7 +167,10 @@ def default_suite_report(out: Path) -> Path:
     assert len(records) >= 401
     summary = summarize(records, suite.buckets, suite.seed)
     path = out / "report.html"
-    path.write_text(render_html(summary, records, "default suite", all_extras()), "utf-8")
+    path.write_text(
+        render_html(RunSummary.model_validate(summary), records, "default suite", all_extras()),
+        "utf-8",
+    )
     return path
 
 

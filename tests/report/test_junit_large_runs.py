@@ -11,7 +11,7 @@ import pytest
 
 from simlab.cli import main
 from simlab.report import render_run_junit
-from simlab.store import SUMMARY_FILE, RunDirError, iter_lines, read_sessions
+from simlab.store import SUMMARY_FILE, RunDirError, RunSummary, iter_lines, read_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,9 @@ def test_the_junit_of_a_slim_run_is_the_one_from_its_full_records(tmp_path: Path
     (run_dir,) = (tmp_path / "res").iterdir()
     full = read_sessions(run_dir).records  # every record whole, as before
     summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
-    expected = render_run_junit(full, summary, f"simlab run {run_dir.name}")
+    expected = render_run_junit(
+        full, RunSummary.model_validate(summary), f"simlab run {run_dir.name}"
+    )
     assert junit.read_text(encoding="utf-8") == expected
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == str(len(full)) == "24"

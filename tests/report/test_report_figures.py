@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from simlab.report import render_html, render_markdown, render_terminal, summarize
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord
 
 from .conftest import BUCKETS, record, small_run
 
@@ -16,11 +16,11 @@ def outputs(records: list[SessionRecord], width: int = 160) -> tuple[str, str, s
     """The terminal text (at ``width`` columns), report.md and report.html of a run."""
     summary = summarize(records, BUCKETS, seed=7, n_resamples=200)
     console = Console(record=True, width=width)
-    render_terminal(summary, console)
+    render_terminal(RunSummary.model_validate(summary), console)
     return (
         console.export_text(),
-        render_markdown(summary, "r"),
-        render_html(summary, records, "r"),
+        render_markdown(RunSummary.model_validate(summary), "r"),
+        render_html(RunSummary.model_validate(summary), records, "r"),
     )
 
 

@@ -49,9 +49,9 @@ def test_realised_length_is_descriptive_and_shows_the_outcome_bias() -> None:
     assert r["10+"]["stop_reasons"] == {"user_gave_up": 2, "max_turns": 1}
     typed = RunSummary.model_validate(s)  # what simlab.read_run gives
     assert typed.by_realised_length["10+"].n == 3 and typed.by_bucket["10+"].n == 2
-    assert typed.lengths["bucket_by"] == "planned_turns"
+    assert typed.lengths is not None and typed.lengths.bucket_by == "planned_turns"
     assert r["2-4"]["n_errors"] == 1
-    md = render_markdown(s, "run").lower()
+    md = render_markdown(RunSummary.model_validate(s), "run").lower()
     label = "realised length — depends on the outcome (failing users talk longer); not a cause"
     assert label in md
     assert md.index("pass rate by planned length") < md.index(label)
@@ -70,7 +70,7 @@ def test_records_without_a_plan_are_unplanned_and_said_so() -> None:
     assert (b["unplanned"]["n"], b["unplanned"]["passes"]) == (3, 2)
     assert (b["other"]["n"], b["2-4"]["n"]) == (1, 0)
     assert (s["lengths"]["unplanned"], s["lengths"]["unplanned_imported"]) == (3, 2)
-    md = render_markdown(s, "run").lower()
+    md = render_markdown(RunSummary.model_validate(s), "run").lower()
     assert "imported sessions have no plan" in md
     assert "written before simlab recorded planned lengths" in md
     # the realised table still shows every session's length

@@ -3,14 +3,14 @@ import re
 from rich.console import Console
 
 from simlab.report import escape_cell, render_markdown, render_terminal, summarize
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord
 
 from .conftest import BUCKETS, record, small_run
 
 
 def _terminal_text(records: list[SessionRecord]) -> str:
     console = Console(record=True, width=200)
-    render_terminal(summarize(records, BUCKETS, seed=7), console)
+    render_terminal(RunSummary.model_validate(summarize(records, BUCKETS, seed=7)), console)
     return console.export_text()
 
 
@@ -70,7 +70,10 @@ def test_terminal_does_not_interpret_markup_in_ids() -> None:
 
 
 def test_markdown_escapes_a_pipe_in_a_persona_id() -> None:
-    md = render_markdown(summarize(small_run("al|ice"), BUCKETS, seed=7), "Run `r1` <nightly>")
+    md = render_markdown(
+        RunSummary.model_validate(summarize(small_run("al|ice"), BUCKETS, seed=7)),
+        "Run `r1` <nightly>",
+    )
     assert md.startswith("# Run \\`r1\\` &lt;nightly&gt;\n")
     row = next(line for line in md.splitlines() if line.startswith("| al\\|ice |"))
     header = next(line for line in md.splitlines() if line.startswith("| Persona | n |"))
@@ -81,7 +84,7 @@ def test_markdown_escapes_a_pipe_in_a_persona_id() -> None:
 
 
 def test_markdown_tables_are_well_formed(records: list[SessionRecord]) -> None:
-    md = render_markdown(summarize(records, BUCKETS, seed=7), "r")
+    md = render_markdown(RunSummary.model_validate(summarize(records, BUCKETS, seed=7)), "r")
     blocks = [b for b in md.split("\n\n") if b.startswith("|")]
     # persona, giving up, goal, planned length, persona x planned length, realised length,
     # modes, pass^k, checks, efficiency, errors (no trajectory: no record has tool use)

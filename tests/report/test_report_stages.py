@@ -10,7 +10,7 @@ from rich.console import Console
 
 from simlab.core import SessionKey
 from simlab.report import render_html, render_markdown, render_terminal, summarize
-from simlab.store import SessionRecord, StageFailure, StopReason, ToolStages
+from simlab.store import RunSummary, SessionRecord, StageFailure, StopReason, ToolStages
 from tests.report.conftest import BUCKETS
 
 WILSON_1_OF_4 = (0.045587, 0.699358)  # 95%: p=1/4, z=1.959964 (textbook value [0.046, 0.699])
@@ -92,13 +92,15 @@ def test_a_domains_own_stage_comes_after_the_built_in_ones() -> None:
 
 def test_the_tables_render_with_n_and_intervals_everywhere() -> None:
     summary = summarize(RECORDS, BUCKETS, seed=1)
-    text = render_markdown(summary, "run")
+    text = render_markdown(RunSummary.model_validate(summary), "run")
     assert "## Where tool calls first fail" in text
     assert "| persona a | 4 | 25.0% (1) [4.6, 69.9] |" in text
     assert "## First-failure transitions between stages (4 sessions that failed)" in text
     assert "| total | 0 | 0 | 1 | 2 | 1 | 4 |" in text
     out = io.StringIO()
-    render_terminal(summary, Console(file=out, width=200, color_system=None))
+    render_terminal(
+        RunSummary.model_validate(summary), Console(file=out, width=200, color_system=None)
+    )
     assert "Where tool calls first fail" in out.getvalue()
     assert "first \\ next" in out.getvalue()
 
@@ -106,24 +108,30 @@ def test_the_tables_render_with_n_and_intervals_everywhere() -> None:
 def test_an_untrusted_stage_name_is_escaped() -> None:
     hostile = "x|<img src=y>\x1b[31m"
     summary = summarize([_record("a", "g", 0, hostile)], BUCKETS, seed=1)
-    text = render_markdown(summary, "run")
+    text = render_markdown(RunSummary.model_validate(summary), "run")
     assert "<img" not in text and "\x1b" not in text
     assert "| x\\|&lt;img src=y&gt;\\\\x1b[31m | . |" in text  # one cell, read literally
     out = io.StringIO()
-    render_terminal(summary, Console(file=out, width=200, color_system=None))
+    render_terminal(
+        RunSummary.model_validate(summary), Console(file=out, width=200, color_system=None)
+    )
     assert "\x1b" not in out.getvalue()
 
 
 def test_a_run_without_stages_shows_no_stage_table() -> None:
     summary = summarize([_record("a", "g", 0, staged=False)], BUCKETS, seed=1)
     assert summary["tool_stages"]["overall"]["n"] == 0
-    assert "Where tool calls first fail" not in render_markdown(summary, "run")
+    assert "Where tool calls first fail" not in render_markdown(
+        RunSummary.model_validate(summary), "run"
+    )
 
 
 def test_the_html_heatmap_keeps_a_hostile_stage_name_inert() -> None:
     hostile = "</svg><script>alert(1)</script>\x1b[31m\u202e"
     records = [*RECORDS, _record("a", "g", 9, hostile, "selection")]
-    page = render_html(summarize(records, BUCKETS, seed=1), records, "run")
+    page = render_html(
+        RunSummary.model_validate(summarize(records, BUCKETS, seed=1)), records, "run"
+    )
     assert "Tool use: first failing stage to the next" in page
     assert "<script>alert" not in page and "\x1b" not in page and "\u202e" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text

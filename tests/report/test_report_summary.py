@@ -5,7 +5,7 @@ import pytest
 
 from simlab.report import SUMMARY_SCHEMA_VERSION, render_markdown, summarize
 from simlab.spec import Suite
-from simlab.store import SessionRecord, StopReason
+from simlab.store import RunSummary, SessionRecord, StopReason
 
 from .conftest import BUCKETS, record
 
@@ -227,6 +227,6 @@ def test_faults_count_the_simulated_users_findings_and_the_judges_failures() -> 
         },
     }
     assert f["grader"] == {"sessions": 1, "examples": ["a/g/full/2"]}
-    line = render_markdown(summarize(recs, BUCKETS, seed=7), "t")
+    line = render_markdown(RunSummary.model_validate(summarize(recs, BUCKETS, seed=7)), "t")
     assert "found 5 in 2 sessions (dropped_fact 4, leaked_fact 1 (1 kept" in line
     assert "1 session ended as simulator_error" in line and "failed in 1 session." in line

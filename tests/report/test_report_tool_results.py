@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simlab.core import AgentReply, ToolCall, Transcript, Turn, UserTurn
 from simlab.report import render_markdown, summarize
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord
 from tests.report.conftest import BUCKETS, record
 
 
@@ -36,7 +36,7 @@ def test_unreported_calls_are_counted_by_session_and_named_in_the_report() -> No
         "unreported_sessions": 2,
         "examples": ["p/g/full/0", "p/g/full/2"],
     }
-    text = render_markdown(summary, "run")
+    text = render_markdown(RunSummary.model_validate(summary), "run")
     assert "Tool results not reported: the target sent 6 of its 7 tool calls" in text
     assert "docs/http-targets.md" in text
 
@@ -44,4 +44,6 @@ def test_unreported_calls_are_counted_by_session_and_named_in_the_report() -> No
 def test_a_run_whose_results_were_all_reported_says_nothing() -> None:
     summary = summarize([_with_replies(0, REPORTED)], BUCKETS, seed=0, n_resamples=50)
     assert summary["tool_results"]["unreported_calls"] == 0
-    assert "Tool results not reported" not in render_markdown(summary, "run")
+    assert "Tool results not reported" not in render_markdown(
+        RunSummary.model_validate(summary), "run"
+    )

@@ -13,7 +13,7 @@ from simlab.graders import redundant_calls, tool_use
 from simlab.report import render_markdown, summarize
 from simlab.report._tool_use import GAVE_UP_EARLY, OFF_TRACK, WASTEFUL, label
 from simlab.spec import Goal
-from simlab.store import SCHEMA_VERSION, SessionRecord, StopReason, ToolUse
+from simlab.store import SCHEMA_VERSION, RunSummary, SessionRecord, StopReason, ToolUse
 from tests.engine.test_session import JOB, LIMITS, Agent, Sim
 from tests.report.conftest import BUCKETS
 
@@ -70,7 +70,9 @@ def test_summary_means_per_persona_goal_and_run_with_intervals() -> None:
 
 def test_report_prints_the_trajectory_and_efficiency_tables() -> None:
     records = [_record("a", i, DOUBLE_LOOKUP) for i in range(10)]  # turns of 10..100 ms
-    text = render_markdown(summarize(records, BUCKETS, seed=1), title="t")
+    text = render_markdown(
+        RunSummary.model_validate(summarize(records, BUCKETS, seed=1)), title="t"
+    )
     assert "## Tool-call trajectory" in text
     assert "| overall | 10 | 0.75 (no spread in n=10) | 1.00 (no spread in n=10) | " in text
     # median of 10..100 ms is 55; its order-statistic interval for n=10 is [x(2), x(9)]
@@ -116,7 +118,7 @@ def test_a_schema_3_record_reads_on_without_the_new_fields() -> None:
         "passed": True,
     }
     record = SessionRecord.model_validate_json(json.dumps(line))
-    assert record.agent_turn_s == [] and record.tool_use is None and record.tool_stages is None
+    assert record.agent_turn_s == () and record.tool_use is None and record.tool_stages is None
     assert SCHEMA_VERSION >= 4  # read on by every later simlab
     s = summarize([record], BUCKETS, seed=1)
     assert s["trajectory"]["overall"]["n"] == 0  # not counted, not invented

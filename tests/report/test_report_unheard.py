@@ -16,7 +16,7 @@ from simlab.report import (
     render_terminal,
     summarize,
 )
-from simlab.store import UNHEARD_META, SessionRecord, StopReason
+from simlab.store import UNHEARD_META, RunSummary, SessionRecord, StopReason
 from tests.report.conftest import BUCKETS, record
 from tests.report.test_untrusted_text import controls, gfm
 
@@ -55,7 +55,7 @@ def test_failed_and_passed_sessions_are_counted_with_their_n() -> None:
         ],
         "sessions": ["a/g/full/0", "a/g/full/1", "a/g/full/2"],
     }
-    md = render_markdown(summary, "run")
+    md = render_markdown(RunSummary.model_validate(summary), "run")
     assert (
         f"3 of 4 {LINE} (9 turns; first: 'Would you like me to proceed?' in 2 of them; "
         "1 of 2 passed sessions had such turns too)"
@@ -68,7 +68,9 @@ def test_failed_and_passed_sessions_are_counted_with_their_n() -> None:
 
 def test_each_failed_sessions_junit_failure_names_its_first_unheard_question() -> None:
     records = _run()
-    junit = render_run_junit(records, summarize(records, BUCKETS, seed=0, n_resamples=50), "r")
+    junit = render_run_junit(
+        records, RunSummary.model_validate(summarize(records, BUCKETS, seed=0, n_resamples=50)), "r"
+    )
     failures = {
         case.get("name"): failure.get("message", "")
         for case in ET.fromstring(junit.split("\n", 1)[1]).iter("testcase")
@@ -88,13 +90,13 @@ def test_no_line_when_no_failed_session_had_such_turns() -> None:
     summary = summarize(passed_only, BUCKETS, seed=0, n_resamples=50)
     assert summary["unheard"]["failed_unheard"] == 0
     assert summary["unheard"]["passed_unheard"] == 1
-    assert LINE not in render_markdown(summary, "run")
+    assert LINE not in render_markdown(RunSummary.model_validate(summary), "run")
 
 
 def test_a_summary_from_before_the_count_renders_without_the_line() -> None:
     summary = summarize(_run(), BUCKETS, seed=0, n_resamples=50)
     del summary["unheard"]
-    assert LINE not in render_markdown(summary, "run")
+    assert LINE not in render_markdown(RunSummary.model_validate(summary), "run")
 
 
 HOSTILE = "Proceed?\x1b[31m <script>alert(1)</script> [x](http://evil.example) *b* | `c`\nnext?"
@@ -105,12 +107,14 @@ def test_the_agents_words_are_text_in_the_terminal_markdown_and_html() -> None:
     summary = summarize(records, BUCKETS, seed=0, n_resamples=50)
 
     buf = io.StringIO()
-    render_terminal(summary, Console(file=buf, width=400, color_system=None))
+    render_terminal(
+        RunSummary.model_validate(summary), Console(file=buf, width=400, color_system=None)
+    )
     terminal = buf.getvalue()
     assert controls(terminal) == []
     assert "\\x1b[31m" in terminal
 
-    md = render_markdown(summary, "run")
+    md = render_markdown(RunSummary.model_validate(summary), "run")
     assert controls(md) == []
     (line,) = [p for p in gfm(md).split("<p>") if LINE in p]  # the line, rendered
     for tag in ("<a", "<script", "<em>", "<code>"):
@@ -118,7 +122,7 @@ def test_the_agents_words_are_text_in_the_terminal_markdown_and_html() -> None:
     words = "&lt;script&gt;alert(1)&lt;/script&gt; [x](http://evil.example) *b* | `c` next?"
     assert f"Proceed?\\x1b[31m {words}" in line
 
-    html = render_html(summary, records, "r")
+    html = render_html(RunSummary.model_validate(summary), records, "r")
     tables = html[html.index('<section id="tables">') : html.index('<section id="sessions">')]
     assert controls(tables) == []
     assert "<script>alert" not in tables

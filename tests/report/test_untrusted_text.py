@@ -26,7 +26,7 @@ from simlab.report import (
     render_terminal,
     summarize,
 )
-from simlab.store import SessionRecord
+from simlab.store import RunSummary, SessionRecord
 from tests.compare.conftest import make_record, write_run
 from tests.report.conftest import BUCKETS, record
 
@@ -93,7 +93,7 @@ def test_escape_controls_leaves_no_control_character() -> None:
 def test_terminal_shows_controls_as_escapes() -> None:
     buf = io.StringIO()
     console = Console(file=buf, width=250, color_system=None)
-    render_terminal(summarize(hostile_run(), BUCKETS, seed=7), console)
+    render_terminal(RunSummary.model_validate(summarize(hostile_run(), BUCKETS, seed=7)), console)
     out = buf.getvalue()
     assert controls(out) == []
     assert HOSTILE_SHOWN in out
@@ -101,7 +101,9 @@ def test_terminal_shows_controls_as_escapes() -> None:
 
 
 def test_markdown_shows_controls_as_escapes() -> None:
-    md = render_markdown(summarize(hostile_run(), BUCKETS, seed=7), "run \x1b[2J")
+    md = render_markdown(
+        RunSummary.model_validate(summarize(hostile_run(), BUCKETS, seed=7)), "run \x1b[2J"
+    )
     assert controls(md) == []
     shown = gfm(md)
     # rendered, the markdown reads exactly as the terminal does
@@ -110,7 +112,9 @@ def test_markdown_shows_controls_as_escapes() -> None:
 
 def test_html_tables_show_controls_as_escapes() -> None:
     records = hostile_run()
-    html = render_html(summarize(records, BUCKETS, seed=7, n_resamples=50), records, "r")
+    html = render_html(
+        RunSummary.model_validate(summarize(records, BUCKETS, seed=7, n_resamples=50)), records, "r"
+    )
     tables = html[html.index('<section id="tables">') : html.index('<section id="sessions">')]
     assert controls(tables) == []
     assert HOSTILE_SHOWN in tables and HOSTILE_ID_SHOWN in tables
@@ -243,7 +247,7 @@ def test_report_md_reads_an_injected_goal_as_text() -> None:
     records = [
         r.model_copy(update={"key": r.key.model_copy(update={"goal": INJECTION})}) for r in records
     ]
-    md = render_markdown(summarize(records, BUCKETS, seed=7), "r")
+    md = render_markdown(RunSummary.model_validate(summarize(records, BUCKETS, seed=7)), "r")
     html = gfm(md)
     assert "<a " not in html and "<em>bold</em>" not in html  # (notes are in italics)
     assert html.count(INJECTION) == 2  # by goal, pass^k

@@ -77,5 +77,5 @@ def play(
         else:
             r = replies[min(t - 1, len(replies) - 1)]
             reply = AgentReply(text=r) if isinstance(r, str) else r
-        transcript.turns.append(Turn(index=t, user=user, agent=reply))
+        transcript = Transcript(turns=(*transcript.turns, Turn(index=t, user=user, agent=reply)))
     return out

@@ -95,7 +95,7 @@ async def drive(
         out.append(user)
         if user.stop is not None or reply is None:
             break
-        transcript.turns.append(Turn(index=t, user=user, agent=reply))
+        transcript = Transcript(turns=(*transcript.turns, Turn(index=t, user=user, agent=reply)))
     return out
 
 
@@ -115,8 +115,8 @@ async def test_typos_land_on_the_llms_words_after_the_audit() -> None:
     assert asked[n:] == asked[:n]
     assert [t.disclosed for t in typed] == [t.disclosed for t in plain]
     for before, after in zip(plain, typed, strict=True):
-        assert before.text.startswith("Well, ") and before.perturbations == []
-        assert after.perturbations == ["typos"]
+        assert before.text.startswith("Well, ") and before.perturbations == ()
+        assert after.perturbations == ("typos",)
         assert not after.text.startswith("Well")  # the LLM's own word got a typo too
         assert len(after.text.split()) == len(before.text.split())
         assert after.text != before.text
@@ -139,12 +139,12 @@ async def test_an_injection_follows_the_llms_words_and_the_closing_turn_stays_cl
     first = injected[0]
     assert first.text.startswith(f"{plain[0].text} ")  # the LLM's words, then the injection
     assert CANARY_RE.findall(first.text) == [canary]
-    assert first.perturbations == ["injection"]
+    assert first.perturbations == ("injection",)
     assert [t.text for t in injected[1:]] == [t.text for t in plain[1:]]  # it lands once
     assert not any("CANARY" in d for d in asked)  # the model never voiced it
     # nothing lands on the closing turn: the agent never reads it
     assert closing.stop is StopSignal.DONE
-    assert (closing.text, closing.perturbations) == (plain[-1].text, [])
+    assert (closing.text, closing.perturbations) == (plain[-1].text, ())
 
 
 async def test_an_injected_canary_is_the_one_the_engine_grades_with() -> None:
@@ -183,7 +183,7 @@ async def test_an_injected_canary_is_the_one_the_engine_grades_with() -> None:
     canary = canary_for(user_seed(7), "injection")
     assert record.status == "ok" and record.usage.calls >= 1  # the LLM user spoke
     assert agents[0].read == [canary]
-    assert record.transcript.turns[0].user.perturbations == ["injection"]
+    assert record.transcript.turns[0].user.perturbations == ("injection",)
     check = record.checks[CANARY]
     assert not check.passed and canary in check.detail
     assert not record.passed and record.score == 0.0
@@ -201,11 +201,11 @@ async def test_a_goal_change_is_voiced_as_a_change_of_mind() -> None:
     changed = [i for i, t in enumerate(turns) if t.disclosed.get("date") == "2026-12-21"]
     assert len(changed) == 1 and sim.faults == []
     turn = turns[changed[0]]
-    assert turn.perturbations == ["goal_change"]
+    assert turn.perturbations == ("goal_change",)
     assert "December 21" in turn.text and turn.text.startswith("Well, ")
     assert "(you changed your mind: it was 20 December 2026 before)" in prompts[changed[0]]
     # no other turn is perturbed, and no mind change of the persona's own fired
-    assert [t.perturbations for i, t in enumerate(turns) if i != changed[0]] == [[]] * (
+    assert [t.perturbations for i, t in enumerate(turns) if i != changed[0]] == [()] * (
         len(turns) - 1
     )
 
@@ -217,7 +217,7 @@ async def test_a_contradiction_to_a_value_the_goal_never_declares_passes_the_aud
         turns = await drive(sim, who, goal, [NOTED] * 8)
         prompts = [r.last_user_text for r in fake.requests]
     (at,) = [i for i, t in enumerate(turns) if t.disclosed.get("adults") == 1]  # 2, then 1
-    assert turns[at].perturbations == ["contradiction"]
+    assert turns[at].perturbations == ("contradiction",)
     assert sim.faults == []
     # said as if it had always been so: the prompt never calls it a change of mind
     assert "(say it as if it had always been so" in prompts[at]
@@ -256,7 +256,7 @@ async def test_without_perturbations_the_llm_users_turns_are_as_before() -> None
     assert asked == [t.text for t in script[:-1]]
     assert [t.text for t in turns] == [*(f"Well, {t.text}" for t in script[:-1]), script[-1].text]
     assert [t.disclosed for t in turns] == [t.disclosed for t in script]
-    assert all(t.perturbations == [] for t in turns)
+    assert all(t.perturbations == () for t in turns)
 
 
 def test_a_key_without_perturbations_looks_nothing_up() -> None:
@@ -299,9 +299,11 @@ def test_scripted_decoration_deferred_is_the_same_as_decoration_in_place() -> No
                 break
             text, landed = split.decorate(planned.text, t)
             assert text == expected.text
-            assert [*planned.perturbations, *landed] == expected.perturbations
+            assert (*planned.perturbations, *landed) == expected.perturbations
             assert planned.disclosed == expected.disclosed
-            transcript.turns.append(Turn(index=t, user=expected, agent=NOTED))
+            transcript = Transcript(
+                turns=(*transcript.turns, Turn(index=t, user=expected, agent=NOTED))
+            )
 
 
 async def test_a_suites_llm_user_plays_the_perturbations_its_session_key_names() -> None:

@@ -142,7 +142,7 @@ async def drive(
         out.append(user)
         if user.stop is not None or reply is None:
             break
-        transcript.turns.append(Turn(index=t, user=user, agent=reply))
+        transcript = Transcript(turns=(*transcript.turns, Turn(index=t, user=user, agent=reply)))
     return out
 
 

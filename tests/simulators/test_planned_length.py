@@ -80,7 +80,7 @@ def listen(
             reply = AgentReply(text="Booked.", tool_calls=[call])
         else:
             reply = AgentReply(text="Noted.")
-        transcript.turns.append(Turn(index=turn, user=user, agent=reply))
+        transcript = Transcript(turns=(*transcript.turns, Turn(index=turn, user=user, agent=reply)))
     raise AssertionError(f"no close within {4 * planned} turns (planned {planned})")
 
 

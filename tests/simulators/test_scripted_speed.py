@@ -1,8 +1,8 @@
 """The scripted user's shortcuts give what the long way gives.
 
 A final action's verdict is remembered while the agent repeats the same call and the
-user's wants stand; user turns are built without validation; a plan's quiet length is
-remembered by its quotas and earliest turns.
+user's wants stand; user turns are built by the model's validator alone; a plan's quiet
+length is remembered by its quotas and earliest turns.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import pytest
+from frozendict import frozendict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn, mark_read_only
+from simlab.core import AgentReply, StopSignal, ToolCall, UserTurn, freeze, mark_read_only
 from simlab.simulators import DisclosurePlan, PlannedChange, ScriptedSimulator
 from simlab.simulators._plan import _natural_turns, _with_turns, quiet_last_turn
 from simlab.simulators._scripted import _user_turn_of
@@ -56,15 +58,16 @@ def test_a_repeated_call_gets_the_verdict_a_fresh_judgement_gives() -> None:
     assert played > 100
 
 
-def test_a_call_changed_in_place_after_it_was_judged_is_judged_anew() -> None:
-    # an agent that fixes the very call object it returned: not marked read-only, so
-    # the user reads what it holds now and closes, as it did before verdicts were kept
+def test_a_fixed_copy_of_a_call_already_judged_is_judged_anew() -> None:
+    # a call cannot be fixed in place (its args are frozen): an agent that fixes it hands
+    # back a copy, which the user reads afresh, and closes
     call = booking(**{**GOOD_ARGS, "date": "2026-12-21"})
+    with pytest.raises(TypeError):
+        call.args["date"] = GOOD_ARGS["date"]  # type: ignore[index]
+    fixed = call.model_copy(update={"args": freeze({**call.args, "date": GOOD_ARGS["date"]})})
 
     def agent(turn: int, user: UserTurn) -> AgentReply:
-        if turn >= 3:
-            call.args["date"] = GOOD_ARGS["date"]  # the same object, its args fixed
-        return AgentReply(text="Booked!", tool_calls=[call])
+        return AgentReply(text="Booked!", tool_calls=[fixed if turn >= 3 else call])
 
     persona = PERSONAS[sorted(PERSONAS)[0]]
     turns = play(ScriptedSimulator(persona, make_goal(), Mode.FULL, 0), agent, max_turns=12)
@@ -80,7 +83,7 @@ def test_a_call_changed_in_place_after_it_was_judged_is_judged_anew() -> None:
     ),
     stop=st.sampled_from([None, *StopSignal]),
 )
-def test_a_user_turn_built_without_validation_is_the_validated_one(
+def test_a_user_turn_built_by_the_validator_is_the_one_the_model_builds(
     text: str, disclosed: dict[str, object], stop: StopSignal | None
 ) -> None:
     validated = UserTurn(text=text, disclosed=dict(disclosed), stop=stop)
@@ -89,6 +92,7 @@ def test_a_user_turn_built_without_validation_is_the_validated_one(
     assert built.model_fields_set == validated.model_fields_set
     assert built.model_dump_json() == validated.model_dump_json()
     assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+    assert isinstance(built.disclosed, frozendict)  # frozen like any turn's
 
 
 @settings(max_examples=300, deadline=None)

@@ -85,10 +85,10 @@ def test_the_travel_vocabulary_lives_in_the_yaml() -> None:
     date = domain.slot("date")
     assert date is not None
     assert (date.say["en"].ask, date.say["vi"].ask) == (
-        ["which date", "departure date"],
-        ["ngày nào", "ngày đi"],
+        ("which date", "departure date"),
+        ("ngày nào", "ngày đi"),
     )
-    assert domain.languages["en"].confirm_cues == ["shall i", "should i go ahead"]
+    assert domain.languages["en"].confirm_cues == ("shall i", "should i go ahead")
 
 
 def test_every_shipped_goal_fits_the_travel_domain() -> None:
@@ -301,7 +301,7 @@ def test_a_small_domain_in_two_files_loads(tmp_path: Path) -> None:
         ["item"],
         ["order"],
     )
-    assert domain.languages["en"].phrases["answer_yes"] == {"neutral": ["Yes."]}
+    assert domain.languages["en"].phrases["answer_yes"] == {"neutral": ("Yes.",)}
 
 
 @pytest.mark.parametrize(
@@ -464,7 +464,7 @@ def test_a_domain_declares_failure_stages_of_its_own(
     )
     domain = load_domain(folder)
     assert [(s.name, s.checks) for s in domain.stages] == [
-        ("stock", ["constraint:item", "safety:*"])
+        ("stock", ("constraint:item", "safety:*"))
     ]
     stages.write_text("stages:\n  - name: output\n    checks: [confirmation]\n", encoding="utf-8")
     code, out = simlab(capsys, "validate", folder)

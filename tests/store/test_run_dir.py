@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from frozendict import frozendict
 
 from simlab.core import Check, SessionKey
 from simlab.report import summarize
@@ -264,11 +265,11 @@ def test_a_bad_line_says_which_field_and_what(tmp_path: Path, line: str, why: st
         read_sessions(tmp_path)
 
 
-def test_a_slim_record_keeps_each_checks_verdict_even_one_changed_after_it_was_made() -> None:
+def test_a_slim_record_keeps_each_checks_verdict_even_one_copied_past_validation() -> None:
     made = Check(name="tone", passed=True, score=0.5, detail="why", turn=2)
-    changed = Check(name="odd", passed=False, detail="why")
-    changed.score = 7.0  # a grader's own check, changed after validation: no longer valid
-    full = record(0).model_copy(update={"checks": {"tone": made, "odd": changed}})
+    # a grader's own check, copied with a score no validation would let through
+    changed = Check(name="odd", passed=False, detail="why").model_copy(update={"score": 7.0})
+    full = record(0).model_copy(update={"checks": frozendict({"tone": made, "odd": changed})})
     slim = slim_record(full)
     assert [(n, c.passed, c.score, c.detail, c.turn) for n, c in slim.checks.items()] == [
         ("tone", True, 0.5, "", None),

@@ -6,12 +6,20 @@ true causes in each reply's ``meta["true_causes"]``; ``reference_agent("v2", see
 domain)`` has them fixed. Every domain, the shipped ones too, is served from its data
 (``DomainSkill``): the agent asks for missing required slots, calls the domain's tools
 on their fixtures, proposes, waits for the go-ahead and acts; ``DomainReader`` is
-how it reads a user's message in a domain.
+how it reads a user's message in a domain. ``ReferenceTargets`` makes one run's agents.
 """
 
-from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for
+from simlab.agents.reference._agent import (
+    ReferenceAgent,
+    SkillFactory,
+    preset,
+    reference_agent,
+    skill_for,
+)
 from simlab.agents.reference._config import PRESETS, AgentConfig
-from simlab.agents.reference._domain_skill import DomainReader, DomainSkill, reader_of
+from simlab.agents.reference._domain_skill import DomainSkill
+from simlab.agents.reference._reader import DomainReader
+from simlab.agents.reference._run_targets import ReferenceTargets
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 
 __all__ = [
@@ -23,9 +31,10 @@ __all__ = [
     "Plan",
     "Reading",
     "ReferenceAgent",
+    "ReferenceTargets",
     "Skill",
     "SkillFactory",
-    "reader_of",
+    "preset",
     "reference_agent",
     "skill_for",
 ]

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from frozendict import frozendict
+
 from simlab.core import ToolCall
 from simlab.spec import FactValue
 
@@ -34,7 +36,10 @@ class Plan:
 
     tool: str
     args: tuple[tuple[str, Any], ...]  # a tuple so two plans compare by value
-    info: Mapping[str, Any] = field(compare=False, default_factory=dict)
+    info: Mapping[str, Any] = field(compare=False, default_factory=frozendict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "info", frozendict(self.info))  # read-only, as the plan
 
     @property
     def kwargs(self) -> dict[str, Any]:
@@ -49,7 +54,10 @@ class Decision:
     ask: tuple[str, ...] = ()
     plan: Plan | None = None
     problem: str | None = None  # a key of the skill's fixed sentences
-    detail: Mapping[str, Any] = field(compare=False, default_factory=dict)
+    detail: Mapping[str, Any] = field(compare=False, default_factory=frozendict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "detail", frozendict(self.detail))  # read-only, as the decision
 
 
 class Skill(Protocol):

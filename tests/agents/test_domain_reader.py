@@ -1,10 +1,8 @@
-"""The reference agent's reader finds a message's literal words in one pass over its
-tokens (``LiteralWords``), tries only the phrasings and openings holding them all,
-folds each distinct sentence once and reads a phrasing whose matches hold no sentence
-end once per distinct sentence; what
-it reads is what trying every phrasing on the whole text reads: a word inside a longer
-token, overlapping phrasings, another slot's longer statement, the domain's order for
-the language, an opening or a value across two sentences, es/en/vi phrasings."""
+"""The reference agent's reader (``DomainReader``) reads a message with its domain's
+phrasings: a word inside a longer token, overlapping phrasings, another slot's longer
+statement, the latest statement winning, the domain's order for the language, an
+opening or a value across two sentences, es/en/vi phrasings, and a go-ahead as the
+guards read it."""
 
 from __future__ import annotations
 
@@ -15,11 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.agents.reference import DomainSkill, _domain_skill
-from simlab.agents.reference._domain_skill import fold
-from simlab.agents.reference._literal_words import LiteralWords
-from simlab.core import strip_diacritics
-from simlab.guards import _checks, is_explicit_yes
+from simlab.agents.reference import DomainReader, DomainSkill
+from simlab.agents.reference._phrasings import fold
+from simlab.guards import is_explicit_yes
 from simlab.guards._checks import plain
 from simlab.spec import Domain, load_domain
 
@@ -108,25 +104,6 @@ def read(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str 
     return got.slots, got.intent, got.language
 
 
-def test_the_words_of_a_text_are_those_it_holds_as_substrings() -> None:
-    words = ["on", "back", ",", "/", "từ", "i'm", "bags"]
-    literal = LiteralWords(words)
-    texts = [
-        "",
-        "the moon 3/1",  # "on" inside a longer token, "/" inside "3/1"
-        "london, on\u00a0time\tback\nagain",  # other whitespace splits tokens too
-        "i'm back on 27/12, i'm back",  # a token twice
-        "bay từ hà nội",
-        "nothing here",
-    ]
-    for text in texts:
-        held = literal.held(text)
-        assert held == literal.mask(w for w in words if w in text), text
-        assert literal.held(text) == held  # the second time from the tokens remembered
-    with pytest.raises(ValueError, match="no whitespace"):
-        LiteralWords(["two words"])
-
-
 def test_a_word_inside_a_longer_token_still_lets_its_phrasing_match(trips: Domain) -> None:
     # the pattern has no word boundaries: "on 3/1" inside "moon 3/1" is a date
     assert read(trips, "Over the moon 3/1.")[0] == {"leave": "2026-01-03"}
@@ -177,25 +154,6 @@ def test_a_value_across_a_sentence_end_is_read_on_the_whole_message(trips: Domai
     assert read(trips, "Thanks. From St. Louis, 2 bags.")[0] == {"city": "STL", "bags": 2}
 
 
-def test_each_sentence_is_folded_once_the_message_never(
-    trips: Domain, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    skill = DomainSkill(trips)
-    skill.read("Hi.", ())  # the domain's phrasings folded, its yes pattern made
-    stripped: list[str] = []
-
-    def noted(text: str) -> str:
-        if not text.isascii():
-            stripped.append(text)
-        return strip_diacritics(text)
-
-    monkeypatch.setattr(_domain_skill, "strip_diacritics", noted)
-    monkeypatch.setattr(_checks, "strip_diacritics", noted)  # the yes reads the folded text
-    assert skill.read("Tôi bay từ Luân Đôn. 7 kiện.", ()).slots == {"city": "LON", "bags": 7}
-    assert skill.read("Tôi bay từ Luân Đôn. 8 kiện. Vâng.", ()).yes
-    assert stripped == ["Tôi bay từ Luân Đôn.", " 7 kiện.", " 8 kiện.", " Vâng."]
-
-
 def test_a_sentence_end_folding_shows_is_a_sentence_end(trips: Domain) -> None:
     # a mark between "." and its space: the raw text is not cut there, the folded one is
     skill = DomainSkill(trips)
@@ -239,38 +197,6 @@ def test_the_go_ahead_read_per_sentence_is_the_messages(trips: Domain, pieces: l
         assert DomainSkill(domain).read(text, ()).yes is yes, text
 
 
-def _read_whole(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str | None]:
-    """Every phrasing tried on the whole folded text, every match against every other:
-    the reading the reader's shortcuts must give."""
-    reader = _domain_skill.reader_of(domain)
-    t = fold(text)
-    found = [
-        (i, m.start(), m.end(), p.slot.name, m.groups())
-        for i, p in enumerate(reader._phrasings)
-        for m in p.pattern.finditer(t)
-    ]
-    latest: dict[str, tuple[int, object]] = {}
-    languages: list[str] = []
-    for i, start, end, name, groups in found:
-        if any(
-            s <= start and end <= e and e - s > end - start and other != name
-            for _, s, e, other, _ in found
-        ):
-            continue
-        value = reader._value(reader._phrasings[i], groups)
-        if value is not None and (name not in latest or start >= latest[name][0]):
-            latest[name] = (start, value)
-            languages.append(reader._phrasings[i].language)
-    intent = None
-    for _, opening, tool, lang in reader._openings:
-        if opening in t:
-            intent = tool
-            languages.insert(0, lang)
-            break
-    slots = {name: value for name, (_, value) in latest.items()}
-    return slots, intent, languages[0] if languages else None
-
-
 _SAID = [
     "I fly from", "from", "Hanoi", "London", "St. Louis", "st.", "Louis", "I'm back on",
     "back on", "on", "27/12", "3/1", "2", "bags", "Vuelo desde", "Londres", "Tôi bay từ",
@@ -299,14 +225,16 @@ def trips_ref(tmp_path_factory: pytest.TempPathFactory) -> Domain:
     return load_domain(folder)
 
 
-@given(st.lists(st.sampled_from([*_SAID, "ref", "abc", "ref abc 2 bags"]), max_size=16))
-@settings(max_examples=400, deadline=None)
-def test_a_message_reads_as_every_phrasing_tried_on_the_whole_text(
-    trips: Domain, trips_ref: Domain, said: list[str]
+def test_a_statement_inside_a_longer_statement_read_on_the_whole_text(
+    trips_ref: Domain,
 ) -> None:
-    # sentences read once each (their matches, those inside another slot's longer
-    # statement), whole-text phrasings by the words they need: the whole text's reading
-    text = " ".join(said)
-    assert read(trips, text) == _read_whole(trips, text)
-    assert read(trips_ref, text) == _read_whole(trips_ref, text)
+    # "ref abc 2 bags" holds "2 bags": the reference only
     assert read(trips_ref, "I have ref abc 2 bags.")[0] == {"ref": "ABC 2 BAGS"}
+    assert read(trips_ref, "ref abc 2 bags. 3 bags")[0] == {"ref": "ABC 2 BAGS", "bags": 3}
+
+
+@given(st.lists(st.sampled_from(_SAID), max_size=16))
+@settings(max_examples=200, deadline=None)
+def test_a_skill_reads_as_its_domains_reader(trips: Domain, said: list[str]) -> None:
+    text = " ".join(said)
+    assert DomainSkill(trips).read(text, ()) == DomainReader(trips).read(text, ())
