@@ -10,12 +10,10 @@ a marker saying so, so the transcript viewer shows it where it happened.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import json.encoder
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall, remembered
+from simlab.core import AgentReply, ToolCall
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
@@ -60,14 +58,13 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
     The JSON of the meta, and of each call's args, result and error together as one
     list, is at least as long as each value's own measure (the JSON of a value, the
     length of a string); within the smallest of the limits, none is cut. Cheaper than
-    measuring each value: one encoder call for the meta, and one per call (a read-only
-    call's measured once, ``_call_size``). When it says no, each value is measured.
+    measuring each value: one encoding for the meta and one per call. When it says no,
+    each value is measured. A call is measured every time it comes back: an agent may
+    grow a result it returned.
     """
-    if _ENCODE is None:
-        return False
     smallest = min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
     try:
-        if reply.meta and len("".join(_ENCODE(reply.meta, 0))) > smallest:
+        if reply.meta and len(_json_text(reply.meta)) > smallest:
             return False
         return all(_call_size(call) <= smallest for call in reply.tool_calls)
     except Exception:  # measured one by one, as before, to fail as before
@@ -75,17 +72,7 @@ def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
 
 
 def _call_size(call: ToolCall) -> int:
-    """The length of ``[call.args, call.result, call.error]`` as JSON.
-
-    A read-only call (``simlab.core.mark_read_only``) is measured once while it lives:
-    an agent that hands out the same calls in many turns or sessions (the reference
-    agent shares one ``ToolCall`` per distinct fixture call) has each encoded once.
-    Any other call is measured every time: an agent may grow a result it returned.
-    """
-    return remembered(call, "json_size", _json_size)
-
-
-def _json_size(call: ToolCall) -> int:
+    """The length of ``[call.args, call.result, call.error]`` as JSON."""
     return len(_json_text([call.args, call.result, call.error]))
 
 
@@ -124,25 +111,14 @@ def _cap_json(
     return {TRUNCATED_KEY: stand_in}, len(text)
 
 
-# ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool
-# call and reply meta of every turn; most of its cost is building an encoder per
-# call. The C encoder it builds, made once (no circular-reference markers: such a
-# value, or any other failure, goes through ``json.dumps`` for its own result or error).
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-_ENCODE = (
-    _make_encoder(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
-    if _make_encoder is not None
-    else None
-)
+# ``json.dumps(value, ensure_ascii=False, default=str)``, its encoder configured once:
+# every tool call and reply meta of every turn is measured.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _json_text(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, default=str)`` for a non-string ``value``."""
-    if _ENCODE is not None:
-        # a circular value, a bad key: json.dumps below says what it says
-        with contextlib.suppress(Exception):
-            return "".join(_ENCODE(value, 0))
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return _ENCODER.encode(value)
 
 
 def _cut_text(text: str, limit: int, setting: str) -> str:

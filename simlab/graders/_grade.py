@@ -237,6 +237,6 @@ def _required(
 
 @lru_cache(maxsize=4096)
 def _is_required(name: str, grader: str | None, patterns: tuple[str, ...]) -> bool:
-    """Whether a check (or its grader) matches a ``require`` pattern, remembered: a run's
+    """Whether a check (or its grader) matches a ``require`` pattern, cached by value: a run's
     sessions share a few check names, and matching each against each glob costs more."""
     return any(fnmatch.fnmatchcase(name, p) or grader == p for p in patterns)

@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.simulators._draws import below, seeded
-from simlab.simulators._goal_facts import facts_of
+from simlab.simulators._draws import below
+from simlab.simulators._goal_facts import GoalFacts
 from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
 
@@ -79,7 +79,7 @@ class DisclosurePlan:
         cls, traits: Traits, goal: Goal, mode: Mode, rng: random.Random
     ) -> DisclosurePlan:
         """Draw the plan from ``rng``, which the caller may keep drawing from afterwards."""
-        facts = facts_of(goal)
+        facts = GoalFacts.of(goal)
         required = facts.is_required
         draw, bits = rng.random, rng.getrandbits
         # ORDER_JITTER * draw() is rng.uniform(0, ORDER_JITTER) to the bit, one call fewer;
@@ -127,7 +127,7 @@ _drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
 
 def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
     """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
-    rng = seeded(seed)  # random.Random(seed)
+    rng = random.Random(seed)
     plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
     _drawn.keep((traits, goal), (mode, seed), (plan, rng))
     return plan
@@ -142,7 +142,7 @@ def take_drawn(
     kept = _drawn.take((traits, goal), (mode, seed))
     if kept is not None:
         return kept
-    rng = seeded(seed)  # random.Random(seed)
+    rng = random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from simlab.agents.reference import DomainSkill, Plan
+from simlab.agents.reference import DomainReader, DomainSkill, Plan
 from simlab.cli import main
 from simlab.spec import Domain, load_domain, shipped_domain
 
@@ -378,9 +378,11 @@ def test_a_proposal_states_the_quoted_figures_a_limit_bears_on(skill: DomainSkil
     assert "total: 60 EUR" in skill.propose(decision.plan, "en")
 
 
-def test_a_decision_is_remembered_per_domain_and_its_calls_shared(tmp_path: Path) -> None:
+def test_a_decision_is_kept_by_the_domains_reader_and_its_calls_shared(tmp_path: Path) -> None:
     domain = load_domain(ferry(tmp_path))
-    first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
+    reader = DomainReader(domain)  # one per domain for a run's sessions (the engine's)
+    first = DomainSkill(domain, seed=1, reader=reader)
+    second = DomainSkill(domain, seed=2, reader=reader)
     slots = {**TRIP, "back_day": "2027-01-12"}
     made: list = []
     decision = first.decide("book", slots, made)
@@ -390,7 +392,7 @@ def test_a_decision_is_remembered_per_domain_and_its_calls_shared(tmp_path: Path
     assert again == made and all(a is b for a, b in zip(again, made, strict=True))
     # without a record the decision is the same and nothing is recorded anywhere
     assert second.decide("book", slots, None) is decision
-    # a list as a slot's value is not remembered, but still decided
+    # a list as a slot's value is not kept, but still decided
     assert first.decide("book", {**TRIP, "latest": ["12:00"]}, None).plan is not None
 
 
@@ -437,7 +439,9 @@ def test_a_confirmation_states_its_own_result_and_a_proposal_its_own_plan(tmp_pa
 
 def test_a_fixture_call_is_one_tool_call_for_the_domains_sessions(tmp_path: Path) -> None:
     domain = load_domain(ferry(tmp_path))
-    first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
+    reader = DomainReader(domain)  # a run shares one per domain
+    first = DomainSkill(domain, seed=1, reader=reader)
+    second = DomainSkill(domain, seed=2, reader=reader)
     book = (("sailing", "S2"), ("adults", 2), ("kids", 1))
     call = first.execute(Plan("book", book))
     assert call.error is None and second.execute(Plan("book", book)) is call
@@ -449,7 +453,9 @@ def test_a_fixture_call_is_one_tool_call_for_the_domains_sessions(tmp_path: Path
 
 def test_a_fixture_call_holding_a_canary_is_the_sessions_own(tmp_path: Path) -> None:
     domain = load_domain(ferry(tmp_path, with_note(TOOLS)))
-    first, second = DomainSkill(domain, seed=1), DomainSkill(domain, seed=2)
+    reader = DomainReader(domain)
+    first = DomainSkill(domain, seed=1, reader=reader)
+    second = DomainSkill(domain, seed=2, reader=reader)
     plan = Plan("ticket", (("ticket", "T100"),))
     call = first.execute(plan)
     assert first.execute(plan) is call and call.result["note"] == f"say {first.canary}"

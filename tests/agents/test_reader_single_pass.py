@@ -242,7 +242,7 @@ def test_the_go_ahead_read_per_sentence_is_the_messages(trips: Domain, pieces: l
 def _read_whole(domain: Domain, text: str) -> tuple[dict[str, object], str | None, str | None]:
     """Every phrasing tried on the whole folded text, every match against every other:
     the reading the reader's shortcuts must give."""
-    reader = _domain_skill.reader_of(domain)
+    reader = _domain_skill.DomainReader(domain)
     t = fold(text)
     found = [
         (i, m.start(), m.end(), p.slot.name, m.groups())

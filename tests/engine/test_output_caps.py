@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall, _read_only, mark_read_only
+from simlab.core import AgentReply, ToolCall
 from simlab.engine._output_caps import TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
@@ -98,29 +98,7 @@ def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cut
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
 
 
-def test_a_read_only_call_handed_out_again_is_measured_once_and_anew_when_a_field_is_set(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    encoded: list[object] = []
-    real = output_caps._json_text
-
-    def counting(value: object) -> str:
-        encoded.append(value)
-        return real(value)
-
-    monkeypatch.setattr(output_caps, "_json_text", counting)
-    shared = mark_read_only(ToolCall(name="f", args={"a": 1}, result={"r": "x" * 50}))
-    for turn in range(1, 4):  # the same call object in three replies (a shared fixture call)
-        reply = AgentReply(text="ok", tool_calls=[shared])
-        assert cap_reply(reply, LIMITS, turn) == (reply, [])
-    assert len(encoded) == 1
-    shared.result = {"r": "x" * 200}  # a field set anew: measured anew, and cut
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[shared]), LIMITS, 4)
-    assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
-    assert TRUNCATED_KEY in capped.tool_calls[0].result
-
-
-def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> None:
+def test_a_call_is_measured_every_time_it_comes_back() -> None:
     # an agent may grow a result it already returned: what the call holds now is capped
     call = ToolCall(name="log", result={"lines": ""})
     reply = AgentReply(text="ok", tool_calls=[call])
@@ -129,13 +107,3 @@ def test_a_call_not_marked_read_only_is_measured_every_time_it_comes_back() -> N
     capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[call]), LIMITS, 2)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
-
-
-def test_a_measure_is_forgotten_with_its_call() -> None:
-    before = len(_read_only._marked)
-    calls = [mark_read_only(ToolCall(name="f", args={"i": i})) for i in range(50)]
-    cap_reply(AgentReply(text="ok", tool_calls=calls), LIMITS, 1)
-    assert len(_read_only._marked) == before + 50
-    assert all(_read_only._marked[id(c)].found for c in calls)  # each measured, kept by its mark
-    del calls
-    assert len(_read_only._marked) == before  # no entry outlives its call: nothing leaks

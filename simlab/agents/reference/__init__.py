@@ -11,7 +11,7 @@ how it reads a user's message in a domain.
 
 from simlab.agents.reference._agent import ReferenceAgent, SkillFactory, reference_agent, skill_for
 from simlab.agents.reference._config import PRESETS, AgentConfig
-from simlab.agents.reference._domain_skill import DomainReader, DomainSkill, reader_of
+from simlab.agents.reference._domain_skill import DomainReader, DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "ReferenceAgent",
     "Skill",
     "SkillFactory",
-    "reader_of",
     "reference_agent",
     "skill_for",
 ]

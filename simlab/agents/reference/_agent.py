@@ -15,7 +15,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from simlab.agents.reference._config import PRESETS, SESSION_DEFECTS, AgentConfig
-from simlab.agents.reference._domain_skill import DomainSkill
+from simlab.agents.reference._domain_skill import DomainReader, DomainSkill
 from simlab.agents.reference._skill import Decision, Plan, Reading, Skill
 from simlab.contracts import RestoreReport
 from simlab.core import (
@@ -475,19 +475,23 @@ def _canaries_in(result: Any) -> set[str]:
     return found
 
 
-def skill_for(domain: Domain | None) -> SkillFactory:
-    """The skill serving ``domain``, read from the domain's data (``DomainSkill``);
-    the shipped default domain when none is named."""
-    return partial(DomainSkill, domain or shipped_domain())
+def skill_for(domain: Domain | None, reader: DomainReader | None = None) -> SkillFactory:
+    """The skill serving ``domain``, read from the domain's data (``DomainSkill``, with
+    ``reader`` when given); the shipped default domain when none is named."""
+    return partial(DomainSkill, domain or shipped_domain(), reader=reader)
 
 
-def reference_agent(version: str, seed: int, domain: Domain | None = None) -> ReferenceAgent:
+def reference_agent(
+    version: str, seed: int, domain: Domain | None = None, reader: DomainReader | None = None
+) -> ReferenceAgent:
     """The shipped reference agent ``version`` (``v1`` or ``v2``) for one session.
 
     Args:
         version: ``v1`` (defects on) or ``v2`` (fixed).
         seed: The session's agent seed.
         domain: The domain it serves (the session goal's); None: the shipped default.
+        reader: The domain's ``DomainReader``, when the caller keeps one for many
+            sessions; default: made for this agent.
     """
     try:
         config = PRESETS[version]
@@ -495,4 +499,4 @@ def reference_agent(version: str, seed: int, domain: Domain | None = None) -> Re
         raise ValueError(
             f"unknown reference agent version {version!r}; choose from {sorted(PRESETS)}"
         ) from None
-    return ReferenceAgent(config, seed, skill_for(domain))
+    return ReferenceAgent(config, seed, skill_for(domain, reader))

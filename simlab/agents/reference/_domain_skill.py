@@ -28,7 +28,7 @@ from typing import Any
 
 from simlab.agents.reference._literal_words import LiteralWords
 from simlab.agents.reference._skill import Decision, Plan, Reading
-from simlab.core import ToolCall, derive_seed, mark_read_only, strip_diacritics
+from simlab.core import ToolCall, derive_seed, strip_diacritics
 from simlab.guards import yes_after, yes_verdicts
 from simlab.spec import (
     Domain,
@@ -36,7 +36,6 @@ from simlab.spec import (
     DomainTool,
     FactValue,
     OrderKey,
-    PerDomain,
     RowTest,
     ToolLookup,
 )
@@ -501,10 +500,6 @@ class DomainReader:
         return tuple(slots.items()), intent, yes is True, language
 
 
-reader_of = PerDomain(DomainReader)
-"""The one reader of a domain in this process (sessions share its caches)."""
-
-
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
@@ -674,12 +669,14 @@ class DomainSkill:
     Args:
         domain: The domain it serves.
         seed: The session's agent seed: it makes the canary planted at ``{canary}``.
+        reader: The domain's reader, when the caller keeps one for many sessions (its
+            caches are shared by them); default: made for this session.
     """
 
-    def __init__(self, domain: Domain, seed: int = 0) -> None:
+    def __init__(self, domain: Domain, seed: int = 0, reader: DomainReader | None = None) -> None:
         self.domain = domain
         self._seed = seed
-        self._reader = reader = reader_of(domain)
+        self._reader = reader = reader or DomainReader(domain)
         # the domain's own facts, worked out once per domain by its reader
         self.misreadable = reader.misreadable
         self._order = reader.order
@@ -724,9 +721,8 @@ class DomainSkill:
             call = tool.call(dict(args))
             paths = _canary_paths(call.result)
             if key is not None:
-                # shared by every session of the domain and never changed: the engine
-                # measures it, and the scripted user judges it, once
-                self._reader.outcomes[key] = (mark_read_only(call), paths)
+                # shared by every session of the reader's domain, never changed
+                self._reader.outcomes[key] = (call, paths)
         else:
             call, paths = known
         if paths is None:  # most results: nothing to plant
