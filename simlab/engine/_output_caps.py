@@ -53,27 +53,22 @@ def cap_reply(
 
 
 def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
-    """Whether no value of ``reply`` can be past its limit, by a cheap measure of each.
+    """Whether no value of ``reply`` can be past its limit, by one cheap measure.
 
-    The JSON of the meta, and of each call's args, result and error together as one
-    list, is at least as long as each value's own measure (the JSON of a value, the
-    length of a string); within the smallest of the limits, none is cut. Cheaper than
-    measuring each value: one encoding for the meta and one per call. When it says no,
-    each value is measured. A call is measured every time it comes back: an agent may
-    grow a result it returned.
+    The JSON of the meta and every call's args, result and error together as one list
+    is at least as long as each value's own measure (the JSON of a value, the length of
+    a string); within the smallest of the limits, none is cut. When it says no, each
+    value is measured. A reply is measured every time: an agent may grow a result it
+    returned before.
     """
     smallest = min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
+    values: list[Any] = [reply.meta]
+    for call in reply.tool_calls:
+        values += (call.args, call.result, call.error)
     try:
-        if reply.meta and len(_json_text(reply.meta)) > smallest:
-            return False
-        return all(_call_size(call) <= smallest for call in reply.tool_calls)
+        return len(_MEASURE.encode(values)) <= smallest
     except Exception:  # measured one by one, as before, to fail as before
         return False
-
-
-def _call_size(call: ToolCall) -> int:
-    """The length of ``[call.args, call.result, call.error]`` as JSON."""
-    return len(_json_text([call.args, call.result, call.error]))
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:
@@ -114,6 +109,9 @@ def _cap_json(
 # ``json.dumps(value, ensure_ascii=False, default=str)``, its encoder configured once:
 # every tool call and reply meta of every turn is measured.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+# The same JSON, for ``_all_within``'s measure only: no circular-reference bookkeeping
+# (a circular value fails, and is then measured one value at a time by ``_ENCODER``).
+_MEASURE = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False)
 
 
 def _json_text(value: Any) -> str:

@@ -139,8 +139,9 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     slots: dict[str, list[str]] = {}
     tools = {t.name: t for t in domain.tools} if domain is not None else {}
     final_called = False
+    schemas: dict[str, str] = {}  # each tool's schema as JSON, made once a session
     for i, (turn, call) in enumerate(calls):
-        facts = _call_facts(call, tools, final_tool, domain is not None)
+        facts = _call_facts(call, tools, final_tool, domain is not None, schemas)
         name, known, problems, acts, error, empty = facts
         if name == final_tool:
             final_called = True
@@ -173,13 +174,17 @@ which tools are), its schema problems, whether it acts, its error, an empty resu
 
 
 def _call_facts(
-    call: ToolCall, tools: Mapping[str, DomainTool], final_tool: str, in_domain: bool
+    call: ToolCall,
+    tools: Mapping[str, DomainTool],
+    final_tool: str,
+    in_domain: bool,
+    schemas: dict[str, str],
 ) -> _CallFacts:
     name = call.name
     tool = tools.get(name)
     if name != final_tool and tool is None and in_domain:
         return name, False, (), False, None, False  # an unknown tool: nothing more is read
-    problems = _schema_problems(tool, call.args) if tool is not None else ()
+    problems = _schema_problems(tool, call.args, schemas) if tool is not None else ()
     acts = name == final_tool or (tool is not None and tool.effect == "write")
     error = call.error
     return name, True, problems, acts, error, error is None and _empty(call.result)
@@ -233,17 +238,25 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
 
 
-def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
+def _schema_problems(
+    tool: DomainTool, args: Mapping[str, Any], schemas: dict[str, str] | None = None
+) -> tuple[str, ...]:
     """``validate_args`` of a call: a JSON-Schema check costs more than the rest of a
     session's stages together, and runs repeat the same calls many times, so the
-    problems of plain arguments are cached by value (the schema's JSON and the items)."""
+    problems of plain arguments are cached by value (the schema's JSON and the items).
+    ``schemas``: the caller's tool name -> schema JSON, filled as tools come."""
     try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ); the
         # items in their order (no sort: a call in another order is only one entry more)
         shown = (tuple(args.items()), tuple(map(type, args.values())))
         hash(shown)
     except TypeError:  # a list or an object among them: checked as it is
         return tuple(validate_args(tool.parameters, dict(args)))
-    return _problems_of(json.dumps(tool.parameters, sort_keys=True), shown)
+    schema = schemas.get(tool.name) if schemas is not None else None
+    if schema is None:
+        schema = json.dumps(tool.parameters, sort_keys=True)
+        if schemas is not None:
+            schemas[tool.name] = schema
+    return _problems_of(schema, shown)
 
 
 @lru_cache(maxsize=8192)
