@@ -72,9 +72,10 @@ def identity_keys(source: str) -> list[int]:
         ):
             if _holds_id_call(node.left):
                 lines.append(node.lineno)
-        elif (isinstance(node, ast.Dict) and any(
-            k is not None and _holds_id_call(k) for k in node.keys
-        )) or (isinstance(node, ast.DictComp) and _holds_id_call(node.key)):
+        elif (
+            isinstance(node, ast.Dict)
+            and any(k is not None and _holds_id_call(k) for k in node.keys)
+        ) or (isinstance(node, ast.DictComp) and _holds_id_call(node.key)):
             lines.append(node.lineno)
     return sorted(set(lines))
 
