@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -268,7 +267,6 @@ def _phrases(override: Path | None) -> dict[str, Any]:
     return phrases
 
 
-@lru_cache(maxsize=32)
 def _load(path: Path | None) -> UserPrompts:
     if path is not None and not path.exists():
         raise ValueError(f"prompt path {path} does not exist: give a prompt file or a directory")
@@ -293,7 +291,7 @@ def _load(path: Path | None) -> UserPrompts:
 
 
 def load_prompts(path: Path | str | None = None) -> UserPrompts:
-    """The shipped prompts, or a replacement (read once per path and cached).
+    """The shipped prompts, or a replacement, read from their files.
 
     Args:
         path: None for the shipped prompts; a file replacing ``user_system.md``;
