@@ -44,10 +44,25 @@ def _is_id_call(node: ast.AST) -> bool:
     )
 
 
+def _maps_id(node: ast.AST) -> bool:
+    """``map(id, xs)``: the ids of many objects (the makings of a key)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "map"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "id"
+    )
+
+
 def _holds_id_call(node: ast.AST) -> bool:
-    """``id(x)`` itself, or a tuple with an ``id(...)`` in it (``(id(a), id(b))``)."""
-    if _is_id_call(node):
+    """``id(x)`` itself, or a tuple with an ``id(...)`` in it (``(id(a), id(b))``,
+    ``tuple(map(id, xs))``)."""
+    if _is_id_call(node) or _maps_id(node):
         return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        return node.func.id == "tuple" and _holds_id_call(node.args[0])
     return isinstance(node, ast.Tuple) and any(_holds_id_call(e) for e in node.elts)
 
 
@@ -56,7 +71,8 @@ _KEYED_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__", "__contai
 
 def identity_keys(source: str) -> list[int]:
     """The lines where ``id(...)`` is used as a mapping key: ``d[id(x)]``, ``d.get(id(x))``
-    (``pop``, ``setdefault`` too), ``id(x) in d``, or a ``{id(x): ...}`` literal."""
+    (``pop``, ``setdefault`` too), ``id(x) in d``, a ``{id(x): ...}`` literal, and any
+    ``map(id, ...)`` (the ids of many objects have no other use than a key)."""
     lines: list[int] = []
     for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Subscript) and _holds_id_call(node.slice)) or (
@@ -73,9 +89,13 @@ def identity_keys(source: str) -> list[int]:
             if _holds_id_call(node.left):
                 lines.append(node.lineno)
         elif (
-            isinstance(node, ast.Dict)
-            and any(k is not None and _holds_id_call(k) for k in node.keys)
-        ) or (isinstance(node, ast.DictComp) and _holds_id_call(node.key)):
+            (
+                isinstance(node, ast.Dict)
+                and any(k is not None and _holds_id_call(k) for k in node.keys)
+            )
+            or (isinstance(node, ast.DictComp) and _holds_id_call(node.key))
+            or _maps_id(node)
+        ):
             lines.append(node.lineno)
     return sorted(set(lines))
 
@@ -114,6 +134,8 @@ def test_no_mapping_is_keyed_by_object_identity() -> None:
         "if id(x) in memo: pass",
         "seen = {id(c): c for c in calls}",
         "seen = {id(c): 1}",
+        "key = (tuple(map(id, objects)), values)",
+        "memo.pop((tuple(map(id, objects)), values), None)",
     ],
 )
 def test_the_identity_check_finds_each_way_of_keying_by_id(source: str) -> None:

@@ -14,7 +14,6 @@ from functools import lru_cache
 
 from simlab.simulators._draws import below
 from simlab.simulators._goal_facts import GoalFacts
-from simlab.simulators._handover import Handover
 from simlab.spec import FactValue, Goal, Mode, Traits
 
 # Chance that a drip user remembers an optional fact (a budget, a latest
@@ -120,28 +119,11 @@ class DisclosurePlan:
         )
 
 
-# Plans drawn for a session's planned length, each with its generator right after the
-# draw, waiting for the session's simulated user.
-_drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
-
-
-def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
-    """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
-    rng = random.Random(seed)
-    plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
-    _drawn.keep((traits, goal), (mode, seed), (plan, rng))
-    return plan
-
-
 def take_drawn(
     traits: Traits, goal: Goal, mode: Mode, seed: int
 ) -> tuple[DisclosurePlan, random.Random]:
     """The plan for these arguments and a generator positioned right after drawing it,
-    as ``random.Random(seed)`` then ``draw_from`` give them: the one ``draw_for_session``
-    kept (each is handed out once), or a fresh draw."""
-    kept = _drawn.take((traits, goal), (mode, seed))
-    if kept is not None:
-        return kept
+    as ``random.Random(seed)`` then ``draw_from`` give them."""
     rng = random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 

@@ -14,7 +14,7 @@ from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
 from simlab.simulators._draws import choose
 from simlab.simulators._goal_facts import GoalFacts
-from simlab.simulators._perturbation_stack import FactChange, PerturbationStack, take_built
+from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
 from simlab.simulators._plan import PlannedChange, take_drawn
 from simlab.simulators._reading import ReplyReader, ReplyReading
 from simlab.simulators._unheard import Unheard
@@ -167,8 +167,7 @@ class ScriptedSimulator:
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            # the engine built this stack a moment ago for the planned length: take it
-            self._stack = take_built(perturbations, persona.language, goal, seed, domain)
+            self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
         self.unheard: Unheard | None = None
         self._said: dict[str, tuple[str, ...]] = {}  # fact -> the sentences stating its value
