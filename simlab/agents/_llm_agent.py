@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from simlab.agents._llm_context import (
-    MessageMemo,
     assistant_json,
     build_messages,
     system_prompt,
@@ -101,7 +100,6 @@ class LLMAgent:
         self._meter = meter if meter is not None else SessionMeter()
         self._system = system_prompt(spec)
         self._tools = {t.name: t for t in spec.tools}
-        self._memo: MessageMemo = {}  # past messages as rendered for the model
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """Answer the last user message, running the tool rounds the model asks for."""
@@ -113,7 +111,6 @@ class LLMAgent:
             keep_turns=keep,
             recap=spec.constraint_recap or knobs.constraint_recap,
             reminder=spec.instruction_reminder or knobs.instruction_reminder,
-            memo=self._memo,
         )
         calls: list[ToolCall] = []
         format_errors = rounds = 0

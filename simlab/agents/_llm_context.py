@@ -126,41 +126,11 @@ def recap_lines(history: Sequence[Message], keywords: Sequence[str]) -> list[str
     return lines
 
 
-MessageMemo = dict[int, tuple[Message, str, tuple[ToolCall, ...], int, list[LLMMessage]]]
-"""Past messages already rendered for the model, by ``id`` of the history's message."""
-
-_MEMO_LIMIT = 1024
-"""A memo holding more renderings is emptied (one agent answering many histories)."""
-
-
-def _rendered(message: Message, memo: MessageMemo | None) -> list[LLMMessage]:
-    """What the model is shown for one past message; from ``memo`` when it holds this
-    very message, unchanged (same text and calls objects, same number of calls)."""
-    if memo is not None:
-        hit = memo.get(id(message))
-        if (
-            hit is not None
-            and hit[0] is message
-            and hit[1] is message.text
-            and hit[2] is message.tool_calls
-            and hit[3] == len(message.tool_calls)
-        ):
-            return hit[4]
+def _rendered(message: Message) -> list[LLMMessage]:
+    """What the model is shown for one past message."""
     if message.role == "user":
-        rendered = [LLMMessage(role="user", content=message.text)]
-    else:
-        rendered = _assistant_messages(message)
-    if memo is not None:
-        if len(memo) >= _MEMO_LIMIT:
-            memo.clear()
-        memo[id(message)] = (
-            message,
-            message.text,
-            message.tool_calls,
-            len(message.tool_calls),
-            rendered,
-        )
-    return rendered
+        return [LLMMessage(role="user", content=message.text)]
+    return _assistant_messages(message)
 
 
 def build_messages(
@@ -170,7 +140,6 @@ def build_messages(
     keep_turns: int,
     recap: bool,
     reminder: bool,
-    memo: MessageMemo | None = None,
 ) -> tuple[list[LLMMessage], list[int]]:
     """The conversation sent to the model for the last user message of ``history``.
 
@@ -180,9 +149,6 @@ def build_messages(
         keep_turns: The sliding window in user turns (0: all).
         recap: Whether to append the recap of the user's constraints.
         reminder: Whether to append the rules again.
-        memo: Renderings of past messages kept between calls of one agent: a
-            session's history only grows, so each past message (its tool calls
-            JSON-encoded) is rendered once rather than on every call.
 
     Returns:
         The messages and the 1-based user turns they include.
@@ -190,7 +156,7 @@ def build_messages(
     kept, seen = window(history, keep_turns)
     out: list[LLMMessage] = []
     for message in kept[:-1]:
-        out.extend(_rendered(message, memo))
+        out.extend(_rendered(message))
     current = kept[-1].text if kept else ""
     sections = [current]
     if recap:

@@ -10,7 +10,6 @@ from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._frozen import FrozenDict, FrozenJSON, FrozenJSONDict, freeze
 from simlab.core._key import Check, GraderFailure, SessionKey
-from simlab.core._read_only import is_read_only, mark_read_only, remembered
 from simlab.core._seeds import derive_seed
 from simlab.core._text import escape_controls, strip_diacritics
 from simlab.core._transcript import (
@@ -53,9 +52,6 @@ __all__ = [
     "derive_seed",
     "escape_controls",
     "freeze",
-    "is_read_only",
-    "mark_read_only",
-    "remembered",
     "simlab_version",
     "stated_facts",
     "strip_diacritics",

@@ -70,4 +70,4 @@ class _BareCharacters(dict[int, str]):
 
 
 _BARE = _BareCharacters()
-_MAX_BARE = 65_536  # distinct characters remembered (untrusted text may hold many)
+_MAX_BARE = 65_536  # distinct characters kept (untrusted text may hold many)

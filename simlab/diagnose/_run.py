@@ -183,11 +183,11 @@ async def _replay_all(cases: list[_Case], plan: RunPlan, concurrency: int) -> No
         else:
             for c in cases:
                 c.missing[replay] = missing
-    todo = [(c, r) for r in runnable for c in cases]
-    told = {id(c): told_changes(c.job.goal, c.record) for c in cases}  # once per failure
-    plans = [replay_plan(c.job, r, told[id(c)]) for c, r in todo]
+    todo = [(i, c, r) for r in runnable for i, c in enumerate(cases)]
+    told = [told_changes(c.job.goal, c.record) for c in cases]  # once per failure
+    plans = [replay_plan(c.job, r, told[i]) for i, c, r in todo]
     done = await run_replays(plans, make_target, make_simulator, limits, concurrency, scoring)
-    for (c, r), rec in zip(todo, done, strict=True):
+    for (_, c, r), rec in zip(todo, done, strict=True):
         c.fixed[r] = fixes(c.failure, rec)
         c.passed[r] = rec.passed
 

@@ -10,12 +10,10 @@ a marker saying so, so the transcript viewer shows it where it happened.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import json.encoder
 from typing import Any
 
-from simlab.core import AgentReply, ToolCall, freeze, remembered
+from simlab.core import AgentReply, ToolCall, freeze
 from simlab.spec import OutputLimits
 
 TRUNCATED_KEY = "simlab_truncated"
@@ -62,43 +60,27 @@ def cap_reply(
 
 
 def _all_within(reply: AgentReply, limits: OutputLimits) -> bool:
-    """Whether no value of ``reply`` can be past its limit, by a cheap measure of each.
+    """Whether no value of ``reply`` can be past its limit, by one cheap measure.
 
-    The JSON of the meta, and of each call's args, result and error together as one
-    list, is at least as long as each value's own measure (the JSON of a value, the
-    length of a string); within the smallest of the limits, none is cut. Cheaper than
-    measuring each value: one encoder call for the meta, and one per call (a read-only
-    call's measured once, ``_call_size``). When it says no, each value is measured.
+    The JSON of the meta and every call's args, result and error together as one list
+    is at least as long as each value's own measure (the JSON of a value, the length of
+    a string); within the smallest of the limits, none is cut. When it says no, each
+    value is measured. A reply is measured every time: an agent may grow a result it
+    returned before.
     """
-    if _ENCODE is None:
-        return False
     if _nested_past(reply.meta, MAX_NESTING) or any(
         _nested_past(c.args, MAX_NESTING) or _nested_past(c.result, MAX_NESTING)
         for c in reply.tool_calls
     ):
         return False
     smallest = min(limits.meta_chars, limits.tool_args_chars, limits.tool_result_chars)
+    values: list[Any] = [reply.meta]
+    for call in reply.tool_calls:
+        values += (call.args, call.result, call.error)
     try:
-        if reply.meta and len("".join(_ENCODE(reply.meta, 0))) > smallest:
-            return False
-        return all(_call_size(call) <= smallest for call in reply.tool_calls)
+        return len(_MEASURE.encode(values)) <= smallest
     except Exception:  # measured one by one, as before, to fail as before
         return False
-
-
-def _call_size(call: ToolCall) -> int:
-    """The length of ``[call.args, call.result, call.error]`` as JSON.
-
-    A read-only call (``simlab.core.mark_read_only``) is measured once while it lives:
-    an agent that hands out the same calls in many turns or sessions (the reference
-    agent shares one ``ToolCall`` per distinct fixture call) has each encoded once.
-    Any other call is measured every time: an agent may grow a result it returned.
-    """
-    return remembered(call, "json_size", _json_size)
-
-
-def _json_size(call: ToolCall) -> int:
-    return len(_json_text([call.args, call.result, call.error]))
 
 
 def _cap_call(i: int, call: ToolCall, limits: OutputLimits, cut: Any) -> ToolCall:
@@ -148,25 +130,17 @@ def _cap_json(
     return freeze({TRUNCATED_KEY: stand_in}), len(text)  # frozen, as the model's fields
 
 
-# ``json.dumps(value, ensure_ascii=False, default=str)`` is measured for every tool
-# call and reply meta of every turn; most of its cost is building an encoder per
-# call. The C encoder it builds, made once (no circular-reference markers: such a
-# value, or any other failure, goes through ``json.dumps`` for its own result or error).
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-_ENCODE = (
-    _make_encoder(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
-    if _make_encoder is not None
-    else None
-)
+# ``json.dumps(value, ensure_ascii=False, default=str)``, its encoder configured once:
+# every tool call and reply meta of every turn is measured.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+# The same JSON, for ``_all_within``'s measure only: no circular-reference bookkeeping
+# (a circular value fails, and is then measured one value at a time by ``_ENCODER``).
+_MEASURE = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False)
 
 
 def _json_text(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, default=str)`` for a non-string ``value``."""
-    if _ENCODE is not None:
-        # a circular value, a bad key: json.dumps below says what it says
-        with contextlib.suppress(Exception):
-            return "".join(_ENCODE(value, 0))
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return _ENCODER.encode(value)
 
 
 def _cut_text(text: str, limit: int, setting: str) -> str:

@@ -35,12 +35,22 @@ from simlab.engine._source import RoleOverrides
 from simlab.graders import LLMJudge, resolve_graders
 from simlab.llm import LLM, Budget, LLMSpec, LLMStats, PriceTable, RoleLimits, create_llm
 from simlab.simulators import (
+    DomainVoice,
     PerturbationLookup,
+    ReplyReader,
     ScriptedSimulator,
     llm_simulator_factory,
     session_perturbations,
 )
-from simlab.spec import DomainSet, Problem, SpecError, Suite, load_agent_spec, load_domains
+from simlab.spec import (
+    DomainSet,
+    Problem,
+    SpecError,
+    Suite,
+    load_agent_spec,
+    load_domains,
+    shipped_domain,
+)
 
 RoleLimitsFactory = Callable[[str, LLMSpec], RoleLimits]
 """The limits of one LLM role (``"user"``, ``"agent"``, ``"judge"``) with its spec."""
@@ -214,12 +224,22 @@ def scripted_simulator_factory(
         domains: where a goal's domain is looked up; None: the shipped default domain.
     """
 
+    # each domain's voice and reply reader, made once for the factory's run: a domain
+    # id names one domain in a run's set (the shipped default domain when it has none)
+    spoken: dict[str, tuple[DomainVoice, ReplyReader]] = {}
+
     def make(setup: SessionSetup) -> UserSimulator:
         active = session_perturbations(setup.key.perturbations, perturbations)
         domain = domains.of(setup.goal.domain) if domains is not None else None
+        domain = domain or shipped_domain()
+        parts = spoken.get(domain.id)
+        if parts is None:
+            parts = spoken[domain.id] = (DomainVoice(domain), ReplyReader(domain))
+        voice, reader = parts
         return ScriptedSimulator(
-            setup.persona, setup.goal, setup.mode, setup.user_seed, active, domain=domain
-        )
+            setup.persona, setup.goal, setup.mode, setup.user_seed, active,
+            domain=domain, voice=voice, reader=reader,
+        )  # fmt: skip
 
     return make
 

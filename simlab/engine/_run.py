@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -356,11 +355,6 @@ async def execute(
                 domains=roles.domains,
             )  # fmt: skip
 
-        # Records and transcripts pile up for the whole run; the default thresholds
-        # make the collector rescan them over and over (it dominated profiles).
-        gc.freeze()
-        thresholds = gc.get_threshold()
-        gc.set_threshold(50_000, 50, 1_000)
         try:
             executor = choose_executor(
                 suite,
@@ -373,8 +367,6 @@ async def execute(
             )
             await executor.run(plan.pending, sink, lambda: not roles.budget.exhausted)
         finally:
-            gc.set_threshold(*thresholds)
-            gc.unfreeze()
             await roles.aclose()
     order = {j.key: i for i, j in enumerate(plan.jobs)}
     return sorted(outcomes.values(), key=lambda r: order.get(r.key, len(order)))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 import time
 import traceback
-from collections.abc import Awaitable, Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import CoroutineType
 from typing import Any, Literal
 
 import anyio
@@ -195,23 +194,13 @@ async def run_session(
 
 _BUILT_IN_GRADING = Grading()
 """The grading a run without one uses (specs are frozen: one serves every session)."""
-_GOAL_RULES: dict[tuple[int, int], tuple[Grading, Grading, Grading]] = {}
 
 
 def _rules(goal_grading: Grading | None, grading: Grading | None) -> Grading:
     """The goal's grading over the run's, the run's (default: the built-in) when the goal
-    has none. Worked out once per pair: gradings are frozen specs, and each entry keeps
-    both, so neither id is reused by another object while it stands."""
+    has none."""
     rules = grading or _BUILT_IN_GRADING
-    if goal_grading is None:
-        return rules
-    found = _GOAL_RULES.get((id(goal_grading), id(rules)))
-    if found is None or found[0] is not goal_grading or found[1] is not rules:
-        if len(_GOAL_RULES) >= 4096:  # bounded: a process that loads suites over and over
-            _GOAL_RULES.clear()
-        found = (goal_grading, rules, goal_grading.over(rules))
-        _GOAL_RULES[(id(goal_grading), id(rules))] = found
-    return found[2]
+    return rules if goal_grading is None else goal_grading.over(rules)
 
 
 def _base(
@@ -288,14 +277,14 @@ async def _converse(
     for turn_no in range(1, limits.max_turns + 1):
         state = SimState(persona, goal, mode, draft.transcript(), turn_no, limits.max_turns)
         user = await _user_turn(simulator, state, turn_no)
-        turns.append(_new_turn({"index": turn_no, "user": user}))  # no reply yet
+        turns.append(Turn(index=turn_no, user=user))  # no reply yet
         if user.stop is not None:
             done = user.stop is StopSignal.DONE
             return StopReason.GOAL_REACHED if done else StopReason.USER_GAVE_UP
-        history.append(_new_message({"role": "user", "text": user.text}))
+        history.append(Message(role="user", text=user.text))
         ctx = SessionContext(session_id, agent_seed, turn_no, knobs)
         called = time.monotonic()
-        reply = await _agent_turn(target, history, ctx, called, timeout_s)
+        reply = await _agent_turn(target, history, ctx, timeout_s)
         took = time.monotonic() - called
         # cancelled at the deadline (None), or the reply came after it (a cancel may not
         # have fired yet: an agent that blocked the loop and then returned at its first
@@ -308,10 +297,8 @@ async def _converse(
         except Exception as e:  # a reply the caps cannot measure is the agent's fault
             raise _Stop(StopReason.AGENT_ERROR, error_of(e, turn=turn_no)) from e
         draft.truncated.extend(cuts)
-        turns[-1] = _new_turn({"index": turn_no, "user": user, "agent": reply})
-        history.append(
-            _new_message({"role": "assistant", "text": reply.text, "tool_calls": reply.tool_calls})
-        )
+        turns[-1] = Turn(index=turn_no, user=user, agent=reply)
+        history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
     else:
         return StopReason.MAX_TURNS
     # only reached when the deadline passed while the agent was answering: a late
@@ -323,13 +310,6 @@ async def _converse(
             turn=len(turns),
         ),
     )
-
-
-# The models of every turn, made by their pydantic validator as ``Model(**fields)`` makes
-# them (validated, the same fields set) without ``BaseModel.__init__``'s Python frame:
-# about 1 us of 2.4 a model, three models a turn.
-_new_turn = Turn.__pydantic_validator__.validate_python
-_new_message = Message.__pydantic_validator__.validate_python
 
 
 async def _close_target(target: TargetAgent | None) -> None:
@@ -382,71 +362,17 @@ async def _agent_turn(
     target: TargetAgent,
     history: list[Message],
     ctx: SessionContext,
-    called: float,
     timeout_s: float,
 ) -> AgentReply | None:
     """The agent's reply, or None when it was cancelled at the turn's deadline,
-    ``timeout_s`` after ``called`` (``time.monotonic()``).
-
-    The deadline's cancel scope is entered only once the agent waits for something: a
-    coroutine that answers without ever yielding to the event loop (an in-process
-    agent) cannot be cancelled, so a scope for it (a host-task lookup, a timer handle
-    on the loop, clock reads: a large share of the loop's own cost per turn) buys
-    nothing; a late answer is caught by the caller's clock check. The coroutine is
-    stepped once by hand; if it waits, the rest is awaited through ``_Resumed``, which
-    hands the event loop every value it yields and the agent every value or exception
-    (a cancellation) the loop sends back, as ``await`` does.
-    """
+    ``timeout_s`` from now. An agent that answers without ever waiting cannot be
+    cancelled: its late answer is caught by the caller's clock check."""
     try:
-        answer = target.reply(history, ctx)
-        if type(answer) is CoroutineType:
-            steps = answer.__await__()
-            try:
-                pending = steps.send(None)
-            except StopIteration as done:
-                reply: AgentReply = done.value
-                return reply
-            rest: Awaitable[AgentReply] = _Resumed(steps, pending)
-        else:  # another kind of awaitable: awaited as it is, under its deadline
-            rest = answer
-        deadline = anyio.current_time() + timeout_s - (time.monotonic() - called)
-        with anyio.CancelScope(deadline=deadline):
-            return await rest
+        with anyio.move_on_after(timeout_s):
+            return await target.reply(history, ctx)
         return None  # the scope cancelled the wait at the deadline
     except Exception as e:
         raise _Stop(_agent_reason(e), error_of(e, turn=ctx.turn)) from e
-
-
-class _Resumed:
-    """Awaits the rest of a coroutine already stepped once (``yield from`` by hand):
-    yields its first pending value to the event loop, then forwards what the loop
-    sends or throws (a cancellation included) until the coroutine returns."""
-
-    __slots__ = ("pending", "steps")
-
-    def __init__(self, steps: Generator[Any, Any, AgentReply], pending: Any) -> None:
-        self.steps, self.pending = steps, pending
-
-    def __await__(self) -> Generator[Any, Any, AgentReply]:
-        steps, pending = self.steps, self.pending
-        while True:
-            try:
-                sent = yield pending
-            except GeneratorExit:
-                steps.close()
-                raise
-            except BaseException as e:  # the agent sees it where it waits, as with await
-                try:
-                    pending = steps.throw(e)
-                except StopIteration as done:
-                    reply: AgentReply = done.value
-                    return reply
-            else:
-                try:
-                    pending = steps.send(sent)
-                except StopIteration as done:
-                    reply = done.value
-                    return reply
 
 
 def _agent_reason(e: BaseException) -> StopReason:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from simlab.core import ToolCall, Transcript
-from simlab.spec import Constraint, FactValue, Goal, PerObject
+from simlab.spec import Constraint, FactValue, Goal
 
 
 def action_view(call: ToolCall) -> dict[str, Any]:
@@ -63,7 +63,8 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
     if not (type(result) is dict or isinstance(result, Mapping)):
         result = _NO_RESULT
     broken: list[Constraint] = []
-    for c, fact, field, op in _constraints_of(goal):  # the view's fields read where they are
+    for c in goal.constraints:  # the view's fields read where they are
+        fact, field, op = c.fact, c.field, c.op
         if fact not in wants:
             continue
         if field in result:  # the result's field overlays the argument of the same name
@@ -74,19 +75,12 @@ def violations(goal: Goal, call: ToolCall, wants: Mapping[str, FactValue]) -> li
             broken.append(c)
             continue
         wanted = wants[fact]
-        if type(got) in _REMEMBERED and type(wanted) in _REMEMBERED:  # _holds, inlined
-            if not _remembered(op, got, wanted):
+        if type(got) in _CACHED_TYPES and type(wanted) in _CACHED_TYPES:  # _holds, inlined
+            if not _compare_cached(op, got, wanted):
                 broken.append(c)
         elif not _compare(op, got, wanted):
             broken.append(c)
     return broken
-
-
-_constraints_of: PerObject[Goal, tuple[tuple[Constraint, str, str, str], ...]] = PerObject(
-    lambda goal: tuple((c, c.fact, c.field, c.op) for c in goal.constraints), most=4096
-)
-"""A goal's constraints with their fact, field and op: read once per goal (specs are
-frozen), not through a model's attributes at every final action a simulator judges."""
 
 
 _NO_RESULT: Mapping[str, Any] = {}
@@ -94,8 +88,8 @@ _NO_RESULT: Mapping[str, Any] = {}
 
 def _holds(op: str, got: Any, wanted: Any) -> bool:
     """Whether ``got`` stands in ``op`` to ``wanted`` (``satisfies``'s comparison)."""
-    if type(got) in _REMEMBERED and type(wanted) in _REMEMBERED:
-        return _remembered(op, got, wanted)
+    if type(got) in _CACHED_TYPES and type(wanted) in _CACHED_TYPES:
+        return _compare_cached(op, got, wanted)
     return _compare(op, got, wanted)
 
 
@@ -110,10 +104,10 @@ def _compare(op: str, got: Any, wanted: Any) -> bool:
 
 # The scripted user judges every final action it sees and the graders judge it again: the
 # same few (value, wanted) pairs come back thousands of times a run, so their verdicts are
-# remembered. Only exact types whose equal values compare alike are remembered, and the
+# cached by value. Only exact types whose equal values compare alike are cached, and the
 # cache is typed, so 1, True and "1" stay apart.
-_REMEMBERED = frozenset({str, int, bool, type(None)})
-_remembered = lru_cache(maxsize=8192, typed=True)(_compare)
+_CACHED_TYPES = frozenset({str, int, bool, type(None)})
+_compare_cached = lru_cache(maxsize=8192, typed=True)(_compare)
 
 
 def _pair(got: Any, wanted: Any) -> tuple[float | str, float | str]:

@@ -68,7 +68,7 @@ class Trajectory:
 
 @lru_cache(maxsize=1024)
 def _rounded_f1(f1: float) -> float:
-    """``round(f1, 4)``, remembered: sessions share a few F1 values, and a float's
+    """``round(f1, 4)``, cached by value: sessions share a few F1 values, and a float's
     rounding to digits costs several dict lookups (an F1 is never -0.0, the one float
     that equals another and rounds otherwise)."""
     return round(f1, 4)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._action import action_view, final_action
 from simlab.graders._constraints import NO_FINAL_ACTION
-from simlab.graders._shared import own, shared_check
+from simlab.graders._shared import new_check, own
 from simlab.graders._written import written_forms
 from simlab.spec import Goal
 
@@ -58,19 +56,17 @@ def judge_completed(
         return _completed(tool, action[0])
     failed = [c for _, c in transcript.tool_calls() if c.name == tool]
     if not failed:
-        return shared_check(GOAL_COMPLETED, False, f"{tool} was never called")
-    return shared_check(
+        return new_check(GOAL_COMPLETED, False, f"{tool} was never called")
+    return new_check(
         GOAL_COMPLETED,
         False,
         f"{tool} failed {len(failed)} time(s), last error: {failed[-1].error}",
     )
 
 
-@lru_cache(maxsize=4096, typed=True)
 def _completed(tool: str, turn: int) -> Check:
-    """The passed ``goal_completed`` check, remembered by tool and turn: its detail's
-    formatting costs more than finding it (``shared_check`` would return this object)."""
-    return shared_check(GOAL_COMPLETED, True, f"{tool} in turn {turn}", turn)
+    """The passed ``goal_completed`` check."""
+    return new_check(GOAL_COMPLETED, True, f"{tool} in turn {turn}", turn)
 
 
 def judge_confirmation(
@@ -80,14 +76,14 @@ def judge_confirmation(
     if not goal.confirm_fields:
         return None
     if action is None:
-        return shared_check(CONFIRMATION, False, NO_FINAL_ACTION)
+        return new_check(CONFIRMATION, False, NO_FINAL_ACTION)
     turn_index = action[0]
     missing = [said for said, _ in confirm_gaps(goal, transcript, action)]
     if missing:
         detail = "reply does not state " + ", ".join(missing)
-        return shared_check(CONFIRMATION, False, detail, turn_index)
+        return new_check(CONFIRMATION, False, detail, turn_index)
     fields = ", ".join(goal.confirm_fields)
-    return shared_check(CONFIRMATION, True, f"reply states {fields}", turn_index)
+    return new_check(CONFIRMATION, True, f"reply states {fields}", turn_index)
 
 
 def confirm_gaps(

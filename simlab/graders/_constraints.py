@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from simlab.core import Check, StatedFact, ToolCall, Transcript, stated_facts
-from simlab.graders._action import _constraints_of, _holds, final_action
-from simlab.graders._shared import own, shared_check
+from simlab.graders._action import _holds, final_action
+from simlab.graders._shared import new_check, own
 from simlab.graders._written import written
-from simlab.spec import Constraint, Goal, PerObject
+from simlab.spec import Constraint, Goal
 
 CONSTRAINT_PREFIX = "constraint:"
 """Constraint checks are named ``constraint:<fact_id>``."""
@@ -62,20 +61,18 @@ def judge_constraints(
         if type(found) is dict or isinstance(found, Mapping):
             result = found
     checks: dict[str, Check] = {}
-    for (_, fact_id, field, op), name in zip(_constraints_of(goal), _names_of(goal), strict=True):
+    for c, name in zip(goal.constraints, _names(goal.constraints), strict=True):
+        fact_id, field, op = c.fact, c.field, c.op
         fact = stated.get(fact_id)
         if fact is None:
             continue
         value, turn = fact.value, fact.turn
         if action is None:
-            checks[name] = shared_check(name, False, NO_FINAL_ACTION, turn)
+            checks[name] = new_check(name, False, NO_FINAL_ACTION, turn)
             continue
         # the result's field overlays the argument of the same name
         got = result[field] if field in result else args.get(field, _ABSENT)
-        if type(value) in _SCALARS and (got is _ABSENT or type(got) in _SCALARS):
-            checks[name] = _remembered_check(name, fact_id, field, op, tool, value, turn, got)
-        else:
-            checks[name] = _constraint_check(name, fact_id, field, op, tool, value, turn, got)
+        checks[name] = _constraint_check(name, fact_id, field, op, tool, value, turn, got)
     return checks
 
 
@@ -87,21 +84,18 @@ def _constraint_check(
     source = f"({fact} stated in turn {turn})"
     if got is _ABSENT:
         detail = f"{tool} has no {field}, wanted {_OP_SIGNS[op][0]} {written(wanted)} {source}"
-        return shared_check(name, False, detail, turn)
+        return new_check(name, False, detail, turn)
     ok = _holds(op, got, wanted)
     sign = _OP_SIGNS[op][0 if ok else 1]
-    return shared_check(name, ok, f"{field} {written(got)} {sign} {written(wanted)} {source}", turn)
+    return new_check(name, ok, f"{field} {written(got)} {sign} {written(wanted)} {source}", turn)
 
 
-# Sessions end with the same few final actions on the same few stated values: their
-# checks are remembered. Only exact scalar types, each equal value written and compared
-# alike (0.0 and -0.0 both as 0), and typed, so 1, 1.0, True and "1" stay apart.
 _ABSENT = object()
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_remembered_check = lru_cache(maxsize=8192, typed=True)(_constraint_check)
+"""A final action without the constrained field."""
 
 
 def _names(constraints: Sequence[Constraint]) -> list[str]:
+    """The constraints' check names, in their order."""
     counts: dict[str, int] = {}
     for c in constraints:
         counts[c.fact] = counts.get(c.fact, 0) + 1
@@ -109,7 +103,3 @@ def _names(constraints: Sequence[Constraint]) -> list[str]:
         f"{CONSTRAINT_PREFIX}{c.fact}" + (f":{c.field}" if counts[c.fact] > 1 else "")
         for c in constraints
     ]
-
-
-_names_of: PerObject[Goal, list[str]] = PerObject(lambda goal: _names(goal.constraints), most=4096)
-"""A goal's constraint check names, in the order of its constraints."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from simlab.contracts import GraderResult, GradingContext
 from simlab.core import Check, ToolCall, Transcript
@@ -35,30 +34,16 @@ def redundant_calls(calls: Sequence[ToolCall]) -> int:
     """Repeats of identical calls made more than twice (each repeat after the first)."""
     if len(calls) < 3:
         return 0
-    # agents hand back the same call object again and again (a remembered decision's
-    # calls): each distinct object is read and signed once, its repeats counted by
-    # identity (safe: the calls are not changed while this function runs, and ``calls``
-    # keeps every object alive, so no id is reused)
-    per_object: dict[int, int] = {}
-    distinct: list[ToolCall] = []
+    names: dict[str, int] = {}  # only a tool called 3+ times can repeat a call
     for c in calls:
-        n = per_object.get(id(c))
-        if n is None:
-            distinct.append(c)
-            per_object[id(c)] = 1
-        else:
-            per_object[id(c)] = n + 1
-    named = [(c, c.name, per_object[id(c)]) for c in distinct]
-    names: dict[str, int] = {}  # only a tool called 3+ times can repeat a call: count by hand,
-    for _, name, n in named:  # a Counter's construction costs more than these few calls
-        names[name] = names.get(name, 0) + n
+        names[c.name] = names.get(c.name, 0) + 1
     if max(names.values()) < 3:
         return 0
     counts: dict[object, int] = {}
-    for c, name, n in named:
-        if names[name] > 2:
+    for c in calls:
+        if names[c.name] > 2:
             signature = _signature(c)
-            counts[signature] = counts.get(signature, 0) + n
+            counts[signature] = counts.get(signature, 0) + 1
     return sum(n - 1 for n in counts.values() if n > 2)
 
 
@@ -67,20 +52,15 @@ def tool_use(
 ) -> ToolUse:
     """The tool-call figures of a finished session against ``goal.expected_tools``
     (``session_trajectory``: the ``trajectory`` check's own); ``calls`` is
-    ``transcript.tool_calls()`` when the caller has it already (``GradingContext``).
-    Read-only: sessions with the same figures share one ``ToolUse``."""
+    ``transcript.tool_calls()`` when the caller has it already (``GradingContext``)."""
     turn_calls = transcript.tool_calls() if calls is None else calls
     names, metrics = session_trajectory(goal, transcript, turn_calls)
     redundant = redundant_calls([call for _, call in turn_calls])
     expected = len(goal.expected_tools)
-    return _shared_tool_use(expected, len(names), metrics.lcs, metrics.repeats, redundant)
-
-
-@lru_cache(maxsize=4096)
-def _shared_tool_use(expected: int, calls: int, lcs: int, repeats: int, redundant: int) -> ToolUse:
-    """One ``ToolUse`` per distinct set of figures, shared by the sessions with them (as
-    checks are: records only read them, and a model costs more to make than to find)."""
-    return ToolUse(expected=expected, calls=calls, lcs=lcs, repeats=repeats, redundant=redundant)
+    return ToolUse(
+        expected=expected, calls=len(names), lcs=metrics.lcs, repeats=metrics.repeats,
+        redundant=redundant,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 
 from simlab.core import ToolCall, Transcript
 from simlab.graders._action import same_value
-from simlab.spec import Goal, PerObject
+from simlab.spec import Goal
 
 RedoWindow = tuple[int, int]
 """Positions ``[start, end)`` in the session's calls (``Transcript.tool_calls()`` order):
@@ -59,7 +59,7 @@ def redo_windows(
     for previous, repeat in pairwise(acted):
         if calls[repeat][1].args == calls[previous][1].args:
             continue  # the same action again: whatever was said, it changed nothing
-        changed = _first_change(transcript, calls[base][0], calls[repeat][0], _required_of(goal))
+        changed = _first_change(transcript, calls[base][0], calls[repeat][0], _required(goal))
         if changed is not None:
             start = next(i for i in range(base + 1, repeat + 1) if calls[i][0] >= changed)
             windows.append((start, repeat + 1))
@@ -67,10 +67,9 @@ def redo_windows(
     return tuple(windows)
 
 
-_required_of: PerObject[Goal, frozenset[str]] = PerObject(
-    lambda goal: frozenset(f.id for f in goal.facts if f.required), most=4096
-)
-"""The ids of a goal's required facts (only a repeat with new arguments needs them)."""
+def _required(goal: Goal) -> frozenset[str]:
+    """The ids of a goal's required facts (only a repeat with new arguments needs them)."""
+    return frozenset(f.id for f in goal.facts if f.required)
 
 
 def _first_change(

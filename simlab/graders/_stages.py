@@ -58,7 +58,7 @@ from simlab.guards import (
     TOOL_CANARY,
     is_proposal,
 )
-from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, PerDomain, PerObject, validate_args
+from simlab.spec import TOOL_STAGES, Domain, DomainTool, Goal, validate_args
 from simlab.store import StageFailure, ToolStages
 
 SELECTION, ARGUMENTS, EXECUTION, OUTPUT = TOOL_STAGES
@@ -106,7 +106,7 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
     """
     found = [*_from_calls(ctx), *_from_checks(ctx, checks)]
     domain = ctx.domain
-    positions, other = _positions_of(domain) if domain is not None else _BUILT_IN_POSITIONS
+    positions, other = _stage_positions(domain)
     found.sort(
         key=lambda f: (
             _LAST if f.turn is None else f.turn,
@@ -118,19 +118,11 @@ def tool_stages(ctx: GradingContext, checks: Mapping[str, Check]) -> ToolStages:
     for f in found:
         if f.stage not in first:
             first[f.stage] = f
-    return _shared_stages(tuple((f.stage, f.turn, f.check, f.detail[:300]) for f in first.values()))
-
-
-_Shown = tuple[str, int | None, str | None, str]
-"""A failure as the record shows it: stage, turn, check, detail."""
-
-
-@lru_cache(maxsize=4096)
-def _shared_stages(failures: tuple[_Shown, ...]) -> ToolStages:
-    """One ``ToolStages`` per distinct list of failures, shared by the sessions with it (as
-    checks are: records only read them, and a model costs more to make than to find)."""
     return ToolStages(
-        failures=[StageFailure(stage=s, turn=t, check=c, detail=d) for s, t, c, d in failures]
+        failures=[
+            StageFailure(stage=f.stage, turn=f.turn, check=f.check, detail=f.detail[:300])
+            for f in first.values()
+        ]
     )
 
 
@@ -145,18 +137,11 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
     calls = ctx.tool_calls
     stated_by_turn: dict[int, dict[str, Any]] | None = None  # only when something acted
     slots: dict[str, list[str]] = {}
-    tools = _tools_of(domain) if domain is not None else {}
+    tools = {t.name: t for t in domain.tools} if domain is not None else {}
     final_called = False
-    # an agent hands back the same call object again and again (a remembered decision's
-    # calls): what a call shows by itself is worked out once per object a session (safe:
-    # nothing changes the calls while they are graded, and ``calls`` keeps each object,
-    # so its id, alive)
-    seen: dict[int, _CallFacts] = {}
-    contradictions: dict[tuple[int, int], str | None] = {}
+    schemas: dict[str, str] = {}  # each tool's schema as JSON, made once a session
     for i, (turn, call) in enumerate(calls):
-        facts = seen.get(id(call))
-        if facts is None:
-            facts = seen[id(call)] = _call_facts(call, tools, final_tool, domain is not None)
+        facts = _call_facts(call, tools, final_tool, domain is not None, schemas)
         name, known, problems, acts, error, empty = facts
         if name == final_tool:
             final_called = True
@@ -167,15 +152,9 @@ def _from_calls(ctx: GradingContext) -> Iterator[_Failure]:
             yield _Failure(ARGUMENTS, turn, f"{name}: {'; '.join(problems)}", call=i)
         if acts:
             if stated_by_turn is None:
-                stated_by_turn, slots = _stated_by_turn(ctx), _slots_of(goal)
+                stated_by_turn, slots = _stated_by_turn(ctx), _goal_slots(goal)
             said = stated_by_turn.get(turn, _NOTHING_SAID)
-            # the same call against the same statements (turns that state nothing share
-            # their dict) is judged once a session: both objects stay alive while it runs
-            judged = (id(call), id(said))
-            if judged in contradictions:
-                wrong = contradictions[judged]
-            else:
-                wrong = contradictions[judged] = _contradicted(call.args, slots, said)
+            wrong = _contradicted(call.args, slots, said)
             if wrong:
                 yield _Failure(ARGUMENTS, turn, f"{name}: {wrong}", call=i)
         if error is not None:
@@ -195,20 +174,20 @@ which tools are), its schema problems, whether it acts, its error, an empty resu
 
 
 def _call_facts(
-    call: ToolCall, tools: Mapping[str, DomainTool], final_tool: str, in_domain: bool
+    call: ToolCall,
+    tools: Mapping[str, DomainTool],
+    final_tool: str,
+    in_domain: bool,
+    schemas: dict[str, str],
 ) -> _CallFacts:
     name = call.name
     tool = tools.get(name)
     if name != final_tool and tool is None and in_domain:
         return name, False, (), False, None, False  # an unknown tool: nothing more is read
-    problems = _schema_problems(tool, call.args) if tool is not None else ()
+    problems = _schema_problems(tool, call.args, schemas) if tool is not None else ()
     acts = name == final_tool or (tool is not None and tool.effect == "write")
     error = call.error
     return name, True, problems, acts, error, error is None and _empty(call.result)
-
-
-_tools_of = PerDomain(lambda domain: {t.name: t for t in domain.tools})
-"""A domain's tools by name."""
 
 
 def _goal_slots(goal: Goal) -> dict[str, list[str]]:
@@ -219,9 +198,6 @@ def _goal_slots(goal: Goal) -> dict[str, list[str]]:
     return slots
 
 
-_slots_of: PerObject[Goal, dict[str, list[str]]] = PerObject(_goal_slots, most=4096)
-
-
 def _stage_positions(domain: Domain | None) -> tuple[dict[str, int], int]:
     """Each stage's (first) position among a domain's, and where any other stage sorts."""
     names = stage_names(domain)
@@ -229,10 +205,6 @@ def _stage_positions(domain: Domain | None) -> tuple[dict[str, int], int]:
     for i, name in enumerate(names):
         positions.setdefault(name, i)
     return positions, len(names)
-
-
-_positions_of = PerDomain(_stage_positions)
-_BUILT_IN_POSITIONS = _stage_positions(None)
 
 
 def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_Failure]:
@@ -266,28 +238,32 @@ def _from_checks(ctx: GradingContext, checks: Mapping[str, Check]) -> Iterator[_
                 yield _Failure(OUTPUT, action[0], detail, name, _LAST)
 
 
-_MAX_REMEMBERED = 8192  # entries of each memo below before it starts afresh
-_CHECKED: dict[tuple[int, object], tuple[DomainTool, tuple[str, ...]]] = {}
-
-
-def _schema_problems(tool: DomainTool, args: Mapping[str, Any]) -> tuple[str, ...]:
-    """``validate_args`` of a call, remembered: runs repeat the same calls many times, and
-    a JSON-Schema check costs more than the rest of a session's stages together."""
+def _schema_problems(
+    tool: DomainTool, args: Mapping[str, Any], schemas: dict[str, str] | None = None
+) -> tuple[str, ...]:
+    """``validate_args`` of a call: a JSON-Schema check costs more than the rest of a
+    session's stages together, and runs repeat the same calls many times, so the
+    problems of plain arguments are cached by value (the schema's JSON and the items).
+    ``schemas``: the caller's tool name -> schema JSON, filled as tools come."""
     try:  # JSON scalars hash as they are (with their type: 1, 1.0 and True differ); the
         # items in their order (no sort: a call in another order is only one entry more)
-        shown: object = (tuple(args.items()), tuple(map(type, args.values())))
+        shown = (tuple(args.items()), tuple(map(type, args.values())))
         hash(shown)
-    except TypeError:  # a list or an object among them
-        shown = json.dumps(args, sort_keys=True, default=repr)
-    key = (id(tool), shown)
-    hit = _CHECKED.get(key)
-    if hit is not None and hit[0] is tool:  # the entry holds the tool: its id stays its own
-        return hit[1]
-    if len(_CHECKED) >= _MAX_REMEMBERED:
-        _CHECKED.clear()
-    problems = tuple(validate_args(tool.parameters, dict(args)))
-    _CHECKED[key] = (tool, problems)
-    return problems
+    except TypeError:  # a list or an object among them: checked as it is
+        return tuple(validate_args(tool.parameters, dict(args)))
+    schema = schemas.get(tool.name) if schemas is not None else None
+    if schema is None:
+        schema = json.dumps(tool.parameters, sort_keys=True)
+        if schemas is not None:
+            schemas[tool.name] = schema
+    return _problems_of(schema, shown)
+
+
+@lru_cache(maxsize=8192)
+def _problems_of(
+    schema_json: str, shown: tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
+) -> tuple[str, ...]:
+    return tuple(validate_args(json.loads(schema_json), dict(shown[0])))
 
 
 def _stated_by_turn(ctx: GradingContext) -> dict[int, dict[str, Any]]:
@@ -332,7 +308,7 @@ def _empty(result: Any) -> bool:
 
     Worked out afresh each time: an agent may hand back the same list or dict object
     in every session and change it in between (a stock list that runs out), so a
-    verdict remembered by the object would go stale.
+    verdict kept by the object would go stale.
     """
     if type(result) is dict:  # the common case first (a Mapping check is an ABC's)
         return _all_empty(result)

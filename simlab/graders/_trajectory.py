@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from simlab.core import Check, ToolCall, Transcript
 from simlab.graders._redo import RedoWindow, redo_windows
-from simlab.graders._shared import own, shared_check
+from simlab.graders._shared import new_check, own
 from simlab.spec import Goal
 
 TRAJECTORY = "trajectory"
@@ -103,7 +103,7 @@ def session_trajectory(
 def _metrics(
     expected: tuple[str, ...], actual: tuple[str, ...], redos: tuple[RedoWindow, ...]
 ) -> TrajectoryMetrics:
-    """``trajectory_metrics``, remembered: sessions make the same few sequences of calls,
+    """``trajectory_metrics``, cached by value: sessions make the same few sequences of calls,
     and each is graded twice (the check and the record's tool use)."""
     lcs = _lcs_length(expected, actual)
     right = _right_calls(expected, actual, redos) if redos else lcs
@@ -166,14 +166,14 @@ def judge_trajectory(
     passed, detail = _verdict(
         goal.trajectory_match, tuple(goal.expected_tools), tuple(actual), metrics
     )
-    return shared_check(TRAJECTORY, passed, detail, None, score)
+    return new_check(TRAJECTORY, passed, detail, None, score)
 
 
 @lru_cache(maxsize=4096)
 def _verdict(
     mode: str, expected: tuple[str, ...], actual: tuple[str, ...], metrics: TrajectoryMetrics
 ) -> tuple[bool, str]:
-    """The check's verdict and detail, remembered: sessions make the same few sequences
+    """The check's verdict and detail, cached by value: sessions make the same few sequences
     of calls (as ``_metrics``), and the detail's formatting costs more than its lookup."""
     if mode == "exact":
         passed = metrics.exact

@@ -27,7 +27,7 @@ def written_forms(value: Any) -> tuple[str, ...]:
     commonly written.
     """
     if type(value) in _SCALARS:
-        return _remembered_forms(value)
+        return _cached_forms(value)
     return _written_forms(value)
 
 
@@ -47,7 +47,7 @@ _NUMBERS = (int, float)
 """A tuple, not ``int | float`` written in place: that builds the union at each call."""
 
 
-_remembered_forms = lru_cache(maxsize=4096, typed=True)(_written_forms)
+_cached_forms = lru_cache(maxsize=4096, typed=True)(_written_forms)
 """``_written_forms`` of exact scalar types, whose equal values are written alike (typed:
 1, 1.0 and True stay apart; 0.0 and -0.0 both give "0"); its tuples are immutable."""
 _SCALARS = frozenset({str, int, float, bool})

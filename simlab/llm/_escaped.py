@@ -17,7 +17,7 @@ class EscapedStrings:
     """``json.dumps(text)`` for strings, remembering the long ones (least recently used out).
 
     Args:
-        max_entries: Strings remembered at most; a backend serving C sessions
+        max_entries: Strings kept at most; a backend serving C sessions
             needs about C times the messages of one conversation to hit every time.
         min_length: Shorter strings are escaped on every call (cheaper than a lookup).
     """
@@ -44,5 +44,5 @@ class EscapedStrings:
         return len(self._cache)
 
     def __contains__(self, text: object) -> bool:
-        """True when the literal of ``text`` is remembered."""
+        """True when the literal of ``text`` is kept."""
         return text in self._cache

@@ -9,12 +9,12 @@ from typing import Protocol, runtime_checkable
 
 @dataclass(frozen=True, slots=True)
 class MemoryItem:
-    """One remembered fact as a store hands it back.
+    """One fact a memory store kept, as it hands it back.
 
     Attributes:
         key: What the fact is about (``seat``, ``home_city``); one live value per user and key.
         topic: The topic it is retrieved under (``preferences``, ``home``).
-        value: The remembered value, as the user stated it.
+        value: The kept value, as the user stated it.
         saved_at: Simulated time of the save.
         expires_at: When it stops applying (``saved_at + ttl``), or ``None`` if it never does.
     """

@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from simlab.agents.reference import DomainReader
 from simlab.core import AgentReply, Message, Transcript
 from simlab.graders import action_view, satisfies
-from simlab.simulators import read_reply
-from simlab.spec import Constraint, Domain, FactValue, Goal, PerDomain, shipped_domain
+from simlab.simulators import ReplyReader
+from simlab.spec import Constraint, Domain, FactValue, Goal, shipped_domain
 
 Op = Literal["eq", "le", "ge"]
 
@@ -62,18 +62,18 @@ def _slot_rules(domain: Domain) -> dict[str, tuple[Op, tuple[str, ...]]]:
     return {slot: (op, tuple(fields)) for slot, (op, fields) in found.items()}
 
 
-_rules = PerDomain(_slot_rules)
-
-
 def _kept(domain: Domain, slot: str, value: FactValue, turn: int) -> KeptConstraint:
-    op, fields = _rules(domain).get(slot, ("eq", (slot,)))
+    op, fields = _slot_rules(domain).get(slot, ("eq", (slot,)))
     return KeptConstraint(fact=slot, slot=slot, value=value, op=op, fields=list(fields), turn=turn)
 
 
-def stated_values(text: str, domain: Domain | None = None) -> dict[str, FactValue]:
+def stated_values(
+    text: str, domain: Domain | None = None, reader: DomainReader | None = None
+) -> dict[str, FactValue]:
     """The slot values ``text`` states, read with ``domain``'s phrasings (default: the
-    default domain's)."""
-    return DomainReader(domain or shipped_domain()).read(text, ()).slots
+    default domain's); ``reader``: that domain's reader, when the caller keeps one."""
+    reader = reader or DomainReader(domain or shipped_domain())
+    return dict(reader.read(text, ()).slots)
 
 
 class KeptConstraint(BaseModel):
@@ -120,13 +120,13 @@ def constraints_from_messages(
             value binds an action; None: the default domain.
     """
     domain = domain or shipped_domain()
-    reader = DomainReader(domain)
+    reader, questions = DomainReader(domain), ReplyReader(domain)
     latest: dict[str, tuple[FactValue, int]] = {}
     turn = 0
     asked: tuple[str, ...] = ()
     for msg in messages:
         if msg.role != "user":
-            asked = tuple(read_reply(msg.text, domain).slots)
+            asked = tuple(questions.read(msg.text).slots)
             continue
         turn += 1
         stated = reader.read(msg.text, asked).slots
@@ -182,16 +182,18 @@ def broken_constraints(
     constraints: Sequence[KeptConstraint],
     final_tool: str | None = None,
     domain: Domain | None = None,
+    reader: DomainReader | None = None,
 ) -> list[str]:
     """What ``reply`` breaks: one line per broken constraint, empty when it keeps all.
 
     Tool calls are judged on their arguments; the task's ``final_tool`` call
     also on its result (the price and time of what it did),
     since a lookup's result shows what exists, not what the agent chose. The
-    text is read with ``domain``'s phrasings (default: the default domain's).
+    text is read with ``domain``'s phrasings (default: the default domain's), by
+    ``reader`` when the caller keeps that domain's reader for many replies.
     """
     broken: list[str] = []
-    stated = stated_values(reply.text, domain) if reply.text and constraints else {}
+    stated = stated_values(reply.text, domain, reader) if reply.text and constraints else {}
     for c in constraints:
         found = _broken_by_calls(reply, c, final_tool, domain) or _broken_by_text(
             reply.text, stated, c

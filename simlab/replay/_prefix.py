@@ -26,6 +26,7 @@ from typing import Literal
 
 import anyio
 
+from simlab.agents.reference import DomainReader
 from simlab.contracts import RestorableTarget, RestoreReport, SessionSetup, TargetAgent
 from simlab.core import (
     AgentReply,
@@ -45,7 +46,7 @@ from simlab.replay._constraints import (
     constraints_from_messages,
     constraints_from_transcript,
 )
-from simlab.spec import Domain, FactValue, Goal, Mode, Persona
+from simlab.spec import Domain, FactValue, Goal, Mode, Persona, shipped_domain
 from simlab.stats import wilson_interval
 from simlab.store import SessionRecord
 
@@ -57,19 +58,22 @@ Outcome = Literal["kept", "broken", "no_action", "error"]
 
 
 def reply_outcome(
-    reply: AgentReply, case: PrefixCase, domain: Domain | None = None
+    reply: AgentReply,
+    case: PrefixCase,
+    domain: Domain | None = None,
+    reader: DomainReader | None = None,
 ) -> tuple[Literal["kept", "broken", "no_action"], list[str]]:
     """Grade one reply (a continuation or the logged one) against ``case``'s constraints.
 
     Its text is read with ``domain``'s phrasings (the case's domain; None: the
-    default domain).
+    default domain), by ``reader`` when the caller keeps that domain's reader.
 
     Returns:
         ``broken`` with one line per broken constraint; else ``kept`` when the
         reply made a successful action call (the case's final tool, or for an
         unknown final tool any call that is not a lookup); else ``no_action``.
     """
-    broken = broken_constraints(reply, case.constraints, case.final_tool, domain)
+    broken = broken_constraints(reply, case.constraints, case.final_tool, domain, reader)
     if broken:
         return "broken", broken
     if any(c.error is None and acts(c.name, case.final_tool, domain) for c in reply.tool_calls):
@@ -339,6 +343,7 @@ async def _replay_one(
     make_target: Callable[[SessionSetup], TargetAgent],
     setup: SessionSetup,
     domain: Domain | None,
+    reader: DomainReader,
 ) -> Continuation:
     index, seed = setup.key.rep, setup.agent_seed
     session_id = f"prefix/{case.id}/{index}"
@@ -354,7 +359,7 @@ async def _replay_one(
         reply: AgentReply = await target.reply(list(case.prefix), ctx)
     except Exception as e:  # a target failure is data, never a broken constraint
         return Continuation(index, seed, "error", error=f"{type(e).__name__}: {e}")
-    outcome, broken = reply_outcome(reply, case, domain)
+    outcome, broken = reply_outcome(reply, case, domain, reader)
     return Continuation(
         index, seed, outcome, broken, reply.text, list(reply.tool_calls), restored=restored
     )
@@ -393,11 +398,12 @@ async def run_prefix_case(
     goal = case.as_goal()
     results: list[Continuation | None] = [None] * k
     limiter = anyio.CapacityLimiter(max(1, concurrency))
+    reader = DomainReader(domain or shipped_domain())  # reads every reply of the case
 
     async def one(i: int) -> None:
         async with limiter:
             setup = _setup(case, goal, seed, i)
-            results[i] = await _replay_one(case, make_target, setup, domain)
+            results[i] = await _replay_one(case, make_target, setup, domain, reader)
 
     async with anyio.create_task_group() as tg:
         for i in range(k):
@@ -416,7 +422,7 @@ async def run_prefix_case(
         continuations=done,
         logged=None
         if case.logged_reply is None
-        else reply_outcome(case.logged_reply, case, domain)[0],
+        else reply_outcome(case.logged_reply, case, domain, reader)[0],
         restored=len(restored),
         diverged=sum(1 for r in restored if r.diverged_at is not None),
     )

@@ -22,18 +22,20 @@ from simlab.simulators._perturbation_stack import (
     session_canaries,
 )
 from simlab.simulators._plan import DisclosurePlan, PlannedChange
-from simlab.simulators._reading import ReplyReading, questions_in, read_reply
+from simlab.simulators._reading import ReplyReader, ReplyReading, questions_in, read_reply
 from simlab.simulators._scripted import (
     PerturbationLookup,
     ScriptedSimulator,
     session_perturbations,
 )
 from simlab.simulators._unheard import UNHEARD_TEXT_CHARS, Unheard
+from simlab.simulators._voice import DomainVoice
 
 __all__ = [
     "FAULT_KINDS",
     "UNHEARD_TEXT_CHARS",
     "DisclosurePlan",
+    "DomainVoice",
     "FactChange",
     "Fault",
     "FaultKind",
@@ -43,6 +45,7 @@ __all__ = [
     "PerturbationLookup",
     "PerturbationStack",
     "PlannedChange",
+    "ReplyReader",
     "ReplyReading",
     "ScriptedSimulator",
     "SimulatorFault",

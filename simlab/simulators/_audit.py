@@ -16,15 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal, TypedDict
 
 from simlab.simulators._reading import fold
 from simlab.spec import (
+    DEFAULT_DOMAIN,
     Domain,
     DomainSlot,
     FactValue,
     Goal,
-    PerDomain,
     Persona,
     Slot,
     shipped_domain,
@@ -150,7 +151,7 @@ class DomainReading:
     """What the audit reads for one domain: its enum values' forms and its month names.
 
     Args:
-        domain: the domain; ``reading_of`` shares one reading per domain object.
+        domain: the domain.
     """
 
     def __init__(self, domain: Domain) -> None:
@@ -184,9 +185,9 @@ class DomainReading:
         self._read: dict[str, Mentions] = {}
 
     def mentions(self, text: str) -> Mentions:
-        """``read_mentions(text, self)``, remembered: sessions audit the same texts again
-        (a retry's context, the agent's and the plan's stock sentences). The result is
-        shared between callers: read it, do not change it. Bounded: emptied when full.
+        """``read_mentions(text, self)``, kept per text: a session audits the same texts
+        again (a retry's context, the agent's and the plan's stock sentences). The result
+        is shared between callers: read it, do not change it. Bounded: emptied when full.
         """
         found = self._read.get(text)
         if found is None:
@@ -206,10 +207,14 @@ class DomainReading:
 
 
 _MAX_READ = 4096
-"""Most texts one domain's reading remembers."""
+"""Most texts one domain's reading keeps."""
 
-reading_of = PerDomain(DomainReading)
-"""The one reading of a domain in this process (its patterns compiled once)."""
+
+@lru_cache(maxsize=4)
+def shipped_reading(name: str = DEFAULT_DOMAIN) -> DomainReading:
+    """The reading of the shipped domain ``name`` (its files do not change while simlab
+    runs: one per name)."""
+    return DomainReading(shipped_domain(name))
 
 
 # Number words, used only to *accept* a planned count ("two adults"), never to
@@ -263,7 +268,7 @@ def read_mentions(text: str, reading: DomainReading | None = None) -> Mentions:
         text: the message.
         reading: the domain's reading (default: the shipped default domain's).
     """
-    reading = reading or reading_of(shipped_domain())
+    reading = reading or shipped_reading()
     low = fold(text)
     out = Mentions(low)
     rest = low
@@ -449,7 +454,7 @@ class FidelityAudit:
     def __init__(self, goal: Goal, persona: Persona, domain: Domain | None = None) -> None:
         self.persona = persona
         domain = domain or shipped_domain()
-        self._reading = reading_of(domain)
+        self._reading = DomainReading(domain)
         self._slot = {f.id: f.slot for f in goal.facts}
         self._sigs: dict[tuple[str, FactValue], _Signature] = {}
         for f in goal.facts:

@@ -9,8 +9,6 @@ session: the same draws here save two or three Python frames each.
 
 from __future__ import annotations
 
-import _random
-import random
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -39,19 +37,3 @@ def choose(getrandbits: GetRandBits, seq: Sequence[_T]) -> _T:
     while r >= n:
         r = getrandbits(k)
     return seq[r]
-
-
-_new_random = random.Random.__new__  # allocates; the state is set by the seeding below
-_seed_state = _random.Random.seed  # what ``Random.seed`` calls for an int
-
-
-def seeded(seed: int) -> random.Random:
-    """``random.Random(seed)`` for an int ``seed``, in the same state, without the Python
-    frames of ``Random.__init__`` and ``Random.seed`` (which, for an int, set
-    ``gauss_next`` and hand the int to ``_random.Random.seed``). One a session."""
-    if type(seed) is not int:
-        return random.Random(seed)
-    rng = _new_random(random.Random)
-    _seed_state(rng, seed)
-    rng.gauss_next = None  # type: ignore[attr-defined]  # (set by Random.seed, untyped)
-    return rng

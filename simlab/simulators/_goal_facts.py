@@ -1,20 +1,19 @@
-"""A goal's facts as the simulated user looks them up, worked out once per goal.
+"""A goal's facts as the simulated user looks them up.
 
-Every session of a goal draws its plan, plays its length and speaks from the same
-few tables (which facts are required, each fact's slot, the facts of a slot); a
-suite runs each goal hundreds of times, so they are built once per goal object.
+A session draws its plan, plays its length and speaks from a few tables of its
+goal's facts (which facts are required, each fact's slot, the facts of a slot).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simlab.spec import FactValue, Goal, PerObject, Slot
+from simlab.spec import FactValue, Goal, Slot
 
 
 @dataclass(frozen=True, slots=True)
 class GoalFacts:
-    """The lookups about one goal's facts, in the goal's fact order. Shared: read only."""
+    """The lookups about one goal's facts, in the goal's fact order."""
 
     ids: tuple[str, ...]
     required: tuple[str, ...]
@@ -30,7 +29,7 @@ class GoalFacts:
 
     @classmethod
     def of(cls, goal: Goal) -> GoalFacts:
-        """The tables of ``goal`` (``facts_of`` shares one per goal object)."""
+        """The tables of ``goal``."""
         by_slot: dict[Slot, list[str]] = {}
         for f in goal.facts:
             by_slot.setdefault(f.slot, []).append(f.id)
@@ -44,7 +43,3 @@ class GoalFacts:
             declared={f.id: f.value for f in goal.facts},
             groups=tuple((f.id, 0.0 if f.required else 1.0) for f in goal.facts),
         )
-
-
-facts_of: PerObject[Goal, GoalFacts] = PerObject(GoalFacts.of, most=4096)
-"""The one ``GoalFacts`` of a goal object in this process."""

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from simlab.simulators._perturbation_stack import PerturbationStack, build_for_session
-from simlab.simulators._plan import DisclosurePlan, draw_for_session, quiet_last_turn
+from simlab.simulators._perturbation_stack import PerturbationStack
+from simlab.simulators._plan import DisclosurePlan, quiet_last_turn
 from simlab.spec import (
     Domain,
     Goal,
@@ -68,11 +68,10 @@ def planned_turns(
     Raises:
         ValueError: a perturbation has nothing to say in the persona's language.
     """
-    plan = draw_for_session(persona.traits, goal, mode, seed)
+    plan = DisclosurePlan.draw(persona.traits, goal, mode, seed)
     if not perturbations:
         return quiet_last_turn(plan) + 1
-    # the session's user takes this stack instead of building its own
-    stack = build_for_session(perturbations, persona.language, goal, seed, domain)
+    stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
     return _perturbed_length(plan, goal, persona.language, perturbations, stack, domain)
 
 

@@ -123,6 +123,8 @@ class LLMSimulator:
             ``seed`` as the scripted user draws them, so an injection plants the
             canary the engine grades with. With none the turns are as before.
         domain: the goal's domain (default: the shipped default domain).
+        prompts: the prompts read from ``prompt_path`` already (a factory reads them
+            once for its run); default: read here.
 
     Attributes:
         faults: every finding of every attempt so far, as ``Fault`` dicts.
@@ -147,6 +149,7 @@ class LLMSimulator:
         tolerate: frozenset[FaultKind] = frozenset(),
         perturbations: Sequence[Perturbation] = (),
         domain: Domain | None = None,
+        prompts: UserPrompts | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
@@ -159,7 +162,7 @@ class LLMSimulator:
         self.plan = self._script.plan
         self._audit = FidelityAudit(goal, persona, self._script.domain)
         self._audited_goal = goal
-        self._prompts: UserPrompts = load_prompts(prompt_path)
+        self._prompts: UserPrompts = prompts or load_prompts(prompt_path)
         self._system = self._prompts.system_prompt(persona, self._script.domain)
         self._llm = llm
         self._meter = meter
@@ -320,7 +323,7 @@ def llm_simulator_factory(
 ) -> Callable[[SessionSetup], UserSimulator]:
     """Per-session ``LLMSimulator`` construction for the engine.
 
-    The prompt files are read (and checked) once, here, not per session.
+    The prompt files are read (and checked) once, here, for every session it makes.
     A session whose key carries perturbations gets them active, looked up
     with ``perturbations`` (default: ``simlab.spec.resolve_perturbations``, the registered
     and shipped libraries). A goal's domain is looked up in ``domains`` (None: the
@@ -331,7 +334,7 @@ def llm_simulator_factory(
     """
     if max_attempts < 1:
         raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-    load_prompts(prompt_path)
+    prompts = load_prompts(prompt_path)
 
     def make(setup: SessionSetup) -> UserSimulator:
         return LLMSimulator(
@@ -345,6 +348,7 @@ def llm_simulator_factory(
             max_attempts=max_attempts,
             perturbations=session_perturbations(setup.key.perturbations, perturbations),
             domain=domains.of(setup.goal.domain) if domains is not None else None,
+            prompts=prompts,
         )
 
     return make

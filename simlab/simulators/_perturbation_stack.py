@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from simlab.core import derive_seed
-from simlab.simulators._handover import Handover
 from simlab.simulators._voice import add_typos, fast_strip
 from simlab.spec import (
     Domain,
@@ -238,43 +237,6 @@ class PerturbationStack:
                 text = f"{text} {phrasing.format(canary=self.canaries[a.p.id])}"
                 self.landed.append(a.p.id)
         return text
-
-
-# Stacks built for a session's planned length, waiting for the session's simulated user:
-# the length only reads a stack's landing turns and targets, so a kept stack is exactly
-# the one the user would build.
-_built: Handover[PerturbationStack] = Handover()
-
-
-def build_for_session(
-    perturbations: Sequence[Perturbation],
-    language: Language,
-    goal: Goal,
-    seed: int,
-    domain: Domain | None = None,
-) -> PerturbationStack:
-    """A new ``PerturbationStack``, also kept for ``take_built``: build it for a session's
-    length and hand it to its user, as long as only its landing turns are read."""
-    domain = domain or shipped_domain()
-    stack = PerturbationStack(perturbations, language, goal, seed, domain)
-    _built.keep((goal, domain, *perturbations), (language, seed), stack)
-    return stack
-
-
-def take_built(
-    perturbations: Sequence[Perturbation],
-    language: Language,
-    goal: Goal,
-    seed: int,
-    domain: Domain | None = None,
-) -> PerturbationStack:
-    """``PerturbationStack(perturbations, language, goal, seed, domain)``: the one
-    ``build_for_session`` kept for these arguments (each is handed out once), or a new one."""
-    domain = domain or shipped_domain()
-    kept = _built.take((goal, domain, *perturbations), (language, seed))
-    if kept is not None:
-        return kept
-    return PerturbationStack(perturbations, language, goal, seed, domain)
 
 
 def canary_for(seed: int, perturbation_id: str) -> str:

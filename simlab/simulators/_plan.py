@@ -12,9 +12,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.simulators._draws import below, seeded
-from simlab.simulators._goal_facts import facts_of
-from simlab.simulators._handover import Handover
+from simlab.simulators._draws import below
+from simlab.simulators._goal_facts import GoalFacts
 from simlab.spec import FactValue, Goal, Mode, Traits
 
 # Chance that a drip user remembers an optional fact (a budget, a latest
@@ -79,7 +78,7 @@ class DisclosurePlan:
         cls, traits: Traits, goal: Goal, mode: Mode, rng: random.Random
     ) -> DisclosurePlan:
         """Draw the plan from ``rng``, which the caller may keep drawing from afterwards."""
-        facts = facts_of(goal)
+        facts = GoalFacts.of(goal)
         required = facts.is_required
         draw, bits = rng.random, rng.getrandbits
         # ORDER_JITTER * draw() is rng.uniform(0, ORDER_JITTER) to the bit, one call fewer;
@@ -120,29 +119,12 @@ class DisclosurePlan:
         )
 
 
-# Plans drawn for a session's planned length, each with its generator right after the
-# draw, waiting for the session's simulated user.
-_drawn: Handover[tuple[DisclosurePlan, random.Random]] = Handover()
-
-
-def draw_for_session(traits: Traits, goal: Goal, mode: Mode, seed: int) -> DisclosurePlan:
-    """``DisclosurePlan.draw``, keeping the plan and its generator for ``take_drawn``."""
-    rng = seeded(seed)  # random.Random(seed)
-    plan = DisclosurePlan.draw_from(traits, goal, mode, rng)
-    _drawn.keep((traits, goal), (mode, seed), (plan, rng))
-    return plan
-
-
 def take_drawn(
     traits: Traits, goal: Goal, mode: Mode, seed: int
 ) -> tuple[DisclosurePlan, random.Random]:
     """The plan for these arguments and a generator positioned right after drawing it,
-    as ``random.Random(seed)`` then ``draw_from`` give them: the one ``draw_for_session``
-    kept (each is handed out once), or a fresh draw."""
-    kept = _drawn.take((traits, goal), (mode, seed))
-    if kept is not None:
-        return kept
-    rng = seeded(seed)  # random.Random(seed)
+    as ``random.Random(seed)`` then ``draw_from`` give them."""
+    rng = random.Random(seed)
     return DisclosurePlan.draw_from(traits, goal, mode, rng), rng
 
 

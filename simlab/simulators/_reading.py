@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from simlab.spec import Domain, PerDomain, Slot, shipped_domain
+from simlab.spec import Domain, Slot, shipped_domain
 
 
 def fold(text: str) -> str:
@@ -127,11 +127,8 @@ class ReplyReader:
         return ReplyReading(tuple(slots), confirm)
 
 
-reader_of = PerDomain(ReplyReader)
-"""The one reader of a domain's cues in this process."""
-
-
 def read_reply(text: str, domain: Domain | None = None) -> ReplyReading:
     """The slots a reply asks about and whether it asks to confirm, read with ``domain``'s
-    cues (default: the shipped default domain)."""
-    return reader_of(domain or shipped_domain()).read(text)
+    cues (default: the shipped default domain). A caller reading many replies of one
+    domain keeps a ``ReplyReader``."""
+    return ReplyReader(domain or shipped_domain()).read(text)

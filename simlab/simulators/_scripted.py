@@ -10,15 +10,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from simlab.contracts import SimState
-from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn, is_read_only
+from simlab.core import AgentReply, StopSignal, ToolCall, Transcript, UserTurn
 from simlab.graders import violations
 from simlab.simulators._draws import choose
-from simlab.simulators._goal_facts import facts_of
-from simlab.simulators._perturbation_stack import FactChange, PerturbationStack, take_built
+from simlab.simulators._goal_facts import GoalFacts
+from simlab.simulators._perturbation_stack import FactChange, PerturbationStack
 from simlab.simulators._plan import PlannedChange, take_drawn
-from simlab.simulators._reading import ReplyReading, reader_of
+from simlab.simulators._reading import ReplyReader, ReplyReading
 from simlab.simulators._unheard import Unheard
-from simlab.simulators._voice import DomainVoice, add_typos, stripped_sentence, voice_of
+from simlab.simulators._voice import DomainVoice, add_typos, stripped_sentence
 from simlab.spec import (
     Domain,
     FactValue,
@@ -31,23 +31,6 @@ from simlab.spec import (
 )
 
 _NO_READING = ReplyReading()
-
-# A user turn made by its pydantic validator, as ``UserTurn(**fields)`` makes it (validated,
-# the same fields set), without ``BaseModel.__init__``'s Python frame: one a turn.
-_new_user_turn: Callable[[dict[str, Any]], UserTurn] = (
-    UserTurn.__pydantic_validator__.validate_python
-)
-
-
-def _user_turn_of(text: str, disclosed: dict[str, Any], stop: StopSignal | None) -> UserTurn:
-    """``UserTurn(text=text, disclosed=disclosed, stop=stop)``: validated, so its
-    ``disclosed`` is frozen like every turn's. One a turn."""
-    return _new_user_turn({"text": text, "disclosed": disclosed, "stop": stop})
-
-
-# (goal, voice, language, style) ids whose declared facts were all rendered: the goal and
-# voice themselves, kept so that their ids stay theirs.
-_voiced: dict[tuple[int, int, str, str], tuple[Goal, DomainVoice]] = {}
 
 PerturbationLookup = Callable[[Sequence[str]], Sequence[Perturbation]]
 """Perturbation ids (a session key's) to their definitions, in order."""
@@ -114,6 +97,9 @@ class ScriptedSimulator:
             shape the turn.
         domain: the goal's domain: its phrasings, values and cues (default: the
             shipped default domain).
+        voice: the domain's voice, when the caller keeps one for many sessions of the
+            domain (default: made for this session).
+        reader: the domain's reader of agent replies, likewise.
 
     Attributes:
         unheard: the agent turns it answered without understanding (a question
@@ -135,6 +121,8 @@ class ScriptedSimulator:
         *,
         decorate: bool = True,
         domain: Domain | None = None,
+        voice: DomainVoice | None = None,
+        reader: ReplyReader | None = None,
     ) -> None:
         self.persona = persona
         self.domain = domain = domain or shipped_domain()
@@ -146,8 +134,8 @@ class ScriptedSimulator:
         self.plan, self._rng = take_drawn(persona.traits, goal, mode, seed)
         self._bits = self._rng.getrandbits
         traits = persona.traits
-        self._voice = voice_of(domain)
-        self._read = reader_of(domain).read
+        self._voice = voice or DomainVoice(domain)
+        self._read = (reader or ReplyReader(domain)).read
         self._book = self._voice.phrasebook(persona.language, traits.style)
         intents = self._book.intent.get(goal.final_tool)
         if not intents:
@@ -160,7 +148,7 @@ class ScriptedSimulator:
         self._typo_rate = traits.typo_rate
         self._strip = traits.strip_diacritics
         self._patience = traits.patience
-        facts = facts_of(goal)  # shared by every session of the goal: read only
+        facts = GoalFacts.of(goal)
         self._required = facts.required
         self._is_required = facts.is_required
         self._slot_of = facts.slot_of
@@ -171,27 +159,17 @@ class ScriptedSimulator:
         self._changes = list(self.plan.changes)
         self._penalty = 0
         # Render every value up front: a goal that cannot be voiced fails here, not mid-run.
-        # Its declared facts once per goal, voice, language and style: the check is pure in them.
-        voiced = (id(goal), id(self._voice), persona.language, traits.style)
-        known = _voiced.get(voiced)
-        if known is None or known[0] is not goal or known[1] is not self._voice:
-            for f in goal.facts:
-                self._placeholders(f.id, f.value)
-            if len(_voiced) >= 4096:
-                _voiced.clear()
-            _voiced[voiced] = (goal, self._voice)  # kept alive: their ids are not reused
+        for f in goal.facts:
+            self._placeholders(f.id, f.value)
         for c in self._changes:
             self._placeholders(c.fact, c.value)
         self._stack: PerturbationStack | None = None
         self.contradicted: set[str] = set()
         """Facts the turn being written states with a contradiction's new value."""
         if perturbations:
-            # the engine built this stack a moment ago for the planned length: take it
-            self._stack = take_built(perturbations, persona.language, goal, seed, domain)
+            self._stack = PerturbationStack(perturbations, persona.language, goal, seed, domain)
         self._decorate = decorate
         self.unheard: Unheard | None = None
-        # the last final action judged: (call, its args, its result, the facts it breaks)
-        self._judged: tuple[ToolCall, Any, Any, tuple[str, ...]] | None = None
         self._said: dict[str, tuple[str, ...]] = {}  # fact -> the sentences stating its value
         self._corrections_said: dict[str, tuple[str, ...]] = {}  # ... correcting it
 
@@ -321,25 +299,11 @@ class ScriptedSimulator:
 
     def _broken_facts(self, call: ToolCall) -> tuple[str, ...]:
         """The facts whose constraints ``call`` breaks against the user's wants, once each."""
-        # An agent repeats the very same call object turn after turn (the reference agent
-        # shares its calls, marked read-only): its verdict stands while the wants have not
-        # changed (_fire and _fire_perturbed forget it when they change a value). A call
-        # not marked may have been changed in place since: judged anew.
-        judged = self._judged
-        if (
-            judged is not None
-            and judged[0] is call
-            and judged[1] is call.args
-            and judged[2] is call.result
-        ):
-            return judged[3]
         facts: list[str] = []
         for c in violations(self.goal, call, self._current):
             if c.fact not in facts:
                 facts.append(c.fact)
-        broken = tuple(facts)
-        self._judged = (call, call.args, call.result, broken) if is_read_only(call) else None
-        return broken
+        return tuple(facts)
 
     def _exhausted(self, turn: int) -> bool:
         return turn - 1 + self._penalty >= self._patience
@@ -362,8 +326,7 @@ class ScriptedSimulator:
         own = all(self._slot_of[c.fact] in corrections for c in due)
         if not own:  # the slots' own corrections need no lead-in
             draft.say(self._phrase("mind_change"))
-        self._judged = None  # the wants change: forget their verdict and sentences
-        self._said.clear()
+        self._said.clear()  # the wants change: forget their sentences
         self._corrections_said.clear()
         for c in due:
             self._changes.remove(c)
@@ -382,8 +345,7 @@ class ScriptedSimulator:
 
     def _fire_perturbed(self, draft: _Draft, changes: list[FactChange], turn: int) -> None:
         """A goal change or contradiction: its lead-in, then the fact's new value."""
-        self._judged = None  # the wants change: forget their verdict and sentences
-        self._said.clear()
+        self._said.clear()  # the wants change: forget their sentences
         self._corrections_said.clear()
         for c in changes:
             if c.lead:
@@ -486,12 +448,10 @@ class ScriptedSimulator:
         if self._stack is not None:
             if self._decorate:
                 text = self._stack.decorate(text, turn, closing=stop is not None)
-            return _new_user_turn(
-                {
-                    "text": text,
-                    "disclosed": draft.disclosed,
-                    "perturbations": list(self._stack.landed),
-                    "stop": stop,
-                }
+            return UserTurn(
+                text=text,
+                disclosed=draft.disclosed,
+                perturbations=list(self._stack.landed),
+                stop=stop,
             )
-        return _user_turn_of(text, draft.disclosed, stop)
+        return UserTurn(text=text, disclosed=draft.disclosed, stop=stop)

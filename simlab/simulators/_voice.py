@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 
 from simlab.core import strip_diacritics
 from simlab.simulators._draws import below
-from simlab.spec import Domain, DomainSlot, FactValue, Language, PerDomain
+from simlab.spec import Domain, DomainSlot, FactValue, Language
 
 _FALLBACK_STYLE = "neutral"
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
@@ -45,7 +45,7 @@ class DomainVoice:
     they make, each made once.
 
     Args:
-        domain: the domain; ``voice_of`` shares one voice per domain object.
+        domain: the domain.
     """
 
     def __init__(self, domain: Domain) -> None:
@@ -198,10 +198,6 @@ def _number(value: FactValue) -> str:
     return str(int(number)) if number.is_integer() else str(number)
 
 
-voice_of = PerDomain(DomainVoice)
-"""The one voice of a domain in this process (its phrasebooks and values made once)."""
-
-
 @cache
 def _strip_table() -> dict[int, str | None]:
     # str.translate over a table derived from core.strip_diacritics is ~10x
@@ -229,7 +225,7 @@ def fast_strip(text: str) -> str:
 
 @lru_cache(maxsize=8192)
 def stripped_sentence(sentence: str) -> str:
-    """``fast_strip``, remembered: a user's sentences come from a domain's few phrasings,
+    """``fast_strip``, cached by sentence: a user's sentences come from a domain's few phrasings,
     and ``str.translate`` looks each of their characters up in the table."""
     return fast_strip(sentence)
 

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from simlab.core import Check, SessionKey, Transcript, tool_call_counts
 from simlab.store._encoding import record_line
 from simlab.store._files import RunInfo, first_problem
-from simlab.store._record import SCHEMA_VERSION, SessionRecord, Usage
+from simlab.store._record import SCHEMA_VERSION, SessionRecord
 from simlab.store._summary import RunSummary
 
 RUN_FILE = "run.json"
@@ -227,7 +227,7 @@ def slim_record(record: SessionRecord) -> SessionRecord:
     meta entries.
 
     A run's full records take about 60 KB each in memory; slim ones share what
-    repeats (ids, an empty transcript, zero usage, checks) and take about 2 KB.
+    repeats (ids, checks) and take about 2 KB.
     """
     full_meta = record.meta  # read once: a model's attribute read is no plain one
     meta = {k: full_meta[k] for k in _SLIM_META_KEYS if k in full_meta} if full_meta else {}
@@ -240,22 +240,13 @@ def slim_record(record: SessionRecord) -> SessionRecord:
         update={
             "key": _interned_key(record.key),
             "checks": _shared_checks(record.checks),
-            "transcript": _EMPTY_TRANSCRIPT,
-            "usage": _ZERO_USAGE if _is_zero(record.usage) else record.usage,
+            "transcript": Transcript(),
             "error": None
             if record.error is None
             else record.error.model_copy(update={"traceback": None}),
-            "meta": frozendict(meta) if meta else _NO_META,
+            "meta": frozendict(meta),  # model_copy does not validate: frozen here
         }
     )
-
-
-def _is_zero(usage: Usage) -> bool:
-    """``usage == Usage()``: for a plain ``Usage`` (no extra fields, no private ones) that
-    is what pydantic's ``__eq__`` compares first, its field dicts, without its other steps."""
-    if type(usage) is Usage:
-        return usage.__dict__ == _ZERO_USAGE.__dict__
-    return usage == _ZERO_USAGE
 
 
 def _interned_key(key: SessionKey) -> SessionKey:
@@ -308,9 +299,6 @@ _CriteriaPattern = tuple[tuple[str, bool | None], ...] | None
 _CHECK_PATTERNS: dict[
     tuple[tuple[str, bool, float | None, _CriteriaPattern], ...], Mapping[str, Check]
 ] = {}
-_EMPTY_TRANSCRIPT = Transcript()
-_ZERO_USAGE = Usage()
-_NO_META: Mapping[str, Any] = frozendict()
 
 
 def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:

@@ -1,4 +1,4 @@
-"""Prompt-cache simulation: prefixes remembered by hash, hits reported by shared prefix."""
+"""Prompt-cache simulation: prefixes kept by hash, hits reported by shared prefix."""
 
 from __future__ import annotations
 

@@ -20,10 +20,12 @@ to exercise simlab's real LLM path offline, not to model any provider.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections import OrderedDict
 from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from simlab.agents.reference import reference_agent
@@ -149,14 +151,11 @@ def _advance(agent: Any, history: list[Any], user_texts: Sequence[str]) -> Any:
 
 
 def _finish(coro: Coroutine[Any, Any, Any]) -> Any:
-    # The reference agent never awaits; running its coroutine to completion here keeps
-    # the fake server's event loop out of it (a responder is a plain function).
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError("the played agent awaited; roleplay needs an agent that does not")
+    """The agent's coroutine run to its end on an event loop of its own, in a thread of
+    its own: a responder is a plain function, and may be called inside the fake
+    server's running loop."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _with_their_values(reply: Any, results: list[dict[str, Any]]) -> str:

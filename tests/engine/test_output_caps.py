@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import simlab.engine._output_caps as output_caps
-from simlab.core import AgentReply, ToolCall, _read_only, freeze, mark_read_only
+from simlab.core import AgentReply, ToolCall
 from simlab.engine._output_caps import MAX_NESTING, TRUNCATED_KEY, cap_reply
 from simlab.spec import OutputLimits
 
@@ -99,28 +99,6 @@ def test_the_cheap_measure_of_a_reply_cuts_exactly_what_measuring_each_value_cut
     assert cap_reply(fits, LIMITS, 1)[0] is fits  # the shortcut hands back the reply itself
 
 
-def test_a_read_only_call_handed_out_again_is_measured_once_and_a_copy_anew(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    encoded: list[object] = []
-    real = output_caps._json_text
-
-    def counting(value: object) -> str:
-        encoded.append(value)
-        return real(value)
-
-    monkeypatch.setattr(output_caps, "_json_text", counting)
-    shared = mark_read_only(ToolCall(name="f", args={"a": 1}, result={"r": "x" * 50}))
-    for turn in range(1, 4):  # the same call object in three replies (a shared fixture call)
-        reply = AgentReply(text="ok", tool_calls=[shared])
-        assert cap_reply(reply, LIMITS, turn) == (reply, [])
-    assert len(encoded) == 1
-    grown = shared.model_copy(update={"result": freeze({"r": "x" * 200})})  # measured anew
-    capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 4)
-    assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
-    assert TRUNCATED_KEY in capped.tool_calls[0].result
-
-
 def test_a_call_cannot_grow_its_result_after_it_was_returned() -> None:
     # a result is frozen: an agent that wants a longer one returns a new call, capped anew
     call = ToolCall(name="log", result={"lines": ""})
@@ -132,16 +110,6 @@ def test_a_call_cannot_grow_its_result_after_it_was_returned() -> None:
     capped, cuts = cap_reply(AgentReply(text="ok", tool_calls=[grown]), LIMITS, 2)
     assert [c["field"] for c in cuts] == ["tool_calls[0].result"]
     assert TRUNCATED_KEY in capped.tool_calls[0].result
-
-
-def test_a_measure_is_forgotten_with_its_call() -> None:
-    before = len(_read_only._marked)
-    calls = [mark_read_only(ToolCall(name="f", args={"i": i})) for i in range(50)]
-    cap_reply(AgentReply(text="ok", tool_calls=calls), LIMITS, 1)
-    assert len(_read_only._marked) == before + 50
-    assert all(_read_only._marked[id(c)].found for c in calls)  # each measured, kept by its mark
-    del calls
-    assert len(_read_only._marked) == before  # no entry outlives its call: nothing leaks
 
 
 def _nested(levels: int) -> Any:

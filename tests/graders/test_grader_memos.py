@@ -1,6 +1,6 @@
-"""What graders remember across sessions gives what working it out afresh gives: values
-that are equal but of another type (1, 1.0, True, "1") never share a remembered verdict,
-and a remembered object is never confused with a later one."""
+"""What graders cache by value gives what working it out afresh gives: values that are
+equal but of another type (1, 1.0, True, "1") never share a cached verdict, and a
+result is judged by what it holds now."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _holds(op: str, got: Any, wanted: Any) -> bool:
 @settings(deadline=None, max_examples=300)  # a shared machine: no per-example deadline
 @given(st.lists(st.tuples(st.sampled_from(["eq", "le", "ge"]), st.sampled_from(_POOL),
                           st.sampled_from(_POOL)), min_size=1, max_size=30))  # fmt: skip
-def test_a_remembered_comparison_is_the_one_worked_out_afresh(
+def test_a_cached_comparison_is_the_one_worked_out_afresh(
     judged: list[tuple[str, Any, Any]],
 ) -> None:
     for op, got, wanted in judged:  # in any order: one type's verdict never answers another's
@@ -87,7 +87,7 @@ def test_violations_are_the_constraints_satisfies_fails() -> None:
     assert violations(goal, call, {}) == []
 
 
-def test_a_remembered_schema_check_tells_types_apart() -> None:
+def test_a_cached_schema_check_tells_types_apart() -> None:
     tool = shipped_domain("bank").tool("verify_identity")
     assert tool is not None
     for args in (
@@ -99,12 +99,12 @@ def test_a_remembered_schema_check_tells_types_apart() -> None:
         {"customer_id": ["C10001"], "dob": "1980-04-12"},
         {"customer_id": 1},
     ):
-        for _ in range(2):  # worked out, then remembered
+        for _ in range(2):  # worked out, then cached
             assert _schema_problems(tool, args) == tuple(validate_args(tool.parameters, args))
     assert _schema_problems(tool, {"customer_id": 1, "dob": "1980-04-12"}) != ()
 
 
-def test_a_result_is_empty_by_its_own_contents_not_a_remembered_ones() -> None:
+def test_a_result_is_empty_by_its_own_contents() -> None:
     for _ in range(2):
         assert _empty([]) and _empty({}) and _empty("  ") and _empty({"rows": [], "note": None})
         assert not _empty(None) and not _empty([0]) and not _empty({"rows": [1]})
@@ -143,9 +143,9 @@ def test_a_waive_or_require_match_is_per_check_name_and_grader() -> None:
     assert score_checks(off_path, {}, goal, Grading(require=["trajectory"]))[1] is False
 
 
-def test_remembered_written_forms_are_those_worked_out_afresh() -> None:
+def test_cached_written_forms_are_those_worked_out_afresh() -> None:
     values = [*_POOL, 1200, 1200.0, -1500, 2.5, float("nan"), float("inf"), "1,200", "Paris"]
-    for _ in range(2):  # worked out, then remembered: in any order, types kept apart
+    for _ in range(2):  # worked out, then cached: in any order, types kept apart
         for value in [*values, *reversed(values)]:
             assert written_forms(value) == _written_forms(value)
     assert written_forms(1200) == ("1200", "1,200") and written_forms(True) == ("true",)

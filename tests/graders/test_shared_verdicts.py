@@ -1,7 +1,7 @@
-"""Sessions that reach the same verdict share its check (and their tool figures), and
-sharing never lets one session's verdict answer another's: a check remembered for one
-typed value is never the one for an equal value of another type, and a grader under
-another name gets its own copy."""
+"""Sessions that reach the same verdict get equal checks (and tool figures), each its
+own object, so one session's verdict never answers another's: a check for one typed
+value is never the one for an equal value of another type, and a grader under another
+name gets its own copy."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _session(said: dict[str, Any], args: dict[str, Any], reply: str = "Booked R1
 @settings(deadline=None, max_examples=200)  # a shared machine: no per-example deadline
 @given(st.lists(st.tuples(st.sampled_from(["eq", "le", "ge"]), st.sampled_from(_POOL),
                           st.sampled_from(_POOL)), min_size=1, max_size=20))  # fmt: skip
-def test_a_remembered_constraint_check_is_the_one_worked_out_afresh(
+def test_a_constraint_check_tells_equal_values_of_other_types_apart(
     judged: list[tuple[str, Any, Any]],
 ) -> None:
     for op, got, wanted in judged:  # in any order: one type's check never answers another's
@@ -81,8 +81,8 @@ def test_a_remembered_constraint_check_is_the_one_worked_out_afresh(
         assert check.turn == 1
 
 
-def test_a_missing_field_is_remembered_apart_from_a_present_one() -> None:
-    for _ in range(2):  # worked out, then remembered
+def test_a_missing_field_is_judged_apart_from_a_present_one() -> None:
+    for _ in range(2):
         absent = constraint_checks(GOAL, _session({"day": "2026-01-02"}, {}))["constraint:day"]
         assert not absent.passed
         assert absent.detail == "book has no day, wanted == 2026-01-02 (day stated in turn 1)"
@@ -100,27 +100,26 @@ def _ctx(transcript: Transcript) -> GradingContext:
     )
 
 
-def test_sessions_with_the_same_verdicts_share_their_checks_and_figures() -> None:
+def test_sessions_with_the_same_verdicts_get_equal_checks_and_figures_of_their_own() -> None:
     one = grade_session(_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"})))
     other = grade_session(_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"})))
-    assert one.checks.keys() == other.checks.keys()
-    assert all(one.checks[n] is other.checks[n] for n in one.checks)
+    assert one.checks == other.checks
+    assert all(one.checks[n] is not other.checks[n] for n in one.checks)
     assert all(n == c.name for n, c in one.checks.items())
-    # the public grade hands out copies, equal to the shared ones
     mine = grade(GOAL, _session({"day": "2026-01-02"}, {"day": "2026-01-02"})).checks
     assert mine == one.checks and all(mine[n] is not one.checks[n] for n in mine)
     uses = [tool_use(GOAL, _session({}, {"day": d})) for d in ("2026-01-02", "2026-01-03")]
-    assert uses[0] is uses[1] and uses[0].calls == 1
+    assert uses[0] == uses[1] and uses[0] is not uses[1] and uses[0].calls == 1
 
 
-def test_tool_stages_are_shared_by_sessions_that_fail_alike() -> None:
+def test_sessions_that_fail_alike_get_equal_tool_stages_of_their_own() -> None:
     wrong = [_ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-09"})) for _ in range(2)]
     stages = [tool_stages(c, grade_session(c).checks) for c in wrong]
-    assert stages[0] is stages[1]
+    assert stages[0] == stages[1] and stages[0] is not stages[1]
     assert [f.stage for f in stages[0].failures] == ["arguments"]
 
 
-def test_a_grader_under_another_name_copies_the_shared_check() -> None:
+def test_a_grader_under_another_name_gets_its_own_check() -> None:
     ctx = _ctx(_session({"day": "2026-01-02"}, {"day": "2026-01-02"}))
     renamed = grade_session(ctx, [Confirmation(name="told")]).checks
     assert list(renamed) == ["told"] and renamed["told"].name == "told"
@@ -133,7 +132,7 @@ def test_the_public_check_functions_hand_out_frozen_checks_a_caller_copies() -> 
     """A user's grader builds on them: each call's check is unnamed (the grader's name goes
     on it) and frozen, and a copy with another detail changes no session's check."""
     session = _session({"day": "2026-01-02"}, {"day": "2026-01-02"})
-    shared = grade_session(_ctx(session)).checks
+    first = grade_session(_ctx(session)).checks
     made = [
         goal_completed_check(GOAL, session),
         confirmation_check(GOAL, session),
@@ -147,7 +146,7 @@ def test_the_public_check_functions_hand_out_frozen_checks_a_caller_copies() -> 
         assert check.model_copy(update={"detail": "changed"}).detail == "changed"
     mine = grade(GOAL, session).checks["goal_completed"]
     assert mine.model_copy(update={"detail": "changed by the user"}) != mine
-    assert constraint_checks(GOAL, session)["constraint:day"] is not shared["constraint:day"]
+    assert constraint_checks(GOAL, session)["constraint:day"] is not first["constraint:day"]
 
     class Strict:
         name = "strict_completion"
@@ -158,5 +157,5 @@ def test_the_public_check_functions_hand_out_frozen_checks_a_caller_copies() -> 
     both = grade_session(_ctx(session), [*default_graders(), Strict()]).checks
     assert both["strict_completion"].passed and both["goal_completed"].passed
     again = grade_session(_ctx(session)).checks
-    assert all(again[n] is shared[n] for n in shared)
+    assert again == first
     assert all("changed" not in c.detail for c in again.values())

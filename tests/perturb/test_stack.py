@@ -7,7 +7,6 @@ import random
 
 from simlab.core import AgentReply, Transcript, Turn, UserTurn
 from simlab.simulators import PerturbationStack, ScriptedSimulator, changed_value, planned_turns
-from simlab.simulators._perturbation_stack import build_for_session, take_built
 from simlab.spec import Mode, ValueChange
 
 from .driver import LIBRARY, goal, persona
@@ -58,19 +57,11 @@ def test_canaries_are_per_session() -> None:
     assert one != two and one.startswith("CANARY-") and len(one) == len("CANARY-") + 8
 
 
-def test_a_stack_built_for_the_planned_length_is_handed_to_the_user_once() -> None:
+def test_stacks_built_from_the_same_arguments_land_alike() -> None:
     stack, one_way = list(LIBRARY.values()), goal("one_way")
-    built = build_for_session(stack, "en", one_way, 5)
-    assert take_built(stack, "en", one_way, 5) is built  # the kept one, not a second build
-    again = take_built(stack, "en", one_way, 5)
-    assert again is not built  # handed out once: then built afresh, landing alike
-    assert again.landing_turns() == built.landing_turns()
-    kept = build_for_session(stack, "en", one_way, 6)
-    other = one_way.model_copy()  # equal but another object: never handed another's stack
-    assert take_built(stack, "en", other, 6) is not kept
-    assert take_built(stack, "vi", one_way, 6) is not kept
-    assert take_built(stack[:2], "en", one_way, 6) is not kept
-    assert take_built(stack, "en", one_way, 6) is kept  # still there for its own session
+    built = PerturbationStack(stack, "en", one_way, 5)
+    again = PerturbationStack(stack, "en", one_way.model_copy(), 5)
+    assert again is not built and again.landing_turns() == built.landing_turns()
 
 
 def _conversation(sim: ScriptedSimulator, replies: list[AgentReply]) -> list[UserTurn]:

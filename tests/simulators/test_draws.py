@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simlab.simulators._draws import below, choose, seeded
+from simlab.simulators._draws import below, choose
 
 
 @settings(max_examples=300, deadline=None)
@@ -26,13 +26,3 @@ def test_choose_and_below_draw_what_random_draws(seed: int, sizes: list[int]) ->
 def test_choosing_from_nothing_raises_as_random_does() -> None:
     with pytest.raises(IndexError):
         choose(random.Random(1).getrandbits, ())
-
-
-@settings(max_examples=300, deadline=None)
-@given(seed=st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.text(max_size=8)))
-def test_a_seeded_generator_is_random_random_of_the_seed(seed: int) -> None:
-    ours, theirs = seeded(seed), random.Random(seed)
-    assert type(ours) is random.Random
-    assert ours.getstate() == theirs.getstate()
-    assert [ours.random() for _ in range(3)] == [theirs.random() for _ in range(3)]
-    assert ours.gauss(0, 1) == theirs.gauss(0, 1)

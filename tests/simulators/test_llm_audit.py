@@ -18,10 +18,9 @@ from simlab.simulators._audit import (
     Mentions,
     _hour,
     read_mentions,
-    reading_of,
+    shipped_reading,
 )
 from simlab.simulators._reading import fold
-from simlab.spec import shipped_domain
 
 from .sim_driver import BOOKING_GOAL, make_goal, make_persona
 
@@ -242,7 +241,7 @@ _PIECES = [
     *("december", "dec", "Tháng", "thang", "ngày", "nam", "chiều", "sang", "de", "of", "the"),
     *("th", "Hà Nội", "ha noi", "Đà Nẵng", "saigon", "lost", "fraud", "C10001", "1,200", "\n"),
 ]
-READINGS = [reading_of(shipped_domain()), reading_of(shipped_domain("bank"))]
+READINGS = [shipped_reading(), shipped_reading("bank")]
 
 
 @settings(max_examples=400, deadline=None)

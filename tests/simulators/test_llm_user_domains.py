@@ -81,6 +81,14 @@ def test_a_prompt_folder_may_word_one_slot_itself(tmp_path: Path) -> None:
     assert line == "the disputed sum is 120 USD (raw 120)"
 
 
+def test_a_prompt_folder_changed_between_runs_is_read_anew(tmp_path: Path) -> None:
+    words = tmp_path / "user_facts.yaml"
+    words.write_text('slots:\n  amount: "first {amount}"\n')
+    assert load_prompts(tmp_path).describe(make_persona("en"), "amount", 1, BANK) == "first 1"
+    words.write_text('slots:\n  amount: "then {amount}"\n')  # the same path, edited
+    assert load_prompts(tmp_path).describe(make_persona("en"), "amount", 1, BANK) == "then 1"
+
+
 def test_the_audit_finds_bank_values_by_their_slot_types() -> None:
     audit = FidelityAudit(DISPUTE, make_persona("en"), BANK)
     planned: dict[str, Any] = {"transaction_id": "T300412", "amount": 120, "reason": "lost"}

@@ -103,20 +103,15 @@ def test_fillers_follow_verbosity() -> None:
     assert 0.25 < hits / (200 * 19) < 0.35
 
 
-def test_a_plan_drawn_for_the_planned_length_is_handed_to_the_user_once() -> None:
+def test_the_users_plan_and_generator_are_those_a_seeded_draw_gives() -> None:
     import random
 
-    from simlab.simulators._plan import draw_for_session, take_drawn
+    from simlab.simulators._plan import take_drawn
 
     traits, goal = Traits(verbosity=0.5, change_mind=0.5), make_goal()
-    plan = draw_for_session(traits, goal, Mode.SHARDED, 7)
-    taken, rng = take_drawn(traits, goal, Mode.SHARDED, 7)
-    assert taken is plan  # the kept one, not a second draw
+    plan, rng = take_drawn(traits, goal, Mode.SHARDED, 7)
     fresh = random.Random(7)
     assert DisclosurePlan.draw_from(traits, goal, Mode.SHARDED, fresh) == plan
+    assert DisclosurePlan.draw(traits, goal, Mode.SHARDED, 7) == plan
     assert [rng.random() for _ in range(5)] == [fresh.random() for _ in range(5)]
-    again, _ = take_drawn(traits, goal, Mode.SHARDED, 7)
-    assert again is not plan and again == plan  # handed out once: then drawn afresh
-    other = make_goal()  # equal but another object: never handed another goal's plan
-    draw_for_session(traits, goal, Mode.SHARDED, 8)
-    assert take_drawn(traits, other, Mode.SHARDED, 8)[0] is not None
+    assert take_drawn(traits, goal, Mode.SHARDED, 8)[0] != plan

@@ -471,15 +471,3 @@ def test_a_domain_declares_failure_stages_of_its_own(
     assert code == 2 and "Traceback" not in out
     assert f"{stages}:2: stages.0.name: " in out
     assert "'output' is a built-in stage (selection, arguments, execution, output)" in out
-
-
-def test_per_domain_makes_one_object_per_domain_object() -> None:
-    from simlab.spec import PerDomain, shipped_domain
-
-    made: list[str] = []
-    slots_of = PerDomain(lambda d: made.append(d.id) or [s.name for s in d.slots])
-    bank, travel = shipped_domain("bank"), shipped_domain("travel")
-    assert slots_of(bank) is slots_of(bank) and made == ["bank"]
-    copy = bank.model_copy()  # an equal domain, another object: its own entry
-    assert slots_of(copy) is not slots_of(bank) and slots_of(travel)[0] == "origin"
-    assert made == ["bank", "bank", "travel"]

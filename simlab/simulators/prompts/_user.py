@@ -11,14 +11,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from simlab.core import AgentReply
-from simlab.simulators._voice import voice_of
+from simlab.simulators._voice import DomainVoice
 from simlab.spec import Domain, DomainSlot, FactValue, Persona, Slot, shipped_domain
 
 PROMPT_DIR = Path(__file__).parent
@@ -172,7 +171,7 @@ class UserPrompts:
         entry = self.phrases["slots"].get(slot) or self.phrases["fact"]
         if isinstance(entry, Mapping):
             entry = entry.get(persona.language) or next(iter(entry.values()))
-        table = _Blank(voice_of(domain).values(slot, value, persona.language))
+        table = _Blank(DomainVoice(domain).values(slot, value, persona.language))
         spec = domain.slot(slot)
         table["said"] = self.said(persona, slot, value, domain)
         table["about"] = _about(spec) if spec is not None else slot.replace("_", " ")
@@ -186,7 +185,7 @@ class UserPrompts:
         words in the persona's language, a date's day, month name and year (day/month/year
         when the language names no months), a time's HH:MM, an amount with its currency."""
         domain = domain or shipped_domain()
-        rendered = voice_of(domain).values(slot, value, persona.language)
+        rendered = DomainVoice(domain).values(slot, value, persona.language)
         spec = domain.slot(slot)
         kind = spec.type if spec is not None else "text"
         if kind == "date":
@@ -268,7 +267,6 @@ def _phrases(override: Path | None) -> dict[str, Any]:
     return phrases
 
 
-@lru_cache(maxsize=32)
 def _load(path: Path | None) -> UserPrompts:
     if path is not None and not path.exists():
         raise ValueError(f"prompt path {path} does not exist: give a prompt file or a directory")
@@ -293,7 +291,7 @@ def _load(path: Path | None) -> UserPrompts:
 
 
 def load_prompts(path: Path | str | None = None) -> UserPrompts:
-    """The shipped prompts, or a replacement (read once per path and cached).
+    """The shipped prompts, or a replacement, read from their files.
 
     Args:
         path: None for the shipped prompts; a file replacing ``user_system.md``;
