@@ -15,7 +15,13 @@ from simlab.api import (
     run,
     run_async,
 )
-from simlab.contracts import Grader, TargetAgent, UserSimulator
+from simlab.contracts import (
+    NOT_APPLICABLE,
+    Grader,
+    GradingContext,
+    TargetAgent,
+    UserSimulator,
+)
 from simlab.core import (
     AgentCapabilities,
     AgentReply,
@@ -38,12 +44,14 @@ from simlab.store import RunDirError, RunSummary, SessionRecord, StopReason
 __version__ = simlab_version()
 
 __all__ = [
+    "NOT_APPLICABLE",
     "AgentCapabilities",
     "AgentReply",
     "Check",
     "ContextInfo",
     "Goal",
     "Grader",
+    "GradingContext",
     "Knobs",
     "Message",
     "Mode",

@@ -69,9 +69,30 @@ class GradingContext:
         return [(t.index, t.agent.meta) for t in self.transcript.turns if t.agent is not None]
 
 
-GraderResult = Check | Sequence[Check] | None
-"""One check, several (``constraint:<fact>`` each), or None when it does not apply
-(a confirmation grader on a goal with nothing to confirm)."""
+class NotApplicable:
+    """What a grader returns for a session it has nothing to say about (its one value
+    is ``NOT_APPLICABLE``): no check, and no grader failure."""
+
+    _instance: NotApplicable | None = None
+
+    def __new__(cls) -> NotApplicable:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NOT_APPLICABLE"
+
+
+NOT_APPLICABLE = NotApplicable()
+"""A grader's answer for a session where it does not apply (a politeness grader on a
+session with no reply). A user's grader that returns None instead is a grader failure:
+None is what a grader that forgot to return gives."""
+
+GraderResult = Check | Sequence[Check] | NotApplicable | None
+"""One check, several (``constraint:<fact>`` each), or ``NOT_APPLICABLE`` when it does
+not apply (a confirmation grader on a goal with nothing to confirm); simlab's own
+graders may also answer None for that, a user's grader may not."""
 
 
 @runtime_checkable

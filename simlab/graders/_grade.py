@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from simlab.contracts import Grader, GradingContext
+from simlab.contracts import NOT_APPLICABLE, Grader, GradingContext
 from simlab.core import Check, GraderFailure, SessionKey, Transcript
 from simlab.graders._builtin import BUILTIN
 from simlab.graders._canary import CANARY
@@ -113,7 +113,7 @@ def grade_session(
             found = _graded(grader, ctx)
         else:
             try:
-                found = _graded(grader, ctx)
+                found = _graded(grader, ctx, user=True)
             except Exception as e:  # the user's grader's own failure, recorded as its check
                 found = (_failed_check(by, e),)
         for check in found:
@@ -153,11 +153,27 @@ def grade(goal: Goal, transcript: Transcript, canaries: Sequence[str] = ()) -> G
     return replace(graded, checks={name: own(c, name) for name, c in graded.checks.items()})
 
 
-def _graded(grader: Grader, ctx: GradingContext) -> Sequence[Check]:
-    """The checks ``grader`` returns for ``ctx`` (none when it does not apply)."""
+class NoVerdict(TypeError):
+    """A user's grader returned None: no verdict, and no word that it does not apply."""
+
+
+def _graded(grader: Grader, ctx: GradingContext, user: bool = False) -> Sequence[Check]:
+    """The checks ``grader`` returns for ``ctx`` (none when it does not apply).
+
+    Raises:
+        NoVerdict: a user's grader (``user``) returned None: a grader that forgot to
+            return would otherwise vanish from every record in silence.
+    """
     result = grader.grade(ctx)
-    if result is None:  # not applicable: no checks
+    if result is NOT_APPLICABLE:
         return ()
+    if result is None:
+        if user:
+            raise NoVerdict(
+                f"grader {grader.name!r} returned None: return a simlab.Check (or a list of "
+                "them), or simlab.NOT_APPLICABLE for a session it does not apply to"
+            )
+        return ()  # simlab's own graders say "not applicable" so
     # one named check (most graders' answer) needs no list or renaming: as _checks
     return (result,) if type(result) is Check and result.name else _checks(result, grader.name)
 

@@ -115,3 +115,44 @@ def test_simlabs_own_grader_raising_is_simlabs_fault(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(type(builtin), "grade", broken)
     with pytest.raises(RuntimeError, match="simlab bug"):
         grade(GOAL, simlab.Transcript())
+
+
+class ForgotToReturn:
+    """Written from the docs' old wording: it reads ``ctx.tool_calls`` as calls and
+    returns nothing on the way out (the check used to vanish from every record)."""
+
+    name = "totals_ok"
+
+    def grade(self, ctx: GradingContext) -> Check | None:
+        for _turn, call in ctx.tool_calls:
+            if call.name == "nothing_of_this_domain":
+                return Check(passed=True)
+        return None
+
+
+class SaysNotApplicable:
+    """Applies to sharded sessions only, and says so for the others."""
+
+    name = "sharded_only"
+
+    def grade(self, ctx: GradingContext) -> Check | simlab.NotApplicable:
+        if ctx.mode is not simlab.Mode.SHARDED:
+            return simlab.NOT_APPLICABLE
+        return Check(passed=True)
+
+
+def test_a_user_grader_returning_none_is_a_grader_failure_in_records_and_report(
+    tmp_path: Path,
+) -> None:
+    graders = ["goal_completed", "constraints", ForgotToReturn(), SaysNotApplicable()]
+    result = simlab.run(SUITE, out=tmp_path, progress=False, graders=graders)
+    for record in result.records:
+        check = record.checks["totals_ok"]
+        assert not check.passed and check.error is not None
+        assert check.error.type == "NoVerdict"
+        assert check.error.message.startswith("grader 'totals_ok' returned None: return a")
+        assert "sharded_only" not in record.checks  # full mode: not applicable, no failure
+        assert not record.passed  # a check without a verdict never lets a session pass
+    report = (result.paths.run_dir / "report.md").read_text()
+    assert "Grader failures: 2 checks in 2 graded sessions had no verdict" in report
+    assert "totals_ok 2" in report
