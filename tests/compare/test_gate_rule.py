@@ -4,10 +4,15 @@ shown, otherwise inconclusive; identical runs never fail; regressions worst firs
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
+
+import simlab
 from simlab.compare import Gates, cli_main, compare_runs, evaluate_gates, load_run
 from simlab.core import AgentReply, Transcript, Turn, UserTurn
+from simlab.spec import starter_dir
 
 from .conftest import make_record as rec
 from .conftest import write_run
@@ -150,3 +155,18 @@ def test_a_flipped_session_is_shown_side_by_side_from_the_turn_they_part(
         "&lt;b&gt;packs&lt;/b&gt;. / agent: Booked 3 packs. |"
     ]
     assert not [line for line in text.splitlines() if line.startswith("| 1 |")]
+
+
+def test_a_144_session_suite_of_ones_own_compared_with_itself_fails_no_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "shop"
+    shutil.copytree(starter_dir(), project)
+    monkeypatch.chdir(project)
+    monkeypatch.syspath_prepend(str(project))
+    result = simlab.run("simlab.yaml", reps=18, progress=False)
+    assert len(result.records) == 144
+    run = result.paths.run_dir.resolve()
+    c = compare_runs(load_run(run), load_run(run))
+    assert "failed" not in {r.status for r in evaluate_gates(c, Gates())}
+    assert cli_main([str(run), str(run), "--quiet"]) == 0
