@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
+from run_simlab import simlab
 
 from simlab.report import failed_indices, failures_section, summarize
 from simlab.spec import Bucket
@@ -27,13 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", "--out", str(out), "--quiet", "--reps", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("run", "--out", str(out), "--quiet", "--reps", "2", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     (found,) = list(out.iterdir())
     return found
