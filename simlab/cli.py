@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
 
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simlab`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
