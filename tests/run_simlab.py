@@ -110,6 +110,8 @@ def _as_a_process(argv: list[str], cwd: Path | None, env: dict[str, str] | None)
         # a subprocess would find modules on the PYTHONPATH it is given
         given = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.path[:0] = [p for p in given if p not in sys.path]
+    # its output is a pipe, 80 columns, even when pytest -s runs in a wider terminal
+    os.environ.setdefault("COLUMNS", "80")
     sys.argv, sys.stdin = argv, io.StringIO()
     importlib.invalidate_caches()  # folders written since the last import are seen
     try:
