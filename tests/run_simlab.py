@@ -42,8 +42,9 @@ def simlab(
     and stderr.
 
     An exception escaping ``main`` is a traceback on stderr and exit code 1, as in a
-    process. The modules the command imported from the user's folders (a target's
-    ``agent.py``) are forgotten afterwards, so the next project's ``agent`` is its own.
+    process. Modules of the user's folders (a target's ``agent.py``) are the command's
+    own: those imported before are out of sight during the call, those it imported are
+    forgotten afterwards, so each project's ``agent`` is its own.
     """
     from simlab.cli import main
 
@@ -102,7 +103,13 @@ def _as_a_process(argv: list[str], cwd: Path | None, env: dict[str, str] | None)
     started with them would have them; all put back on the way out."""
     saved_cwd, saved_env = os.getcwd(), dict(os.environ)
     saved_argv, saved_stdin = sys.argv, sys.stdin
-    saved_path, saved_modules = list(sys.path), set(sys.modules)
+    saved_path = list(sys.path)
+    # modules of user folders that in-process code imported before (a target's
+    # agent.py, through simlab.run or an earlier call) are not in a new process
+    earlier = {n: m for n, m in sys.modules.items() if not _shared_module(m)}
+    for name in earlier:
+        del sys.modules[name]
+    saved_modules = set(sys.modules)
     os.chdir(saved_cwd if cwd is None else cwd)
     if env is not None:
         os.environ.clear()
@@ -125,6 +132,7 @@ def _as_a_process(argv: list[str], cwd: Path | None, env: dict[str, str] | None)
         for name in set(sys.modules) - saved_modules:
             if not _shared_module(sys.modules[name]):
                 del sys.modules[name]
+        sys.modules.update(earlier)
 
 
 def _shared_module(module: object) -> bool:

@@ -1,6 +1,8 @@
 """The in-process ``simlab`` of the CLI tests answers as the command does in a process."""
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -28,9 +30,15 @@ def test_folder_environment_and_streams_are_put_back(tmp_path: Path) -> None:
     assert (os.getcwd(), dict(os.environ)) == before
 
 
-def test_each_projects_agent_module_is_its_own(tmp_path: Path) -> None:
-    # two projects, each with its own agent.py: the second run must not reuse the first
+def test_each_projects_agent_module_is_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two projects, each with its own agent.py: the second run must not reuse the first,
+    # nor an agent module some earlier in-process code left imported
     first, second = init_project(tmp_path, "a"), init_project(tmp_path, "b")
+    earlier = types.ModuleType("agent")
+    earlier.__file__ = str(tmp_path / "elsewhere" / "agent.py")
+    monkeypatch.setitem(sys.modules, "agent", earlier)
     broken = "def reply(messages, ctx):\n    raise RuntimeError('the second agent')\n"
     (second / "agent.py").write_text(broken, encoding="utf-8")
     assert simlab("run", "--quiet", cwd=first).returncode == 0
@@ -39,3 +47,4 @@ def test_each_projects_agent_module_is_its_own(tmp_path: Path) -> None:
     assert "the second agent" in (run_dir / "sessions.jsonl").read_text(encoding="utf-8"), (
         ran.stderr
     )
+    assert sys.modules["agent"] is earlier  # what the caller had is put back
