@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
 
-err_console = Console(stderr=True, highlight=False)
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``simlab`` console script."""

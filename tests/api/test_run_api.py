@@ -4,12 +4,11 @@ targets given as Python objects, recorded in run.json and held on resume."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import run_simlab
 
 import simlab
 from simlab.agents.reference import reference_agent
@@ -32,13 +31,7 @@ def _only_run(out: Path) -> Path:
 
 def test_python_run_writes_what_the_command_line_writes(tmp_path: Path) -> None:
     args = ["run", "simlab.yaml", "--reps", "1", "--out", str(tmp_path / "cli"), "--quiet"]
-    cli = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    cli = run_simlab.simlab(*args, cwd=ROOT)
     assert cli.returncode == 0, cli.stderr
     result = simlab.run(ROOT / "simlab.yaml", out=tmp_path / "api", reps=1, progress=False)
     assert _sessions(result.run_dir) == _sessions(_only_run(tmp_path / "cli"))
@@ -142,12 +135,7 @@ def test_a_resume_with_another_target_is_refused(
         simlab.run(suite, target=shy_agent, personas=personas, goals=[moved],
                    resume=first.run_dir, progress=False)  # fmt: skip
     # the command line has no Python target to give: it says so, exit 2, no traceback
-    cli = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", "--resume", str(first.run_dir)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    cli = run_simlab.simlab("run", "--resume", str(first.run_dir))
     assert cli.returncode == 2, cli.stderr
     assert "shy_agent" in cli.stderr and "Traceback" not in cli.stderr
 

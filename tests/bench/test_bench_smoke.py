@@ -1,10 +1,13 @@
-"""The benchmarks still run (their figures are read in CI's log, not asserted here)."""
+"""The benchmarks still run (their figures are read in CI's log, not asserted here).
+
+Each start a process and run a suite or more: with -m slow (CI's slow stage)."""
 
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,18 +18,21 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_engine_throughput_runs() -> None:
     proc = bench("bench/engine_throughput.py", "--reps", "1")
     assert proc.returncode == 0, proc.stderr
     assert "agent turns/s" in proc.stdout and "engine share of wall" in proc.stdout
 
 
+@pytest.mark.slow
 def test_llm_sessions_runs() -> None:
     proc = bench("bench/llm_sessions.py", "--latency-ms", "5", "--concurrency", "8", "--reps", "1")
     assert proc.returncode == 0, proc.stderr
     assert "ratio" in proc.stdout and "cache-read share" in proc.stdout
 
 
+@pytest.mark.slow
 def test_run_memory_runs() -> None:
     proc = bench("bench/run_memory.py", "--small", "144", "--large", "288")
     assert proc.returncode == 0, proc.stderr
@@ -42,10 +48,9 @@ def test_ray_executor_bench_runs() -> None:
 
 
 def test_mind_change_timing_classes_every_session(tmp_path: Path) -> None:
-    ran = bench(
-        "-m", "simlab", "run", "examples/bank/reference.yaml", "--reps", "2",
-        "--out", str(tmp_path),
-    )  # fmt: skip
+    ran = simlab(
+        "run", "examples/bank/reference.yaml", "--reps", "2", "--out", str(tmp_path), cwd=ROOT
+    )
     assert ran.returncode == 0, ran.stderr
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     proc = bench(

@@ -4,9 +4,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a git export and two processes
 def test_grader_costs_times_each_function_against_a_ref() -> None:
     proc = subprocess.run(
         [sys.executable, "bench/grader_costs.py", "--against", "HEAD", "--reps", "1",

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from run_simlab import simlab
 
 from simlab.stats import score_differences
 
@@ -41,8 +42,8 @@ def test_gap_is_the_aptitude_change_minus_the_mean_change() -> None:
 
 def test_the_script_reads_a_run_by_domain_and_group(tmp_path: Path) -> None:
     suite = ROOT / "examples" / "bank" / "reference.yaml"
-    run = [sys.executable, "-m", "simlab", "run", str(suite), "--reps", "3", "--quiet"]
-    subprocess.run([*run, "--out", str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    ran = simlab("run", str(suite), "--reps", "3", "--quiet", "--out", str(tmp_path), cwd=ROOT)
+    assert ran.returncode == 0, ran.stderr
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     proc = subprocess.run(
         [sys.executable, "bench/validity/sharded_gap.py", str(run_dir), "--suite", str(suite)],

@@ -20,10 +20,11 @@ def test_the_target_option_replaces_the_suites(project: Path) -> None:
         ("reference:v2", {"kind": "reference", "version": "v2"}),
         ("agent_next:reply", {"kind": "callable", "ref": "agent_next:reply"}),
     ):
+        before = _runs(project)
         ran = simlab("run", "--quiet", "--target", target, cwd=project)
         assert ran.returncode == 0, ran.stderr
         assert f"target: {target}" in ran.stderr
-        run_dir = _runs(project)[-1]
+        (run_dir,) = set(_runs(project)) - set(before)  # ids sort by the second only
         info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         assert {k: info["suite"]["target"][k] for k in recorded} == recorded
         records = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()

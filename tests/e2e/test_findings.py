@@ -8,12 +8,11 @@ cause, and the gaps must shrink against v2.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from run_simlab import simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 FICKLE = ("fickle_en", "fickle_vi")
@@ -27,12 +26,7 @@ def run_default(tmp: Path, version: str) -> Path:
     suite = tmp / f"{version}.yaml"
     suite.write_text(text, encoding="utf-8")
     out = tmp / version
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(out), "--quiet"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("run", str(suite), "--out", str(out), "--quiet")
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = list(out.iterdir())
     return run_dir

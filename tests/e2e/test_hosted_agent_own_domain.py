@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = ROOT / "examples" / "starter"
@@ -49,8 +50,7 @@ def run_suite(tmp: Path, url: str) -> list[dict]:  # type: ignore[type-arg]
     path.write_text(json.dumps(suite), encoding="utf-8")
     out = tmp / "results"
     env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test"}
-    command = [sys.executable, "-m", "simlab.cli", "run", str(path), "--out", str(out)]
-    proc = subprocess.run([*command, "--quiet"], capture_output=True, text=True, env=env)
+    proc = simlab("run", str(path), "--out", str(out), "--quiet", env=env)
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = list(out.iterdir())
     lines = (run_dir / "sessions.jsonl").read_text(encoding="utf-8").splitlines()

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 from aiohttp import web
+from run_simlab import simlab as run_cli
 
 import simlab
 from simlab.spec import AnthropicHttpTargetSpec
@@ -93,14 +93,13 @@ def _run(kind: str, reply: Reply, tmp: Path) -> tuple[subprocess.CompletedProces
     with serve_in_thread(path, handler) as (url, seen):
         target = {"kind": kind, "url": url + suffix, "model": "m", "api_key_env": "AGENT_KEY"}
         suite = _project(tmp / "project", target)
-        proc = subprocess.run(
-            [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(tmp / "out")],
+        proc = run_cli(
+            "run",
+            str(suite),
+            "--out",
+            str(tmp / "out"),
             cwd=tmp / "project",
-            capture_output=True,
-            text=True,
-            check=False,
             env={**os.environ, "AGENT_KEY": KEY},
-            timeout=300,
         )
     (run_dir,) = (tmp / "out").iterdir()
     return proc, run_dir, seen

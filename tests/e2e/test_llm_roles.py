@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import local_model
 import pytest
+from run_simlab import simlab
 
 from simlab.testing import FakeProvider, FakeProviderConfig, FaultMix, roleplay
 
@@ -42,13 +42,7 @@ def suite(tmp: Path, **extra: object) -> Path:
 
 
 def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", *args, "--quiet"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    return simlab("run", *args, "--quiet", env=env)
 
 
 def records(out: Path) -> list[dict]:  # type: ignore[type-arg]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import html
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from run_simlab import simlab
 
 ROOT = Path(__file__).resolve().parents[2]
 MB10 = 10_000_000
@@ -41,21 +41,12 @@ def test_a_10_mb_reply_is_cut_recorded_and_reported(tmp_path: Path) -> None:
     }
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simlab.cli",
-            "run",
-            str(tmp_path / "suite.yaml"),
-            "--out",
-            str(out),
-        ],
+    proc = simlab(
+        "run",
+        str(tmp_path / "suite.yaml"),
+        "--out",
+        str(out),
         env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = out.iterdir()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.compare import compare_runs, load_run
 
@@ -14,10 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(out: Path, *extra: str) -> Path:
-    args = [sys.executable, "-m", "simlab.cli", "run", "--out", str(out), "--quiet"]
-    proc = subprocess.run(
-        [*args, "--reps", "2", *extra], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    proc = simlab("run", "--out", str(out), "--quiet", "--reps", "2", *extra, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = list(out.iterdir())
     return run_dir

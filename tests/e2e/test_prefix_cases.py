@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from run_simlab import simlab
 
 from simlab.store import PrefixCases
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def simlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args], capture_output=True, text=True, check=False
-    )
 
 
 def test_saved_prefix_case_runs_in_a_suite(tmp_path: Path) -> None:

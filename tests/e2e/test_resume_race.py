@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from run_simlab import simlab
+
 ROOT = Path(__file__).resolve().parents[2]
 N_SESSIONS = 3 * 3 * 2 * 2
 
@@ -32,14 +34,7 @@ def test_two_resumes_started_together_run_each_session_once(tmp_path: Path) -> N
     }
     suite_path = tmp_path / "suite.yaml"
     suite_path.write_text(json.dumps(suite), encoding="utf-8")
-    cli = [sys.executable, "-m", "simlab.cli"]
-    first = subprocess.run(
-        [*cli, "run", str(suite_path), "--out", str(tmp_path / "out"), "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    first = simlab("run", str(suite_path), "--out", str(tmp_path / "out"), "--quiet")
     assert first.returncode == 0, first.stderr
     (run_dir,) = (tmp_path / "out").iterdir()
     sessions = run_dir / "sessions.jsonl"
@@ -48,7 +43,7 @@ def test_two_resumes_started_together_run_each_session_once(tmp_path: Path) -> N
 
     resumes = [
         subprocess.Popen(
-            [*cli, "run", "--resume", str(run_dir), "--quiet"],
+            [sys.executable, "-m", "simlab.cli", "run", "--resume", str(run_dir), "--quiet"],
             env={**os.environ, "SIMLAB_TEST_PAUSE_AFTER_READ_S": pause},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
+from run_simlab import simlab
 
 from simlab.report import failed_indices, failures_section, summarize
 from simlab.spec import Bucket
@@ -27,13 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", "--out", str(out), "--quiet", "--reps", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("run", "--out", str(out), "--quiet", "--reps", "2", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     (found,) = list(out.iterdir())
     return found
@@ -125,14 +118,17 @@ def test_by_check_recomputed_from_the_lines(run_dir: Path) -> None:
 
 def _two_level(cells: list[list[float]], stat, rng: np.random.Generator, b: int = 4000):  # type: ignore[no-untyped-def]
     """The documented interval, written out plainly: resample cells, then each drawn
-    cell's reps; centre the resampled means on their mean; add to the estimate."""
+    cell's reps; centre the resampled means on their mean; add to the estimate.
+
+    ``stat`` reduces the last axis, so each cell's ``b`` resamplings are one array."""
     estimate = np.mean([stat(np.array(c)) for c in cells])
-    means = np.empty(b)
-    for i in range(b):
-        drawn = rng.integers(0, len(cells), len(cells))
-        means[i] = np.mean(
-            [stat(rng.choice(np.array(cells[j]), size=len(cells[j]))) for j in drawn]
-        )
+    drawn = rng.integers(0, len(cells), (b, len(cells)))  # the cells of each resample
+    values = np.empty((b, len(cells)))
+    for j, cell in enumerate(cells):
+        reps = np.array(cell)
+        where = drawn == j
+        values[where] = stat(reps[rng.integers(0, len(reps), (int(where.sum()), len(reps)))])
+    means = values.mean(axis=1)
     lo, hi = np.quantile(means - means.mean(), [0.025, 0.975])
     return estimate, estimate + lo, estimate + hi
 
@@ -153,8 +149,8 @@ def test_intervals_recomputed_independently(run_dir: Path) -> None:
     rng = np.random.default_rng(0)
     row = summary["by_persona"][persona]
     stats = {
-        "aptitude": lambda x: np.percentile(x, 90),
-        "unreliability": lambda x: np.percentile(x, 90) - np.percentile(x, 10),
+        "aptitude": lambda x: np.percentile(x, 90, axis=-1),
+        "unreliability": lambda x: np.percentile(x, 90, axis=-1) - np.percentile(x, 10, axis=-1),
     }
     for name, stat in stats.items():
         est, lo, hi = _two_level(list(cells.values()), stat, rng)
@@ -164,7 +160,7 @@ def test_intervals_recomputed_independently(run_dir: Path) -> None:
         assert got_lo == pytest.approx(max(lo, 0.0), abs=slack)
         assert got_hi == pytest.approx(min(hi, 100.0), abs=slack)
     # pass^1 over every task ("all goals"): the mean pass rate over cells
-    est, lo, hi = _two_level(list(tasks.values()), np.mean, rng, 1000)
+    est, lo, hi = _two_level(list(tasks.values()), lambda x: np.mean(x, axis=-1), rng, 1000)
     overall = summary["pass_hat_k"]["overall"]
     assert overall["k"]["1"] == pytest.approx(est, abs=1e-6)
     assert (overall["tasks"], overall["n"]) == (len(tasks), len(data))

@@ -63,6 +63,17 @@ TARGETS = [
     *[(name, "process") for name in ("ignores_cancellation", "spins", "holds_the_gil")],
     ("IgnoresCancellation", "process"),
 ]
+# the default run tries one target of each way to wedge (a coroutine that swallows
+# cancellation, a thread that spins, C code holding the GIL); the rest run with -m slow
+DEFAULT_RUN = {
+    ("ignores_cancellation", "thread"),
+    ("spins", "thread"),
+    ("holds_the_gil", "process"),
+}
+CASES = [
+    pytest.param(t, id="-".join(t), marks=() if t in DEFAULT_RUN else pytest.mark.slow)
+    for t in TARGETS
+]
 N_SESSIONS = 2 * 2 * 2  # personas x goals x reps, one mode
 
 
@@ -91,7 +102,7 @@ def env_for(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
 
 
-@pytest.mark.parametrize("target", TARGETS, ids="-".join)
+@pytest.mark.parametrize("target", CASES)
 def test_every_session_ends_at_its_timeout_and_the_run_exits(
     tmp_path: Path, target: tuple[str, str]
 ) -> None:
@@ -119,7 +130,7 @@ def test_every_session_ends_at_its_timeout_and_the_run_exits(
     assert (run_dir / "report.html").exists()
 
 
-@pytest.mark.parametrize("target", TARGETS, ids="-".join)
+@pytest.mark.parametrize("target", CASES)
 def test_sigterm_ends_a_wedged_run_within_seconds(tmp_path: Path, target: tuple[str, str]) -> None:
     # the turn timeout is far away: only SIGTERM can end this run
     suite = wedged_suite(tmp_path, target, timeout_s=600, concurrency=4)

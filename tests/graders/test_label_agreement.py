@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.graders import calibrate_cli, kappa_cli, label_agreement, label_half, split_keys
 from tests.graders.test_calibration_cli import _good_labels, _labels, _run_dir
@@ -56,12 +55,7 @@ def test_kappa_of_two_files_by_hand(tmp_path: Path) -> None:
 
 def test_kappa_command(tmp_path: Path) -> None:
     a, b = _raters(tmp_path)
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "kappa", str(a), str(b)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("kappa", str(a), str(b))
     assert proc.returncode == 0, proc.stderr
     assert "Cohen's kappa" in proc.stdout and "0.400" in proc.stdout
     assert "[0.125, 0.618]" in proc.stdout and "disagreements (15)" in proc.stdout
@@ -74,10 +68,7 @@ def test_kappa_prints_hostile_keys_as_they_are(tmp_path: Path) -> None:
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     a.write_text("".join(json.dumps({"key": k, "passed": True}) + "\n" for k in keys))
     b.write_text("".join(json.dumps({"key": k, "passed": False}) + "\n" for k in keys))
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "kappa", str(a), str(b)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = simlab("kappa", str(a), str(b))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "\x1b" not in proc.stdout
     shown = " ".join(proc.stdout.split())

@@ -4,12 +4,11 @@ the score (with weights), the pass rule, the report, and simlab.run(graders=...)
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import run_simlab
 
 import simlab
 from simlab.core import Check
@@ -61,10 +60,9 @@ def test_a_users_grader_is_found_beside_the_suite_and_weighs_in(tmp_path: Path) 
     (project / "suite.yaml").write_text(json.dumps(SUITE), encoding="utf-8")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", str(project / "suite.yaml"),
-         "--out", str(tmp_path / "out"), "--quiet"],
-        cwd=elsewhere, capture_output=True, text=True, check=False,
+    done = run_simlab.simlab(
+        "run", str(project / "suite.yaml"), "--out", str(tmp_path / "out"), "--quiet",
+        cwd=elsewhere,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     (run_dir,) = (tmp_path / "out").iterdir()
@@ -91,21 +89,16 @@ def test_a_users_grader_is_found_beside_the_suite_and_weighs_in(tmp_path: Path) 
     # a stricter brevity rule in the candidate: compare names the check that moved
     stricter = textwrap.dedent(GRADER).replace("longest < 400", "longest < 60")
     (project / "my_graders.py").write_text(stricter, encoding="utf-8")
-    again = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", str(project / "suite.yaml"),
-         "--out", str(tmp_path / "out_b"), "--quiet"],
-        cwd=elsewhere, capture_output=True, text=True, check=False,
+    again = run_simlab.simlab(
+        "run", str(project / "suite.yaml"), "--out", str(tmp_path / "out_b"), "--quiet",
+        cwd=elsewhere,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     (run_b,) = (tmp_path / "out_b").iterdir()
     passes_b = sum(r["checks"]["brevity"]["passed"] for r in _records(run_b) if r["checks"])
     assert passes_b < len(records)  # the stricter rule failed some
     md = tmp_path / "compare.md"
-    compared = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "compare", str(run_dir), str(run_b),
-         "--markdown", str(md)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    compared = run_simlab.simlab("compare", str(run_dir), str(run_b), "--markdown", str(md))
     assert compared.returncode in (0, 1), compared.stderr
     assert "Pass rate by check" in compared.stdout
     (row,) = [line for line in md.read_text().splitlines() if line.startswith("| brevity |")]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
 import pytest
+from run_simlab import simlab
 
 from simlab.agents.reference import ReferenceAgent, reference_agent
 from simlab.contracts import RestorableTarget, SessionSetup, TargetAgent
@@ -30,9 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _simlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", *args], capture_output=True, text=True, check=False
-    )
+    return simlab(*args)
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,12 @@ confirmation before a very large run."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from run_simlab import simlab
 
 import simlab.engine._run_size as run_size
 import simlab.report._html as html_module
@@ -114,19 +113,10 @@ def test_a_run_past_confirm_above_asks_first(tmp_path: Path) -> None:
             }
         )
     )
-    cli = [sys.executable, "-m", "simlab.cli", "run", str(suite), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*cli, *extra],
-            env=env,
-            stdin=subprocess.DEVNULL,  # not a terminal: nobody to ask
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        # stdin is empty, not a terminal: nobody to ask
+        return simlab("run", str(suite), "--quiet", *extra)
 
     refused = run("--out", str(tmp_path / "a"), "--confirm-above", "10")
     assert refused.returncode == 2, refused.stderr

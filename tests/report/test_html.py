@@ -7,12 +7,11 @@ import functools
 import hashlib
 import json
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.core import AgentReply, Check, StopSignal, ToolCall, Transcript, Turn, UserTurn
 from simlab.report import (
@@ -350,13 +349,7 @@ def test_write_html_report_reads_the_run_directory(tmp_path: Path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(json.dumps(suite), encoding="utf-8")
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", str(path), "--out", str(out), "--quiet"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = simlab("run", str(path), "--out", str(out), "--quiet", cwd=ROOT)
     assert done.returncode == 0, done.stderr
     (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
     written = write_html_report(run_dir)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.replay import import_cli
 
@@ -56,16 +55,8 @@ def test_a_hostile_yaml_run_reaches_report_html_escaped_and_without_tracebacks(
     }
     (tmp_path / "suite.yaml").write_text(json.dumps(suite), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
-    cli = [sys.executable, "-m", "simlab.cli"]
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [*cli, "run", str(tmp_path / "suite.yaml"), "--out", str(out), "--quiet"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = simlab("run", str(tmp_path / "suite.yaml"), "--out", str(out), "--quiet", env=env)
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = out.iterdir()
     html, md = run_dir / "report.html", run_dir / "report.md"
@@ -88,14 +79,7 @@ def test_a_hostile_yaml_run_reaches_report_html_escaped_and_without_tracebacks(
     assert "RuntimeError: crash" in text
 
     # asked for, the traceback is published too (still escaped)
-    again = subprocess.run(
-        [*cli, "report", str(run_dir), "--tracebacks"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    again = simlab("report", str(run_dir), "--tracebacks", env=env)
     assert again.returncode == 0, again.stderr
     assert "hostile_target.py" in html.read_text(encoding="utf-8")
     assert raw_in(html) == []

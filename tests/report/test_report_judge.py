@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.core import Check, SessionKey
 from simlab.graders import DEFAULT_RUBRIC, criteria_verdict, rubric_criteria
@@ -120,13 +119,7 @@ def test_a_judged_run_reports_the_judge_beside_the_code_graders(tmp_path: Path) 
     argv = ["run", str(suite), "--llm", "judge=anthropic", "--out", str(out)]
     with FakeProvider(FakeProviderConfig(), roleplay).serve_in_thread() as url:
         env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-test"}
-        proc = subprocess.run(
-            [sys.executable, "-m", "simlab.cli", *argv],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
+        proc = simlab(*argv, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "Judge vs code graders" in proc.stdout and "Cohen's kappa (judge vs code)" in proc.stdout
     assert "Judge criteria" in proc.stdout

@@ -6,8 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from rich.console import Console
+from run_simlab import simlab
 
 from simlab.compare import cli_main as compare_main
 from simlab.replay import import_cli
@@ -146,22 +145,7 @@ def test_run_of_a_crashing_target_prints_and_writes_no_control_character(
     (tmp_path / "suite.yaml").write_text(json.dumps(suite))
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simlab.cli",
-            "run",
-            str(tmp_path / "suite.yaml"),
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        cwd=tmp_path,
-    )
+    proc = simlab("run", str(tmp_path / "suite.yaml"), "--out", str(out), env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     (run_dir,) = list(out.iterdir())
     records = [json.loads(line) for line in (run_dir / "sessions.jsonl").read_text().splitlines()]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.core import AgentReply, SessionKey, Transcript, Turn, UserTurn
 from simlab.llm import Pricing
@@ -129,10 +129,9 @@ def _runs(tmp_path: Path) -> dict[str, Path]:
     with FakeProvider(FakeProviderConfig(), roleplay_models).serve_in_thread() as url:
         env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test"}
         for model in (SMALL_MODEL, LARGE_MODEL):
-            done = subprocess.run(
-                [sys.executable, "-m", "simlab.cli", "run", str(path), "--llm",
-                 f"agent=anthropic:{model}", "--out", str(tmp_path / model), "--quiet"],
-                env=env, capture_output=True, text=True, check=False,
+            done = simlab(
+                "run", str(path), "--llm", f"agent=anthropic:{model}",
+                "--out", str(tmp_path / model), "--quiet", env=env,
             )  # fmt: skip
             assert done.returncode == 0, done.stderr
             (out[model],) = (tmp_path / model).iterdir()
@@ -140,10 +139,7 @@ def _runs(tmp_path: Path) -> dict[str, Path]:
 
 
 def _routing(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "routing", *args],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    return simlab("routing", *args)
 
 
 def test_routing_table_on_two_fake_models_within_a_3_percent_budget(tmp_path: Path) -> None:
@@ -188,10 +184,7 @@ def test_routing_refuses_runs_it_cannot_price_or_tell_apart(tmp_path: Path) -> N
         "personas": ["terse_en"], "goals": ["refund"], "reps": 1, "target": "reference:v2",
         "persona_dirs": [str(ROOT / "personas")], "goal_dirs": [str(ROOT / "goals")],
     }), encoding="utf-8")  # fmt: skip
-    run = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "run", str(suite), "--out", str(tmp_path / "o"),
-         "--quiet"], capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    run = simlab("run", str(suite), "--out", str(tmp_path / "o"), "--quiet")
     assert run.returncode == 0, run.stderr
     (run_dir,) = (tmp_path / "o").iterdir()
     done = _routing(str(run_dir))

@@ -1,8 +1,7 @@
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_simlab import simlab
 
 from simlab.spec import (
     Goal,
@@ -46,12 +45,7 @@ def test_every_problem_in_a_file_is_reported_with_its_line(tmp_path: Path) -> No
 
 def test_cli_validate_prints_all_three_and_exits_2_without_traceback(tmp_path: Path) -> None:
     path = write(tmp_path / "personas" / "bad.yaml", BAD_PERSONA)
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab.cli", "validate", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("validate", str(path))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"{path}:4: traits.patiense" in proc.stderr

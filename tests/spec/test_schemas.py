@@ -8,13 +8,12 @@ shipped file must pass its schema, or the editor flags correct files.
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from run_simlab import simlab
 
 from simlab.spec import SpecError, kind_for, load_personas, load_suite
 
@@ -39,12 +38,7 @@ def _schema_of(path: Path) -> Path:
 
 
 def test_the_committed_schemas_are_what_simlab_schema_writes(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "simlab", "schema", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = simlab("schema", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     written = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()}
     committed = {p.name: p.read_text(encoding="utf-8") for p in SCHEMAS.iterdir()}

@@ -13,6 +13,7 @@ from pathlib import Path
 import anthropic
 import httpx
 import pytest
+from run_simlab import simlab
 
 from simlab.testing import FakeProvider, cli_main, echo
 
@@ -99,11 +100,12 @@ def test_cli_default_serves_simlabs_own_roles(tmp_path: Path) -> None:
         assert server.stdout is not None
         base_url = server.stdout.readline().rsplit(" ", 1)[-1].strip()
         out = ["--out", str(tmp_path / "out"), "--quiet"]
-        run = subprocess.run(
-            [sys.executable, "-m", "simlab.cli", "run", str(suite), "--llm", "anthropic", *out],
-            capture_output=True,
-            text=True,
-            check=False,
+        run = simlab(
+            "run",
+            str(suite),
+            "--llm",
+            "anthropic",
+            *out,
             env=env | {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "test"},
         )
     finally:
