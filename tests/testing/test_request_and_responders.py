@@ -92,7 +92,14 @@ def test_segments_of_a_resent_conversation_are_the_same() -> None:
         {"model": "m", "messages": []},
         {"model": "m", "max_tokens": 5},
         {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
-        {"model": "m", "max_tokens": 5, "messages": [], "stream": True},
+        {"model": "m", "max_tokens": 5, "messages": [], "tool_choice": {"type": "any"}},
+        {
+            "model": "m",
+            "max_tokens": 5,
+            "messages": [],
+            "tools": [{"name": "a", "input_schema": {}}],
+            "tool_choice": {"type": "tool", "name": "b"},
+        },
     ],
 )
 def test_anthropic_parse_rejects_what_the_api_rejects(body: dict[str, object]) -> None:
