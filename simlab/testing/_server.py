@@ -314,12 +314,13 @@ class FakeProvider:
     ) -> web.StreamResponse:
         api = parsed.api
         if kind == "malformed" and parsed.stream:
-            # a stream that breaks off inside its first event
+            # a stream whose connection breaks inside its first event
             stream = _event_stream(_id_header(api, request_id))
             await stream.prepare(request)
             await stream.write(b'event: message_start\ndata: {"type": "mess')
-            await stream.write_eof()
-            return stream
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
         if kind == "malformed":
             return web.Response(body=malformed_body(api), content_type="application/json")
         if kind in ("timeout", "dropped"):

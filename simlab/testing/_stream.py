@@ -37,7 +37,7 @@ def anthropic_events(
     request: FakeRequest, done: Completion, usage: CacheUsage, request_id: str
 ) -> Iterator[bytes]:
     """message_start, ping, each block's start/deltas/stop, message_delta, message_stop."""
-    message = {
+    message: dict[str, Any] = {
         "id": f"msg_{request_id}",
         "type": "message",
         "role": "assistant",
