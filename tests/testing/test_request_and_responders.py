@@ -7,12 +7,15 @@ import re
 import pytest
 
 from simlab.testing import (
+    FakeReply,
+    FakeRequest,
     count_tokens,
     default_responder,
     echo,
     rule_based,
     scripted,
 )
+from simlab.testing._reply import chosen
 from simlab.testing._request import RequestError, parse_anthropic, parse_openai
 
 
@@ -166,3 +169,48 @@ def test_default_responder_json_returns_the_prompt_example() -> None:
     }
     bare = json.loads(default_responder(_anthropic("hi", "Answer in JSON only.")))
     assert list(bare) == ["response"] and isinstance(bare["response"], str)
+
+
+def _with_tools(choice: object, tools: tuple[str, ...] = ("a", "b")) -> FakeRequest:
+    body: dict[str, object] = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [
+            {
+                "name": n,
+                "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            }
+            for n in tools
+        ],
+    }
+    if choice is not None:
+        body["tool_choice"] = choice
+    if not tools:
+        del body["tools"]
+    return parse_anthropic(body, 0)
+
+
+CALL_B = FakeReply.calling(("b", {"n": 2}), text="Checking.")
+
+
+@pytest.mark.parametrize(
+    ("choice", "reply", "expected"),
+    [
+        (None, CALL_B, CALL_B),  # auto: as the responder says
+        (None, "hi", FakeReply("hi")),
+        ({"type": "none"}, CALL_B, FakeReply("Checking.")),
+        ({"type": "any"}, CALL_B, FakeReply("", CALL_B.tool_calls)),  # forced: calls only
+        ({"type": "any"}, "hi", FakeReply.calling(("a", {"n": 0}))),  # the first tool
+        ({"type": "tool", "name": "a"}, CALL_B, FakeReply.calling(("a", {"n": 0}))),
+        ({"type": "tool", "name": "b"}, CALL_B, FakeReply("", CALL_B.tool_calls)),
+    ],
+)
+def test_tool_choice_bends_the_reply(
+    choice: object, reply: str | FakeReply, expected: FakeReply
+) -> None:
+    assert chosen(_with_tools(choice), reply) == expected
+
+
+def test_calls_without_tools_are_dropped() -> None:
+    assert chosen(_with_tools(None, tools=()), CALL_B) == FakeReply("Checking.")
