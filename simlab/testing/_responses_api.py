@@ -2,14 +2,15 @@
 
 Input as a string or a list of items (messages, ``function_call``,
 ``function_call_output``); ``instructions`` as the system prompt; function tools
-and ``tool_choice``; ``text.format`` for JSON. Not simulated: streaming,
+and ``tool_choice``; ``text.format`` for JSON; streaming as the typed events
+(``response.created`` ... ``response.completed``). Not simulated:
 ``previous_response_id`` (no conversation state is kept), built-in tools.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from simlab.testing._cache import CacheUsage
@@ -31,6 +32,7 @@ from simlab.testing._request import (
     decoded_arguments,
     openai_tool_choice,
 )
+from simlab.testing._stream import PIECE_CHARS, sse
 from simlab.testing._wire import Completion, arguments_json
 
 
@@ -97,10 +99,8 @@ def parse_responses(body: Mapping[str, Any], index: int) -> FakeRequest:
     """Parse a Responses API body; every item is a cache breakpoint, as on chat.
 
     Raises:
-        RequestError: for what the real API rejects with 400, and for streaming.
+        RequestError: for what the real API rejects with 400.
     """
-    if body.get("stream"):
-        raise RequestError("stream: streaming /v1/responses is not simulated by the fake provider")
     model = _require(body, "model", str)
     raw_input = _require(body, "input", (str, list))
     items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
@@ -139,6 +139,7 @@ def parse_responses(body: Mapping[str, Any], index: int) -> FakeRequest:
         body=body,
         tools=tools,
         tool_choice=openai_tool_choice(body.get("tool_choice"), tools),
+        stream=bool(body.get("stream")),
     )
 
 
@@ -204,3 +205,51 @@ def responses_body(
             "total_tokens": prompt + done.output_tokens,
         },
     }
+
+
+def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
+    """An output item as ``output_item.added`` announces it: in progress, nothing said yet."""
+    if item["type"] == "message":
+        return item | {"status": "in_progress", "content": []}
+    return item | {"status": "in_progress", "arguments": ""}
+
+
+def _item_events(index: int, item: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    where = {"item_id": item["id"], "output_index": index}
+    yield {"type": "response.output_item.added", "output_index": index, "item": _in_progress(item)}
+    if item["type"] == "message":
+        part = item["content"][0]
+        at = where | {"content_index": 0}
+        yield {"type": "response.content_part.added", **at, "part": part | {"text": ""}}
+        text = part["text"]
+        for i in range(0, len(text), PIECE_CHARS):
+            delta = text[i : i + PIECE_CHARS]
+            yield {"type": "response.output_text.delta", **at, "delta": delta, "logprobs": []}
+        yield {"type": "response.output_text.done", **at, "text": text, "logprobs": []}
+        yield {"type": "response.content_part.done", **at, "part": part}
+    else:
+        arguments = item["arguments"]
+        for i in range(0, len(arguments), PIECE_CHARS):
+            delta = arguments[i : i + PIECE_CHARS]
+            yield {"type": "response.function_call_arguments.delta", **where, "delta": delta}
+        yield {"type": "response.function_call_arguments.done", **where, "arguments": arguments}
+    yield {"type": "response.output_item.done", "output_index": index, "item": item}
+
+
+def responses_events(
+    request: FakeRequest, done: Completion, usage: CacheUsage, request_id: str
+) -> Iterator[bytes]:
+    """The Responses API's stream: created, in_progress, each output item's events, then
+    ``response.completed`` (``response.incomplete`` when max_output_tokens cut it)."""
+    final = responses_body(request, done, usage, request_id)
+    start = final | {"status": "in_progress", "output": [], "usage": None}
+    start |= {"incomplete_details": None}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": start},
+        {"type": "response.in_progress", "response": start},
+    ]
+    for index, item in enumerate(final["output"]):
+        events.extend(_item_events(index, item))
+    events.append({"type": f"response.{final['status']}", "response": final})
+    for number, event in enumerate(events):
+        yield sse(event | {"sequence_number": number}, event["type"])

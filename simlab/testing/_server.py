@@ -27,7 +27,7 @@ from simlab.testing._request import (
     parse_openai,
 )
 from simlab.testing._responders import Responder, default_responder
-from simlab.testing._responses_api import parse_responses, responses_body
+from simlab.testing._responses_api import parse_responses, responses_body, responses_events
 from simlab.testing._stats import FakeProviderStats, StatsCounter
 from simlab.testing._stream import anthropic_events, openai_chunks
 from simlab.testing._wire import (
@@ -55,6 +55,11 @@ _BODIES = {
     "chat": openai_completion,
     "responses": responses_body,
 }
+_STREAMS = {
+    "messages": anthropic_events,
+    "chat": openai_chunks,
+    "responses": responses_events,
+}
 _BACKLOG = 4096
 """Connections the listening socket queues before they are accepted (aiohttp's default
 is 128; the kernel caps it at ``net.core.somaxconn``). A client starting 256 sessions
@@ -79,8 +84,8 @@ class FakeProvider:
     Endpoints: ``POST /v1/messages`` and ``/v1/messages/count_tokens``
     (Anthropic), ``POST /v1/chat/completions`` and ``/v1/responses`` (OpenAI,
     also without ``/v1``; point an OpenAI client at ``base_url + "/v1"``),
-    ``GET /v1/models``, ``GET /healthz``, ``GET /stats``. Messages and chat
-    completions stream (``stream: true``) as server-sent events; offered
+    ``GET /v1/models``, ``GET /healthz``, ``GET /stats``. Completions stream
+    (``stream: true``) as server-sent events; offered
     ``tools`` are called natively when the responder answers with a
     ``FakeReply`` or ``tool_choice`` forces a call.
 
@@ -297,9 +302,7 @@ class FakeProvider:
         )
         headers = _id_header(parsed.api, request_id)
         if parsed.stream:
-            events = (anthropic_events if parsed.api == "anthropic" else openai_chunks)(
-                parsed, done, usage, request_id
-            )
+            events = _STREAMS[endpoint](parsed, done, usage, request_id)
             stream = _event_stream(headers)
             await stream.prepare(request)
             for event in events:

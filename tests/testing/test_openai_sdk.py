@@ -233,3 +233,33 @@ async def test_responses_api_text_messages_and_function_calls() -> None:
     last = fake.requests[3]
     assert last.messages[1].tool_calls[0].name == "refund"
     assert last.messages[2].tool_results == ('{"ok": 1}',)
+
+
+async def test_responses_stream_text_and_forced_function_call() -> None:
+    fake = FakeProvider(responder=scripted([LONG]))
+    tool = {"type": "function", "name": "refund", "parameters": TOOLS[1]["function"]["parameters"]}
+    async with fake.serve() as base_url:
+        client = _client(base_url)
+        async with client.responses.stream(model="g", input="Hello there") as stream:
+            deltas = [e.delta async for e in stream if e.type == "response.output_text.delta"]
+            text = await stream.get_final_response()
+        raw = await client.responses.create(
+            model="g", input="Refund MB4T9R.", tools=[tool], tool_choice="required", stream=True
+        )
+        events = [event async for event in raw]
+        await client.close()
+    assert "".join(deltas) == LONG and len(deltas) >= 4
+    assert text.status == "completed" and text.output_text == LONG
+    assert text.usage is not None and text.usage.output_tokens == count_tokens(LONG)
+    kinds = [e.type for e in events]
+    assert kinds[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
+    assert kinds[-1] == "response.completed"
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    arguments = "".join(
+        e.delta for e in events if e.type == "response.function_call_arguments.delta"
+    )
+    assert json.loads(arguments) == {"booking_ref": "ok"}
+    final = events[-1].response  # type: ignore[union-attr]
+    (call,) = final.output
+    assert call.type == "function_call" and call.name == "refund"
+    assert final.usage is not None and final.usage.output_tokens > 0
