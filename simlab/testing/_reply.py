@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,19 +69,22 @@ def chosen(request: FakeRequest, reply: str | FakeReply) -> FakeReply:
     it was not given). ``required`` / ``any``: the reply's calls without its
     text (a forced turn holds calls only), or, if it had none, the first tool
     called with a minimal instance of its schema. A named tool: only calls of it
-    are kept, and it is called that way if the reply had none.
+    are kept, and it is called that way if the reply had none. Parallel calls
+    disallowed: only the first call is kept (what the real APIs then emit).
     """
     if isinstance(reply, str):
         reply = FakeReply(reply)
     choice = request.tool_choice
     if not request.tools or choice.mode == "none":
         return FakeReply(reply.text) if reply.tool_calls else reply
-    if choice.mode == "auto":
-        return reply
-    calls: Sequence[FakeToolCall] = reply.tool_calls
+    calls = reply.tool_calls
     if choice.name is not None:
-        calls = [c for c in calls if c.name == choice.name]
+        calls = tuple(c for c in calls if c.name == choice.name)
+    if not choice.parallel:
+        calls = calls[:1]
+    if choice.mode == "auto":
+        return FakeReply(reply.text, calls)
     if not calls:
         tool = next((t for t in request.tools if t.name == choice.name), request.tools[0])
-        calls = [_forced_call(tool)]
-    return FakeReply("", tuple(calls))
+        calls = (_forced_call(tool),)
+    return FakeReply("", calls)

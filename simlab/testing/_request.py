@@ -75,10 +75,13 @@ class ToolChoice:
         mode: ``auto`` (the model decides), ``required`` (OpenAI ``required``,
             Anthropic ``any``, or a named tool: at least one call) or ``none``.
         name: The one tool a named choice forces, else None.
+        parallel: False when at most one call is allowed (OpenAI
+            ``parallel_tool_calls: false``, Anthropic ``disable_parallel_tool_use``).
     """
 
     mode: ToolMode = "auto"
     name: str | None = None
+    parallel: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,12 +289,13 @@ def _anthropic_tool_choice(body: Mapping[str, Any], tools: tuple[FakeTool, ...])
     if raw is None:
         return ToolChoice()
     kind = raw.get("type") if isinstance(raw, _MAPPING) else None
+    parallel = not (isinstance(raw, _MAPPING) and raw.get("disable_parallel_tool_use"))
     if kind in ("auto", "none"):
-        return ToolChoice(kind)
+        return ToolChoice(kind, parallel=parallel)
     if kind == "any":
-        return _checked_choice(ToolChoice("required"), tools)
+        return _checked_choice(ToolChoice("required", parallel=parallel), tools)
     if kind == "tool" and isinstance(raw.get("name"), str):
-        return _checked_choice(ToolChoice("required", str(raw["name"])), tools)
+        return _checked_choice(ToolChoice("required", str(raw["name"]), parallel), tools)
     raise RequestError("tool_choice: must be {type: auto | any | none} or {type: tool, name}")
 
 
@@ -404,22 +408,24 @@ def _openai_tools(body: Mapping[str, Any]) -> tuple[FakeTool, ...]:
     return tuple(tools)
 
 
-def openai_tool_choice(raw: Any, tools: tuple[FakeTool, ...]) -> ToolChoice:
-    """An OpenAI ``tool_choice`` (chat completions or Responses API shape).
+def openai_tool_choice(body: Mapping[str, Any], tools: tuple[FakeTool, ...]) -> ToolChoice:
+    """An OpenAI ``tool_choice`` and ``parallel_tool_calls`` (chat or Responses shape).
 
     Raises:
         RequestError: for a value the API rejects or a choice the tools cannot meet.
     """
+    raw = body.get("tool_choice")
+    parallel = body.get("parallel_tool_calls") is not False
     if raw is None or raw in ("auto", "none"):
-        return ToolChoice(raw or "auto")
+        return ToolChoice(raw or "auto", parallel=parallel)
     if raw == "required":
-        return _checked_choice(ToolChoice("required"), tools)
+        return _checked_choice(ToolChoice("required", parallel=parallel), tools)
     if isinstance(raw, _MAPPING) and raw.get("type") == "function":
         # chat: {"type": "function", "function": {"name": ...}}; Responses: {"name": ...}
         function = raw.get("function")
         name = function.get("name") if isinstance(function, _MAPPING) else raw.get("name")
         if isinstance(name, str):
-            return _checked_choice(ToolChoice("required", name), tools)
+            return _checked_choice(ToolChoice("required", name, parallel), tools)
     raise RequestError("tool_choice: must be auto, none, required or a named function")
 
 
@@ -503,7 +509,7 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
         segments=tuple(segments),
         body=body,
         tools=tools,
-        tool_choice=openai_tool_choice(body.get("tool_choice"), tools),
+        tool_choice=openai_tool_choice(body, tools),
         stream=stream,
         stream_usage=stream_usage,
     )

@@ -138,7 +138,7 @@ def parse_responses(body: Mapping[str, Any], index: int) -> FakeRequest:
         segments=tuple(segments),
         body=body,
         tools=tools,
-        tool_choice=openai_tool_choice(body.get("tool_choice"), tools),
+        tool_choice=openai_tool_choice(body, tools),
         stream=bool(body.get("stream")),
     )
 

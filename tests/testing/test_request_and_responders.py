@@ -214,3 +214,19 @@ def test_tool_choice_bends_the_reply(
 
 def test_calls_without_tools_are_dropped() -> None:
     assert chosen(_with_tools(None, tools=()), CALL_B) == FakeReply("Checking.")
+
+
+def test_one_call_only_when_parallel_calls_are_disabled() -> None:
+    two = FakeReply.calling(("a", {"n": 1}), ("b", {"n": 2}))
+    single = _with_tools({"type": "auto", "disable_parallel_tool_use": True})
+    assert chosen(single, two) == FakeReply.calling(("a", {"n": 1}))
+    assert chosen(_with_tools({"type": "any"}), two) == two
+    body = {
+        "model": "g",
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [{"type": "function", "function": {"name": n}} for n in ("a", "b")],
+        "parallel_tool_calls": False,
+        "tool_choice": "required",
+    }
+    assert chosen(parse_openai(body, 0), two) == FakeReply.calling(("a", {"n": 1}))
+    assert chosen(parse_openai(body | {"parallel_tool_calls": True}, 0), two) == two
