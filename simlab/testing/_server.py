@@ -305,9 +305,10 @@ class FakeProvider:
             events = _STREAMS[endpoint](parsed, done, usage, request_id)
             stream = _event_stream(headers)
             await stream.prepare(request)
-            for event in events:
-                await stream.write(event)
-            await stream.write_eof()
+            with suppress(ConnectionResetError):  # a client may stop reading mid-stream
+                for event in events:
+                    await stream.write(event)
+                await stream.write_eof()
             return stream
         body = _BODIES[endpoint](parsed, done, usage, request_id)
         return web.json_response(body, headers=headers)
