@@ -1,7 +1,10 @@
 """A fake LLM provider on loopback, for simlab's tests and benchmarks and for yours.
 
-It speaks the Anthropic Messages API and OpenAI chat completions over real HTTP,
-with seeded latency and fault injection and simulated prompt caching::
+It speaks the Anthropic Messages API (with ``count_tokens``), OpenAI chat
+completions and the Responses API's basic shape over real HTTP, streamed (SSE)
+or not, with native tool calls (a responder returns a ``FakeReply``, or
+``tool_choice`` forces one), seeded latency and fault injection and simulated
+prompt caching::
 
     from simlab.testing import FakeProvider, FakeProviderConfig, scripted
 
@@ -18,7 +21,16 @@ from simlab.testing._cache import CacheUsage, PromptCache
 from simlab.testing._cli import cli_main as cli_main
 from simlab.testing._config import FAULT_KINDS, FakeProviderConfig, FaultKind, FaultMix
 from simlab.testing._judge_play import fake_judge, judge_reply
-from simlab.testing._request import FakeMessage, FakeRequest, PromptSegment, count_tokens
+from simlab.testing._reply import FakeReply
+from simlab.testing._request import (
+    FakeMessage,
+    FakeRequest,
+    FakeTool,
+    FakeToolCall,
+    PromptSegment,
+    ToolChoice,
+    count_tokens,
+)
 from simlab.testing._responders import (
     ByModel,
     Responder,
@@ -41,13 +53,17 @@ __all__ = [
     "FakeProvider",
     "FakeProviderConfig",
     "FakeProviderStats",
+    "FakeReply",
     "FakeRequest",
+    "FakeTool",
+    "FakeToolCall",
     "FaultKind",
     "FaultMix",
     "PromptCache",
     "PromptSegment",
     "Responder",
     "Roleplay",
+    "ToolChoice",
     "count_tokens",
     "default_responder",
     "echo",

@@ -13,7 +13,8 @@ FaultKind = Literal["rate_limit", "overloaded", "server_error", "timeout", "drop
 * ``server_error``: HTTP 500.
 * ``timeout``: no answer for ``FakeProviderConfig.timeout_hang_s``, then the socket closes.
 * ``dropped``: the socket closes without any response.
-* ``malformed``: HTTP 200 whose JSON body is cut short.
+* ``malformed``: HTTP 200 whose JSON body is cut short (a stream: its connection
+  breaks inside the first event).
 """
 
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)

@@ -22,11 +22,66 @@ def count_tokens(text: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class FakeToolCall:
+    """One native tool call: the tool's name and its arguments.
+
+    Attributes:
+        name: The tool called.
+        args: Its arguments (the JSON object the model wrote).
+        id: The call's id on the wire (``call_...``/``toolu_...``); "" in a reply,
+            where the server assigns one.
+    """
+
+    name: str
+    args: Mapping[str, Any]
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FakeMessage:
-    """One conversation message flattened to text (tool calls/results as JSON)."""
+    """One conversation message flattened to text (tool calls/results as JSON).
+
+    Attributes:
+        role: ``user``, ``assistant`` or (OpenAI) ``tool``.
+        text: Its content as text; native tool calls and results included as JSON.
+        tool_calls: The native tool calls of an assistant message.
+        tool_results: The contents of the native tool results it carries (an
+            OpenAI ``tool`` message, Anthropic ``tool_result`` blocks), in order.
+    """
 
     role: str
     text: str
+    tool_calls: tuple[FakeToolCall, ...] = ()
+    tool_results: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FakeTool:
+    """A function tool the request offers: name, description, JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+ToolMode = Literal["auto", "required", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """What the request lets the model do with its tools.
+
+    Attributes:
+        mode: ``auto`` (the model decides), ``required`` (OpenAI ``required``,
+            Anthropic ``any``, or a named tool: at least one call) or ``none``.
+        name: The one tool a named choice forces, else None.
+        parallel: False when at most one call is allowed (OpenAI
+            ``parallel_tool_calls: false``, Anthropic ``disable_parallel_tool_use``).
+    """
+
+    mode: ToolMode = "auto"
+    name: str | None = None
+    parallel: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +117,10 @@ class FakeRequest:
         json_mode: OpenAI ``response_format`` asked for JSON.
         json_schema: The schema of a ``json_schema`` response format, if any.
         metadata: Anthropic ``metadata`` as sent.
+        tools: The function tools offered, in order.
+        tool_choice: What the model may or must do with them.
+        stream: Whether the answer is wanted as server-sent events.
+        stream_usage: OpenAI ``stream_options.include_usage``: a last chunk with usage.
         index: Arrival index at the server (0-based).
         segments: The prompt as the cache simulation sees it.
         body: The request body as parsed from JSON (``digest`` is computed from it
@@ -82,6 +141,10 @@ class FakeRequest:
     index: int
     segments: tuple[PromptSegment, ...] = field(repr=False)
     body: Mapping[str, Any] = field(repr=False, compare=False)
+    tools: tuple[FakeTool, ...] = ()
+    tool_choice: ToolChoice = ToolChoice()
+    stream: bool = False
+    stream_usage: bool = False
 
     @property
     def digest(self) -> str:
@@ -199,21 +262,94 @@ def _stop_list(value: Any, key: str) -> tuple[str, ...]:
     raise RequestError(f"{key}: must be a string or a list of strings")
 
 
-def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
+def _anthropic_tools(body: Mapping[str, Any]) -> tuple[FakeTool, ...]:
+    tools: list[FakeTool] = []
+    for i, raw in enumerate(body.get("tools") or []):
+        if not isinstance(raw, _MAPPING) or not isinstance(raw.get("name"), str):
+            raise RequestError(f"tools.{i}: needs a string 'name'")
+        if raw.get("type") not in (None, "custom"):
+            continue  # a server tool (web search, ...): run by the provider, never called
+        schema = raw.get("input_schema")
+        if not isinstance(schema, _MAPPING):
+            raise RequestError(f"tools.{i}.input_schema: Field required")
+        tools.append(FakeTool(str(raw["name"]), str(raw.get("description") or ""), schema))
+    return tuple(tools)
+
+
+def _checked_choice(choice: ToolChoice, tools: tuple[FakeTool, ...]) -> ToolChoice:
+    if choice.mode == "required" and not tools:
+        raise RequestError("tool_choice: forcing a tool call needs tools")
+    if choice.name is not None and choice.name not in {t.name for t in tools}:
+        raise RequestError(f"tool_choice: no tool named {choice.name!r} in tools")
+    return choice
+
+
+def _anthropic_tool_choice(body: Mapping[str, Any], tools: tuple[FakeTool, ...]) -> ToolChoice:
+    raw = body.get("tool_choice")
+    if raw is None:
+        return ToolChoice()
+    kind = raw.get("type") if isinstance(raw, _MAPPING) else None
+    parallel = not (isinstance(raw, _MAPPING) and raw.get("disable_parallel_tool_use"))
+    if kind in ("auto", "none"):
+        return ToolChoice(kind, parallel=parallel)
+    if kind == "any":
+        return _checked_choice(ToolChoice("required", parallel=parallel), tools)
+    if kind == "tool" and isinstance(raw.get("name"), str):
+        return _checked_choice(ToolChoice("required", str(raw["name"]), parallel), tools)
+    raise RequestError("tool_choice: must be {type: auto | any | none} or {type: tool, name}")
+
+
+def _tool_result_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return "\n".join(_block_text(part) for part in content)
+    return content if isinstance(content, str) else ""
+
+
+def _anthropic_message(i: int, raw: Any, segments: list[PromptSegment]) -> FakeMessage:
+    if not isinstance(raw, _MAPPING) or raw.get("role") not in ("user", "assistant"):
+        raise RequestError(f"messages.{i}: needs role 'user' or 'assistant'")
+    role = str(raw["role"])
+    content = raw.get("content")
+    blocks = [content] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        raise RequestError(f"messages.{i}.content: must be a string or a list of blocks")
+    texts: list[str] = []
+    calls: list[FakeToolCall] = []
+    results: list[str] = []
+    for block in blocks:
+        text, seg = _segment(role, block)
+        texts.append(text)
+        segments.append(seg)
+        kind = block.get("type") if isinstance(block, _MAPPING) else None
+        if kind == "tool_use" and isinstance(block.get("input"), _MAPPING):
+            calls.append(FakeToolCall(str(block.get("name")), block["input"], str(block.get("id"))))
+        elif kind == "tool_result":
+            results.append(_tool_result_text(block))
+    return FakeMessage(role, "\n".join(texts), tuple(calls), tuple(results))
+
+
+def parse_anthropic(
+    body: Mapping[str, Any], index: int, *, needs_max_tokens: bool = True
+) -> FakeRequest:
     """Parse a Messages API body (``POST /v1/messages``).
+
+    Args:
+        body: The JSON body.
+        index: The arrival index.
+        needs_max_tokens: False for ``/v1/messages/count_tokens``, which takes none.
 
     Raises:
         RequestError: for what the real API rejects with 400 (missing model,
-            max_tokens or messages, wrong types, streaming, which is not simulated).
+            max_tokens or messages, wrong types, a tool_choice its tools cannot meet).
     """
-    if body.get("stream"):
-        raise RequestError("stream: streaming is not simulated by the fake provider")
     model = _require(body, "model", str)
-    max_tokens = _require(body, "max_tokens", int)
+    max_tokens = _require(body, "max_tokens", int) if needs_max_tokens else None
     raw_messages = _require(body, "messages", list)
     segments: list[PromptSegment] = []
     for tool in body.get("tools") or []:
         segments.append(_segment("tool", tool)[1])
+    tools = _anthropic_tools(body)
     raw_system = body.get("system")
     system_parts: list[str] = []
     if isinstance(raw_system, str):
@@ -222,20 +358,7 @@ def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
         text, seg = _segment("system", block)
         system_parts.append(text)
         segments.append(seg)
-    messages: list[FakeMessage] = []
-    for i, raw in enumerate(raw_messages):
-        if not isinstance(raw, _MAPPING) or raw.get("role") not in ("user", "assistant"):
-            raise RequestError(f"messages.{i}: needs role 'user' or 'assistant'")
-        content = raw.get("content")
-        blocks = [content] if isinstance(content, str) else content
-        if not isinstance(blocks, list):
-            raise RequestError(f"messages.{i}.content: must be a string or a list of blocks")
-        texts = []
-        for block in blocks:
-            text, seg = _segment(str(raw["role"]), block)
-            texts.append(text)
-            segments.append(seg)
-        messages.append(FakeMessage(str(raw["role"]), "\n".join(texts)))
+    messages = [_anthropic_message(i, raw, segments) for i, raw in enumerate(raw_messages)]
     metadata = body.get("metadata") or {}
     return FakeRequest(
         api="anthropic",
@@ -252,6 +375,9 @@ def parse_anthropic(body: Mapping[str, Any], index: int) -> FakeRequest:
         index=index,
         segments=tuple(segments),
         body=body,
+        tools=tools,
+        tool_choice=_anthropic_tool_choice(body, tools),
+        stream=bool(body.get("stream")),
     )
 
 
@@ -263,6 +389,74 @@ def _openai_text(content: Any, i: int) -> str:
     raise RequestError(f"messages[{i}].content: must be a string or a list of parts")
 
 
+def _openai_tools(body: Mapping[str, Any]) -> tuple[FakeTool, ...]:
+    tools: list[FakeTool] = []
+    for i, raw in enumerate(body.get("tools") or []):
+        if not isinstance(raw, _MAPPING) or raw.get("type") != "function":
+            continue  # custom and built-in tools: not simulated, never called
+        function = raw.get("function")
+        if not isinstance(function, _MAPPING) or not isinstance(function.get("name"), str):
+            raise RequestError(f"tools[{i}].function: needs a string 'name'")
+        parameters = function.get("parameters")
+        tools.append(
+            FakeTool(
+                str(function["name"]),
+                str(function.get("description") or ""),
+                parameters if isinstance(parameters, _MAPPING) else {},
+            )
+        )
+    return tuple(tools)
+
+
+def openai_tool_choice(body: Mapping[str, Any], tools: tuple[FakeTool, ...]) -> ToolChoice:
+    """An OpenAI ``tool_choice`` and ``parallel_tool_calls`` (chat or Responses shape).
+
+    Raises:
+        RequestError: for a value the API rejects or a choice the tools cannot meet.
+    """
+    raw = body.get("tool_choice")
+    parallel = body.get("parallel_tool_calls") is not False
+    if raw is None or raw in ("auto", "none"):
+        return ToolChoice(raw or "auto", parallel=parallel)
+    if raw == "required":
+        return _checked_choice(ToolChoice("required", parallel=parallel), tools)
+    if isinstance(raw, _MAPPING) and raw.get("type") == "function":
+        # chat: {"type": "function", "function": {"name": ...}}; Responses: {"name": ...}
+        function = raw.get("function")
+        name = function.get("name") if isinstance(function, _MAPPING) else raw.get("name")
+        if isinstance(name, str):
+            return _checked_choice(ToolChoice("required", name, parallel), tools)
+    raise RequestError("tool_choice: must be auto, none, required or a named function")
+
+
+def _openai_calls(raw: Any) -> tuple[FakeToolCall, ...]:
+    calls: list[FakeToolCall] = []
+    for call in raw if isinstance(raw, list) else []:
+        function = call.get("function") if isinstance(call, _MAPPING) else None
+        if isinstance(function, _MAPPING):
+            args = decoded_arguments(function.get("arguments"))
+            calls.append(FakeToolCall(str(function.get("name")), args, str(call.get("id"))))
+    return tuple(calls)
+
+
+def decoded_arguments(arguments: Any) -> Mapping[str, Any]:
+    """A call's ``arguments`` string as an object ({} when it is not a JSON object)."""
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _stream_flags(body: Mapping[str, Any]) -> tuple[bool, bool]:
+    stream = bool(body.get("stream"))
+    options = body.get("stream_options")
+    if options is not None and not stream:
+        raise RequestError("stream_options: only allowed when stream is true")
+    usage = isinstance(options, _MAPPING) and bool(options.get("include_usage"))
+    return stream, usage
+
+
 def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
     """Parse a chat-completions body (``POST /v1/chat/completions``).
 
@@ -271,13 +465,12 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
     Raises:
         RequestError: for what the real API rejects with 400.
     """
-    if body.get("stream"):
-        raise RequestError("stream: streaming is not simulated by the fake provider")
     model = _require(body, "model", str)
     raw_messages = _require(body, "messages", list)
     system_parts: list[str] = []
     messages: list[FakeMessage] = []
-    segments: list[PromptSegment] = []
+    segments = [_segment("tool", tool)[1] for tool in body.get("tools") or []]
+    tools = _openai_tools(body)
     for i, raw in enumerate(raw_messages):
         if not isinstance(raw, _MAPPING) or not isinstance(raw.get("role"), str):
             raise RequestError(f"messages[{i}]: needs a string 'role'")
@@ -288,7 +481,8 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
         if role in ("system", "developer"):
             system_parts.append(text)
         else:
-            messages.append(FakeMessage(role, text))
+            results = (text,) if role == "tool" else ()
+            messages.append(FakeMessage(role, text, _openai_calls(raw.get("tool_calls")), results))
         segments.append(_prompt_segment(role, text, True))
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)):
@@ -298,6 +492,7 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
     schema = None
     if fmt_type == "json_schema":
         schema = (response_format.get("json_schema") or {}).get("schema")
+    stream, stream_usage = _stream_flags(body)
     return FakeRequest(
         api="openai",
         model=model,
@@ -313,4 +508,8 @@ def parse_openai(body: Mapping[str, Any], index: int) -> FakeRequest:
         index=index,
         segments=tuple(segments),
         body=body,
+        tools=tools,
+        tool_choice=openai_tool_choice(body, tools),
+        stream=stream,
+        stream_usage=stream_usage,
     )

@@ -8,17 +8,19 @@ import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 from simlab.llm import first_json_object
+from simlab.testing._reply import FakeReply, schema_instance
 from simlab.testing._request import FakeRequest
 
 
 class Responder(Protocol):
-    """Turns a parsed request into the assistant's reply text."""
+    """Turns a parsed request into the assistant's reply: text, or a ``FakeReply``
+    with native tool calls (sent as such when the request offers tools)."""
 
-    def __call__(self, request: FakeRequest) -> str:
-        """Return the reply text for ``request``."""
+    def __call__(self, request: FakeRequest) -> str | FakeReply:
+        """Return the reply to ``request``."""
         ...
 
 
@@ -43,32 +45,6 @@ def _json_example(prompt: str) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _schema_instance(schema: Mapping[str, Any]) -> Any:
-    """A minimal value that validates against a (simple) JSON schema."""
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if schema.get(key):
-            return _schema_instance(schema[key][0])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties") or {}
-        return {name: _schema_instance(sub) for name, sub in props.items()}
-    defaults: dict[Any, Any] = {
-        "string": "ok",
-        "integer": 0,
-        "number": 0,
-        "boolean": True,
-        "array": [],
-        "null": None,
-    }
-    return defaults.get(kind)
-
-
 def default_responder(request: FakeRequest) -> str:
     """The responder used when none is given; useful for simlab's own LLM roles.
 
@@ -84,7 +60,7 @@ def default_responder(request: FakeRequest) -> str:
         if example is not None:
             return example
         if request.json_schema is not None:
-            return json.dumps(_schema_instance(request.json_schema))
+            return json.dumps(schema_instance(request.json_schema))
         return json.dumps({"response": _sentence(request)})
     return _sentence(request)
 
@@ -95,20 +71,23 @@ def echo(request: FakeRequest) -> str:
 
 
 class _Scripted:
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str | FakeReply]) -> None:
         if not texts:
             raise ValueError("scripted() needs at least one text")
         self._texts = itertools.cycle(tuple(texts))
         # The thread server and the caller's thread may both call it.
         self._lock = threading.Lock()
 
-    def __call__(self, request: FakeRequest) -> str:
+    def __call__(self, request: FakeRequest) -> str | FakeReply:
         with self._lock:
             return next(self._texts)
 
 
-def scripted(texts: Sequence[str]) -> Responder:
-    """Reply with ``texts`` in order, one per request, cycling when they run out."""
+def scripted(texts: Sequence[str | FakeReply]) -> Responder:
+    """Reply with ``texts`` in order, one per request, cycling when they run out.
+
+    An item may be a ``FakeReply`` to answer with native tool calls.
+    """
     return _Scripted(texts)
 
 
@@ -117,7 +96,7 @@ class _RuleBased:
         self._rules = tuple(rules)
         self._default = default
 
-    def __call__(self, request: FakeRequest) -> str:
+    def __call__(self, request: FakeRequest) -> str | FakeReply:
         text = request.last_user_text
         for pattern, template in self._rules:
             match = pattern.search(text)
@@ -163,7 +142,7 @@ class ByModel:
         self.default = default
         self._prefixes = sorted(self.profiles, key=len, reverse=True)
 
-    def __call__(self, request: FakeRequest) -> str:
+    def __call__(self, request: FakeRequest) -> str | FakeReply:
         """The reply of the model's responder."""
         for prefix in self._prefixes:
             if request.model.startswith(prefix):

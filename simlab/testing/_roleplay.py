@@ -7,7 +7,9 @@ model behind every role of a suite run with ``--llm``:
   in the JSON the LLM simulator asks for;
 * the LLM agent is played by the reference agent ``v2`` over the user
   messages in the request, answering in the LLM agent's JSON reply format
-  (tool calls first, then the final text once the tool results come back);
+  (tool calls first, then the final text once the tool results come back), or
+  with native tool calls when the request offers ``tools`` (any request that
+  does is taken for the agent's);
 * the judge answers each criterion of its rubric from what the case states
   mechanically (``judge_reply``: a fact the user had to repeat twice fails
   ``no_repeat``, a final action that never succeeded fails ``resolved`` unless
@@ -32,7 +34,8 @@ from simlab.agents.reference import reference_agent
 from simlab.core import Message, SessionContext
 from simlab.spec import Domain
 from simlab.testing._judge_play import fake_judge
-from simlab.testing._request import FakeRequest
+from simlab.testing._reply import FakeReply
+from simlab.testing._request import FakeMessage, FakeRequest, FakeToolCall
 from simlab.testing._responders import ByModel
 
 _PLAIN = re.compile(r"^Plain version: (.*)$", re.MULTILINE)
@@ -64,23 +67,29 @@ class Roleplay:
         # instead of replaying the whole conversation (which made the server the bottleneck)
         self._agents: OrderedDict[tuple[str, ...], tuple[Any, list[Any], Any]] = OrderedDict()
 
-    def __call__(self, request: FakeRequest) -> str:
+    def __call__(self, request: FakeRequest) -> str | FakeReply:
         """Answer as whichever simlab role sent ``request``."""
         last = request.messages[-1].text if request.messages else ""
         plain = _PLAIN.search(last)
         if plain is not None:
             return _user_turn(last, plain.group(1))
+        if request.tools:
+            return self._native_agent_turn(request)
         if _AGENT_MARKER in request.system:
             return self._agent_turn(request)
         return fake_judge(request)
 
+    def _native_agent_turn(self, request: FakeRequest) -> FakeReply:
+        reply = self._reply_to(_user_texts(request.messages))
+        results = _trailing_results(request.messages)
+        if results:
+            return FakeReply(_with_their_values(reply, results))
+        if reply.tool_calls:
+            return FakeReply("", tuple(FakeToolCall(c.name, c.args) for c in reply.tool_calls))
+        return FakeReply(reply.text)
+
     def _agent_turn(self, request: FakeRequest) -> str:
-        user_texts = tuple(
-            _strip_sections(m.text)
-            for m in request.messages
-            if m.role == "user" and not m.text.startswith(_TOOL_RESULTS)
-        )
-        reply = self._reply_to(user_texts)
+        reply = self._reply_to(_user_texts(request.messages))
         last = request.messages[-1].text if request.messages else ""
         if last.startswith(_TOOL_RESULTS):
             results = json.loads(last[len(_TOOL_RESULTS) :])
@@ -129,6 +138,31 @@ def roleplay_of(domain: Domain) -> dict[str, ByModel | Roleplay]:
         "roleplay-v1": Roleplay("v1", domain),
         "roleplay-models": ByModel({SMALL_MODEL: Roleplay("v1", domain)}, default=v2),
     }
+
+
+def _user_texts(messages: Sequence[FakeMessage]) -> tuple[str, ...]:
+    """What the user said, without tool results (in text or native) or the knobs' sections."""
+    return tuple(
+        _strip_sections(m.text)
+        for m in messages
+        if m.role == "user" and not m.tool_results and not m.text.startswith(_TOOL_RESULTS)
+    )
+
+
+def _trailing_results(messages: Sequence[FakeMessage]) -> list[dict[str, Any]]:
+    """The native tool results that end the conversation, as ``{"result": ...}`` rows."""
+    texts: list[str] = []
+    for message in reversed(messages):
+        if not message.tool_results:
+            break
+        texts[:0] = message.tool_results
+    rows = []
+    for text in texts:
+        try:
+            rows.append({"result": json.loads(text)})
+        except ValueError:
+            rows.append({"result": text})
+    return rows
 
 
 def _user_turn(prompt: str, draft: str) -> str:

@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import anyio.to_thread
 from aiohttp import web
@@ -18,6 +18,7 @@ from aiohttp import web
 from simlab.testing._cache import PromptCache
 from simlab.testing._config import FakeProviderConfig, FaultKind
 from simlab.testing._draws import RequestDrawer
+from simlab.testing._reply import chosen
 from simlab.testing._request import (
     Api,
     FakeRequest,
@@ -26,7 +27,9 @@ from simlab.testing._request import (
     parse_openai,
 )
 from simlab.testing._responders import Responder, default_responder
+from simlab.testing._responses_api import parse_responses, responses_body, responses_events
 from simlab.testing._stats import FakeProviderStats, StatsCounter
+from simlab.testing._stream import anthropic_events, openai_chunks
 from simlab.testing._wire import (
     ErrorKind,
     anthropic_message,
@@ -38,9 +41,24 @@ from simlab.testing._wire import (
 
 _log = logging.getLogger(__name__)
 
-_PARSERS: dict[Api, Callable[[dict[str, Any], int], FakeRequest]] = {
-    "anthropic": parse_anthropic,
-    "openai": parse_openai,
+Endpoint = Literal["messages", "chat", "responses"]
+"""Anthropic Messages, OpenAI chat completions, OpenAI Responses."""
+
+_APIS: dict[Endpoint, Api] = {"messages": "anthropic", "chat": "openai", "responses": "openai"}
+_PARSERS: dict[Endpoint, Callable[[dict[str, Any], int], FakeRequest]] = {
+    "messages": parse_anthropic,
+    "chat": parse_openai,
+    "responses": parse_responses,
+}
+_BODIES = {
+    "messages": anthropic_message,
+    "chat": openai_completion,
+    "responses": responses_body,
+}
+_STREAMS = {
+    "messages": anthropic_events,
+    "chat": openai_chunks,
+    "responses": responses_events,
 }
 _BACKLOG = 4096
 """Connections the listening socket queues before they are accepted (aiohttp's default
@@ -63,9 +81,13 @@ def _base_url(address: Any) -> str:
 class FakeProvider:
     """A fake LLM provider for tests and benchmarks, served on loopback over real HTTP.
 
-    Endpoints: ``POST /v1/messages`` (Anthropic), ``POST /v1/chat/completions``
-    and ``POST /chat/completions`` (OpenAI; point an OpenAI client at
-    ``base_url + "/v1"``), ``GET /v1/models``, ``GET /healthz``, ``GET /stats``.
+    Endpoints: ``POST /v1/messages`` and ``/v1/messages/count_tokens``
+    (Anthropic), ``POST /v1/chat/completions`` and ``/v1/responses`` (OpenAI,
+    also without ``/v1``; point an OpenAI client at ``base_url + "/v1"``),
+    ``GET /v1/models``, ``GET /healthz``, ``GET /stats``. Completions stream
+    (``stream: true``) as server-sent events; offered
+    ``tools`` are called natively when the responder answers with a
+    ``FakeReply`` or ``tool_choice`` forces a call.
 
     State (counters, the prompt cache, the request history, the arrival index
     that seeds fault draws) lives on this object and survives restarts of
@@ -179,19 +201,29 @@ class FakeProvider:
 
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=32 * 1024**2)
-        app.router.add_post("/v1/messages", self._route("anthropic"))
-        app.router.add_post("/v1/chat/completions", self._route("openai"))
-        app.router.add_post("/chat/completions", self._route("openai"))
+        app.router.add_post("/v1/messages", self._route("messages"))
+        app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
+        app.router.add_post("/v1/chat/completions", self._route("chat"))
+        app.router.add_post("/chat/completions", self._route("chat"))
+        app.router.add_post("/v1/responses", self._route("responses"))
+        app.router.add_post("/responses", self._route("responses"))
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/stats", self._stats)
         return app
 
-    def _route(self, api: Api) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    def _route(self, endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def handler(request: web.Request) -> web.StreamResponse:
-            return await self._handle(request, api)
+            return await self._handle(request, endpoint)
 
         return handler
+
+    async def _count_tokens(self, request: web.Request) -> web.StreamResponse:
+        """Anthropic ``count_tokens``: the prompt's tokens by the fake tokenizer, no answer."""
+        parsed = await self._parse(request, "anthropic", _count_tokens_parser)
+        if isinstance(parsed, web.Response):
+            return parsed
+        return web.json_response({"input_tokens": parsed.input_tokens})
 
     async def _healthz(self, _request: web.Request) -> web.StreamResponse:
         return web.json_response({"status": "ok"})
@@ -209,10 +241,15 @@ class FakeProvider:
         status, body = error_body(api, kind, message, request_id)
         return web.json_response(body, status=status, headers=headers or None)
 
-    async def _handle(self, request: web.Request, api: Api) -> web.StreamResponse:
-        cfg = self._config
+    async def _parse(
+        self,
+        request: web.Request,
+        api: Api,
+        parser: Callable[[dict[str, Any], int], FakeRequest],
+    ) -> FakeRequest | web.Response:
+        """The parsed request, or the 400/401 the real provider would answer."""
         # Presence only: the header values are never read into anything kept.
-        if cfg.require_api_key and not (
+        if self._config.require_api_key and not (
             "x-api-key" in request.headers or "authorization" in request.headers
         ):
             self._counter.bad_request()
@@ -221,33 +258,41 @@ class FakeProvider:
             body = json.loads(await request.read())
             if not isinstance(body, dict):
                 raise RequestError("body must be a JSON object")
-            parsed = _PARSERS[api](body, -1)
+            return parser(body, -1)
         except (ValueError, RequestError) as exc:  # JSONDecodeError is a ValueError
             self._counter.bad_request()
             return self._error(api, "invalid_request", str(exc), "bad")
+
+    async def _handle(self, request: web.Request, endpoint: Endpoint) -> web.StreamResponse:
+        api = _APIS[endpoint]
+        parsed = await self._parse(request, api, _PARSERS[endpoint])
+        if isinstance(parsed, web.Response):
+            return parsed
         index = self._counter.start(api)
         try:
             parsed = replace(parsed, index=index)
             self._history.append(parsed)
-            return await self._answer(request, parsed)
+            return await self._answer(request, parsed, endpoint)
         finally:
             self._counter.finish()
 
-    async def _answer(self, request: web.Request, parsed: FakeRequest) -> web.StreamResponse:
+    async def _answer(
+        self, request: web.Request, parsed: FakeRequest, endpoint: Endpoint
+    ) -> web.StreamResponse:
         draw = self._drawer.draw(parsed.index)
         request_id = f"fake{parsed.index:012d}"
         if draw.delay_s > 0:
             await asyncio.sleep(draw.delay_s)
         if draw.fault is not None:
             self._counter.fault(draw.fault)
-            return await self._fault(request, parsed.api, draw.fault, request_id)
+            return await self._fault(request, parsed, draw.fault, request_id)
         try:
-            reply = self._responder(parsed)
+            reply = chosen(parsed, self._responder(parsed))
         except Exception as exc:  # a broken responder is the test author's bug: say so
             _log.exception("fake provider responder failed")
             message = f"responder failed: {type(exc).__name__}: {exc}"
             return self._error(parsed.api, "server_error", message, request_id)
-        done = complete(parsed, reply)
+        done = complete(parsed, reply, request_id)
         usage = self._cache.account(parsed)
         self._counter.success(
             usage.uncached + usage.cache_read + usage.cache_creation,
@@ -255,15 +300,31 @@ class FakeProvider:
             usage.cache_read,
             usage.cache_creation if parsed.api == "anthropic" else 0,
         )
-        if parsed.api == "anthropic":
-            body = anthropic_message(parsed, done, usage, request_id)
-            return web.json_response(body, headers={"request-id": f"req_{request_id}"})
-        body = openai_completion(parsed, done, usage, request_id)
-        return web.json_response(body, headers={"x-request-id": request_id})
+        headers = _id_header(parsed.api, request_id)
+        if parsed.stream:
+            events = _STREAMS[endpoint](parsed, done, usage, request_id)
+            stream = _event_stream(headers)
+            await stream.prepare(request)
+            with suppress(ConnectionResetError):  # a client may stop reading mid-stream
+                for event in events:
+                    await stream.write(event)
+                await stream.write_eof()
+            return stream
+        body = _BODIES[endpoint](parsed, done, usage, request_id)
+        return web.json_response(body, headers=headers)
 
     async def _fault(
-        self, request: web.Request, api: Api, kind: FaultKind, request_id: str
+        self, request: web.Request, parsed: FakeRequest, kind: FaultKind, request_id: str
     ) -> web.StreamResponse:
+        api = parsed.api
+        if kind == "malformed" and parsed.stream:
+            # a stream whose connection breaks inside its first event
+            stream = _event_stream(_id_header(api, request_id))
+            await stream.prepare(request)
+            await stream.write(b'event: message_start\ndata: {"type": "mess')
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
         if kind == "malformed":
             return web.Response(body=malformed_body(api), content_type="application/json")
         if kind in ("timeout", "dropped"):
@@ -287,6 +348,24 @@ class FakeProvider:
             "server_error": "Internal server error (simulated).",
         }[kind]
         return self._error(api, _FAULT_ERRORS[kind], message, request_id, **headers)
+
+
+def _count_tokens_parser(body: dict[str, Any], index: int) -> FakeRequest:
+    return parse_anthropic(body, index, needs_max_tokens=False)
+
+
+def _id_header(api: Api, request_id: str) -> dict[str, str]:
+    if api == "anthropic":
+        return {"request-id": f"req_{request_id}"}
+    return {"x-request-id": request_id}
+
+
+def _event_stream(headers: dict[str, str]) -> web.StreamResponse:
+    stream = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}
+    )
+    stream.enable_chunked_encoding()
+    return stream
 
 
 class _ThreadServer:

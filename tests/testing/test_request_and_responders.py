@@ -7,12 +7,15 @@ import re
 import pytest
 
 from simlab.testing import (
+    FakeReply,
+    FakeRequest,
     count_tokens,
     default_responder,
     echo,
     rule_based,
     scripted,
 )
+from simlab.testing._reply import chosen
 from simlab.testing._request import RequestError, parse_anthropic, parse_openai
 
 
@@ -92,7 +95,14 @@ def test_segments_of_a_resent_conversation_are_the_same() -> None:
         {"model": "m", "messages": []},
         {"model": "m", "max_tokens": 5},
         {"model": "m", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
-        {"model": "m", "max_tokens": 5, "messages": [], "stream": True},
+        {"model": "m", "max_tokens": 5, "messages": [], "tool_choice": {"type": "any"}},
+        {
+            "model": "m",
+            "max_tokens": 5,
+            "messages": [],
+            "tools": [{"name": "a", "input_schema": {}}],
+            "tool_choice": {"type": "tool", "name": "b"},
+        },
     ],
 )
 def test_anthropic_parse_rejects_what_the_api_rejects(body: dict[str, object]) -> None:
@@ -159,3 +169,64 @@ def test_default_responder_json_returns_the_prompt_example() -> None:
     }
     bare = json.loads(default_responder(_anthropic("hi", "Answer in JSON only.")))
     assert list(bare) == ["response"] and isinstance(bare["response"], str)
+
+
+def _with_tools(choice: object, tools: tuple[str, ...] = ("a", "b")) -> FakeRequest:
+    body: dict[str, object] = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [
+            {
+                "name": n,
+                "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            }
+            for n in tools
+        ],
+    }
+    if choice is not None:
+        body["tool_choice"] = choice
+    if not tools:
+        del body["tools"]
+    return parse_anthropic(body, 0)
+
+
+CALL_B = FakeReply.calling(("b", {"n": 2}), text="Checking.")
+
+
+@pytest.mark.parametrize(
+    ("choice", "reply", "expected"),
+    [
+        (None, CALL_B, CALL_B),  # auto: as the responder says
+        (None, "hi", FakeReply("hi")),
+        ({"type": "none"}, CALL_B, FakeReply("Checking.")),
+        ({"type": "any"}, CALL_B, FakeReply("", CALL_B.tool_calls)),  # forced: calls only
+        ({"type": "any"}, "hi", FakeReply.calling(("a", {"n": 0}))),  # the first tool
+        ({"type": "tool", "name": "a"}, CALL_B, FakeReply.calling(("a", {"n": 0}))),
+        ({"type": "tool", "name": "b"}, CALL_B, FakeReply("", CALL_B.tool_calls)),
+    ],
+)
+def test_tool_choice_bends_the_reply(
+    choice: object, reply: str | FakeReply, expected: FakeReply
+) -> None:
+    assert chosen(_with_tools(choice), reply) == expected
+
+
+def test_calls_without_tools_are_dropped() -> None:
+    assert chosen(_with_tools(None, tools=()), CALL_B) == FakeReply("Checking.")
+
+
+def test_one_call_only_when_parallel_calls_are_disabled() -> None:
+    two = FakeReply.calling(("a", {"n": 1}), ("b", {"n": 2}))
+    single = _with_tools({"type": "auto", "disable_parallel_tool_use": True})
+    assert chosen(single, two) == FakeReply.calling(("a", {"n": 1}))
+    assert chosen(_with_tools({"type": "any"}), two) == two
+    body = {
+        "model": "g",
+        "messages": [{"role": "user", "content": "x"}],
+        "tools": [{"type": "function", "function": {"name": n}} for n in ("a", "b")],
+        "parallel_tool_calls": False,
+        "tool_choice": "required",
+    }
+    assert chosen(parse_openai(body, 0), two) == FakeReply.calling(("a", {"n": 1}))
+    assert chosen(parse_openai(body | {"parallel_tool_calls": True}, 0), two) == two

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anthropic
 import httpx
+import openai
 import pytest
 from run_simlab import simlab
 
@@ -165,3 +166,59 @@ def test_cli_domain_names_a_domain_for_a_responder_that_plays_one(
     assert "not found" in capsys.readouterr().err
     assert cli_main(["--domain", "bank", "--responder", "echo"]) == 2
     assert "--domain is for the roleplay responders; echo plays no agent" in capsys.readouterr().err
+
+
+def test_cli_server_answers_both_sdks_streamed_with_forced_tools() -> None:
+    """``simlab fake-provider`` (its default roleplay) with the official sync SDKs:
+    streams with tool_choice required / any return calls, and usage."""
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simlab.cli", "fake-provider", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    schema = {"type": "object", "properties": {"booking_ref": {"type": "string"}}}
+    ask = [{"role": "user", "content": "Hello"}]
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
+        oa = openai.OpenAI(base_url=base_url + "/v1", api_key="test", max_retries=0)
+        chunks = list(
+            oa.chat.completions.create(
+                model="g",
+                messages=ask,  # type: ignore[arg-type]
+                tools=[
+                    {"type": "function", "function": {"name": "get_booking", "parameters": schema}}
+                ],
+                tool_choice="required",
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        )
+        oa.close()
+        an = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
+        with an.messages.stream(
+            model="m",
+            max_tokens=100,
+            messages=ask,  # type: ignore[arg-type]
+            tools=[{"name": "get_booking", "input_schema": schema}],
+            tool_choice={"type": "any"},
+        ) as stream:
+            message = stream.get_final_message()
+        an.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    names = [
+        t.function.name
+        for c in chunks
+        if c.choices
+        for t in c.choices[0].delta.tool_calls or []
+        if t.function and t.function.name
+    ]
+    assert names == ["get_booking"]
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens > 0
+    assert message.stop_reason == "tool_use" and message.content[0].type == "tool_use"
+    assert message.content[0].name == "get_booking" and message.usage.output_tokens > 0
