@@ -21,6 +21,7 @@ from tests.agents.loopback import Seen, serve_in_thread
 KEY = "sk-e2e-secret-9f8e7d6c5b4a"
 REF = "MB4T9R"
 RESULT = {"reference": "RF-4821", "amount": 43}
+BOOKING = {"booking_ref": REF, "status": "confirmed"}  # the lookup the domain requires first
 Reply = Literal["states", "omits", "unreported"]
 
 GOAL = f"""
@@ -49,11 +50,18 @@ def openai_agent(reply: Reply) -> Any:
         assert request.headers["Authorization"] == f"Bearer {KEY}"
         text, args = _act(body["messages"], reply)
         message: dict[str, Any] = {"role": "assistant", "content": text}
-        if args is not None:
+        if args is not None:  # the booking looked up first, as the domain requires
+            look = {"name": "get_booking", "arguments": json.dumps(args)}
             call = {"name": "refund", "arguments": json.dumps(args)}
-            message["tool_calls"] = [{"id": "call_1", "type": "function", "function": call}]
+            message["tool_calls"] = [
+                {"id": "call_0", "type": "function", "function": look},
+                {"id": "call_1", "type": "function", "function": call},
+            ]
             if reply != "unreported":
-                message["simlab_tool_results"] = [{"tool_call_id": "call_1", "result": RESULT}]
+                message["simlab_tool_results"] = [
+                    {"tool_call_id": "call_0", "result": BOOKING},
+                    {"tool_call_id": "call_1", "result": RESULT},
+                ]
         return web.json_response({"choices": [{"index": 0, "message": message}]})
 
     return handle
@@ -64,11 +72,14 @@ def anthropic_agent(reply: Reply) -> Any:
         assert request.headers["x-api-key"] == KEY
         text, args = _act(body["messages"], reply)
         content: list[dict[str, Any]] = []
-        if args is not None:
-            content.append({"type": "tool_use", "id": "toolu_1", "name": "refund", "input": args})
-            if reply != "unreported":
-                result = {"type": "tool_result", "tool_use_id": "toolu_1"}
-                content.append({**result, "content": json.dumps(RESULT)})
+        if args is not None:  # the booking looked up first, as the domain requires
+            for n, (tool, result) in enumerate((("get_booking", BOOKING), ("refund", RESULT))):
+                content.append(
+                    {"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": args}
+                )
+                if reply != "unreported":
+                    block = {"type": "tool_result", "tool_use_id": f"toolu_{n}"}
+                    content.append({**block, "content": json.dumps(result)})
         content.append({"type": "text", "text": text})
         return web.json_response({"type": "message", "role": "assistant", "content": content})
 
@@ -130,11 +141,12 @@ def test_confirmation_passes_when_the_reply_states_the_tool_results_field(
         assert r["checks"]["goal_completed"]["passed"]
         assert r["checks"]["confirmation"]["passed"], r["checks"]["confirmation"]
         assert r["checks"]["confirmation"]["detail"] == "reply states reference"
+        assert r["checks"]["precondition"]["passed"]  # the booking was looked up first
         assert r["passed"] is True
-        (call,) = [
+        look, call = [
             c for t in r["transcript"]["turns"] if t["agent"] for c in t["agent"]["tool_calls"]
         ]
-        assert call["result"] == RESULT
+        assert (look["result"], call["result"]) == (BOOKING, RESULT)
     assert len(seen.bodies) == 2  # one agent turn per session: the user stated it all at once
     run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     assert run["models"]["agent"].startswith(f"{kind}:http://127.0.0.1:")
@@ -164,9 +176,9 @@ def test_an_endpoint_that_reports_no_results_still_runs_and_the_report_says_so(
         detail = r["checks"]["confirmation"]["detail"]
         assert detail == "reply does not state reference (no result was reported for refund)"
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    assert summary["tool_results"]["unreported_calls"] == 2
+    assert summary["tool_results"]["unreported_calls"] == 4  # two sessions, two calls each
     report = (run_dir / "report.md").read_text(encoding="utf-8")
-    assert "Tool results not reported: the target sent 2 of its 2 tool calls" in report
+    assert "Tool results not reported: the target sent 4 of its 4 tool calls" in report
     _no_key_anywhere(proc, run_dir)
 
 

@@ -72,7 +72,7 @@ def test_a_worker_rebuilding_the_roles_from_the_brief_plays_the_drivers_records(
         return [
             await run_session(
                 j, roles.target, roles.simulator, limits,
-                graders=roles.graders, grading=plan.suite.grading,
+                graders=roles.graders, grading=plan.suite.grading, domains=roles.domains,
             )
             for j in plan.jobs
         ]  # fmt: skip

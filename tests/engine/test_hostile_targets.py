@@ -222,7 +222,7 @@ def test_a_surrogate_run_resumes_and_reads_back(tmp_path: Path) -> None:
     line = first.paths.sessions.read_bytes().splitlines()[0]
     record = SessionRecord.model_validate_json(line)
     agent = record.transcript.turns[0].agent
-    assert agent is not None and agent.meta["why\\udcff"] == ["\\ud800"]
+    assert agent is not None and agent.meta["why\\udcff"] == ("\\ud800",)
 
 
 class UnboundedScores:
@@ -249,11 +249,16 @@ def test_nan_and_infinite_scores_never_reach_the_summary(tmp_path: Path) -> None
         suite, target=Polite, graders=[UnboundedScores()], out=tmp_path / "o", progress=False
     )
     by_rep = {r.key.rep: r for r in result.records}
-    for rep in (0, 1, 2):  # no verdict: a grading error each, with the reason
+    for rep in (0, 1):  # built past validation: no verdict, a grading error, with the reason
         refused = by_rep[rep]
         assert refused.status == "error" and refused.error is not None
         assert refused.error.stage == "grading"
     assert by_rep[0].error is not None and "credit nan" in by_rep[0].error.message
+    # refused by the model as the grader made it: the grader's own failure, the session
+    # graded on with that check failed (no verdict), like any grader that raises
+    failed = by_rep[2].checks["credit"]
+    assert by_rep[2].status == "ok" and not failed.passed and failed.error is not None
+    assert failed.error.type == "ValidationError"
     assert [by_rep[rep].status for rep in (3, 4)] == ["ok", "ok"]
     text = result.paths.summary.read_text(encoding="utf-8")
     summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
