@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import anyio
 import pytest
 
-import simlab
-from simlab import cli
-from simlab.spec import starter_dir
-from tests.report.test_diagnosis_in_reports import FORGETFUL
+from tests.report.test_diagnosis_in_reports import diagnosed_run
 from tests.report.test_html_browser import CHROMIUM, chromium_page
 
 pytestmark = [
@@ -35,16 +31,7 @@ async def _shown_text(path: Path) -> str:
 def test_the_diagnosed_causes_of_a_users_agent_show_in_the_browser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = tmp_path / "shop"
-    shutil.copytree(starter_dir(), project)
-    (project / "forgetful.py").write_text(FORGETFUL)
-    monkeypatch.chdir(project)
-    monkeypatch.syspath_prepend(str(project))
-    result = simlab.run("simlab.yaml", target="forgetful:reply", reps=2, progress=False)
-    failed = sum(1 for r in result.records if r.status == "ok" and not r.passed)
-    run_dir = result.paths.run_dir
-    assert cli.main(["diagnose", str(run_dir)]) == 0
-    assert cli.main(["report", str(run_dir)]) == 0
-    text = anyio.run(_shown_text, (run_dir / "report.html").resolve())
+    run_dir, failed = diagnosed_run(tmp_path, monkeypatch)
+    text = anyio.run(_shown_text, run_dir / "report.html")
     assert f"Diagnosed causes of {failed} failed sessions" in text
     assert "Share of failures [95% CI]" in text and "Share verified [95% CI]" in text

@@ -24,9 +24,9 @@ def reply(messages, ctx=None):
 '''
 
 
-def test_cause_counts_of_a_users_agent_are_in_every_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def diagnosed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int]:
+    """The starter project against the forgetful agent, diagnosed and reported: its run
+    folder and how many of its graded sessions failed."""
     project = tmp_path / "shop"
     shutil.copytree(starter_dir(), project)
     (project / "forgetful.py").write_text(FORGETFUL)
@@ -35,11 +35,17 @@ def test_cause_counts_of_a_users_agent_are_in_every_report(
     result = simlab.run("simlab.yaml", target="forgetful:reply", reps=2, progress=False)
     failed = sum(1 for r in result.records if r.status == "ok" and not r.passed)
     assert failed > 0
-    run_dir = result.paths.run_dir
+    run_dir = result.paths.run_dir.resolve()
     assert cli.main(["diagnose", str(run_dir)]) == 0
-    capsys.readouterr()
     assert cli.main(["report", str(run_dir)]) == 0
-    terminal = capsys.readouterr().out
+    return run_dir, failed
+
+
+def test_cause_counts_of_a_users_agent_are_in_every_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, failed = diagnosed_run(tmp_path, monkeypatch)
+    terminal = capsys.readouterr().out  # simlab report's terminal report
     title = f"Diagnosed causes of {failed} failed sessions"
     assert title in terminal
     markdown = (run_dir / "report.md").read_text()
