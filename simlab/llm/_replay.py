@@ -51,6 +51,10 @@ class ReplayLLM(LLM):
         return self._model
 
     @property
+    def free(self) -> bool:
+        return self.inner is not None and self.inner.free
+
+    @property
     def reports_cost(self) -> bool:
         # Recorded responses carry what the original call cost.
         return self.mode == "replay" or (self.inner is not None and self.inner.reports_cost)
