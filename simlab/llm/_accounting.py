@@ -37,8 +37,9 @@ class Budget:
 
     @property
     def exhausted(self) -> bool:
-        """True once spending reached the limit: start no new session."""
-        return self.usd is not None and self.spent_usd >= self.usd
+        """True once spending reached the limit, or a cost under a limit is unknown (an
+        HTTP target reported a model with no price): start no new session."""
+        return self.usd is not None and (self.spent_usd >= self.usd or self.unpriced > 0)
 
     @property
     def remaining_usd(self) -> float | None:

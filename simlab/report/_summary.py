@@ -44,8 +44,11 @@ from simlab.stats import (
 )
 from simlab.store import SessionRecord, StopReason
 
-SUMMARY_SCHEMA_VERSION = 2
-"""2: length rows by planned length (``lengths``, ``by_realised_length`` added)."""
+SUMMARY_SCHEMA_VERSION = 3
+"""2: length rows by planned length (``lengths``, ``by_realised_length`` added); 3: an
+unknown cost is ``null`` (``cost.total_usd``, a role's ``cost_usd``), with
+``cost.unknown_sessions``, ``cost.known_usd``, ``cost.sessions`` and a role's and
+``efficiency.cost_usd_per_pass``'s ``unknown_sessions``."""
 __all__ = ["SUMMARY_SCHEMA_VERSION", "UNBUCKETED", "summarize"]
 
 _MAX_EXAMPLES = 3

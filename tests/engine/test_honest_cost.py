@@ -137,3 +137,18 @@ def test_an_http_targets_reported_usage_is_the_sessions(
         else:
             assert r.cost_usd is None and agent["cost_usd"] is None
     assert result.summary.cost.calls == sum(r.usage.calls for r in result.records)
+
+
+def test_a_budget_stops_once_an_http_target_reports_a_model_with_no_price(
+    tmp_path: Path,
+) -> None:
+    fake = FakeProvider(FakeProviderConfig(), scripted(["Which date would you like to fly?"]))
+    with fake.serve_in_thread() as url:
+        target = {"kind": "http", "url": url + "/v1", "model": "my-endpoint-model"}
+        suite = _suite(target=target, max_turns=3, budget_usd=1.0, concurrency=1)
+        result = simlab.run(suite, out=tmp_path, progress=False)
+    assert len(result.records) == 1 and result.records[0].cost_usd is None
+    assert result.not_started == 3
+    (said,) = [m for m in result.messages if "budget" in m]
+    assert "cannot be kept: the cost of 1 sessions is unknown" in said
+    assert "3 of 4 sessions were not started" in said and "`pricing:`" in said
