@@ -107,7 +107,7 @@ def refuse_unknown_budget(suite: Suite, roles: RunRoles) -> None:
     named = ", ".join(f"{role} ({model!r})" for role, model in sorted(roles.unpriced.items()))
     first = next(iter(sorted(roles.unpriced.values())))
     message = (
-        f"budget_usd: {suite.budget_usd:g} cannot be kept: the cost of {named} is unknown "
+        f"a budget of ${suite.budget_usd:g} cannot be kept: the cost of {named} is unknown "
         f"(no price for the model). Fix: add it under the suite's `pricing:` "
         f"(e.g. `pricing: {{{first}: {{input: 0.5, output: 1.5}}}}`, USD per million "
         "tokens), or drop budget_usd"
