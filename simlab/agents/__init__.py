@@ -7,6 +7,7 @@ from simlab.agents._anthropic_http import (
     message_reply,
     messages_body,
 )
+from simlab.agents._billing import TargetBilling
 from simlab.agents._callable import (
     CallableTarget,
     TargetLoadError,
@@ -55,6 +56,7 @@ __all__ = [
     "ProcessAgent",
     "ProcessTargetFactory",
     "ReportedResult",
+    "TargetBilling",
     "TargetLoadError",
     "TargetRaised",
     "TargetReplyError",

@@ -22,6 +22,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from simlab.agents._billing import MODEL_META, USAGE_META, TargetBilling
 from simlab.agents._http import (
     EndpointAgent,
     HttpAgentError,
@@ -38,6 +39,7 @@ from simlab.agents._tool_results import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import AgentReply, Message, SessionContext, ToolCall
+from simlab.llm import Budget, PriceTable, anthropic_usage
 from simlab.spec import AnthropicHttpTargetSpec
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -70,8 +72,11 @@ class AnthropicHttpAgent(EndpointAgent):
         timeout_s: float = 60.0,
         *,
         session: HttpSession | None = None,
+        billing: TargetBilling | None = None,
     ) -> None:
-        super().__init__(url.rstrip("/") + "/v1/messages", model, api_key_env, timeout_s, session)
+        super().__init__(
+            url.rstrip("/") + "/v1/messages", model, api_key_env, timeout_s, session, billing
+        )
         self._max_tokens = max_tokens
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
@@ -86,7 +91,7 @@ class AnthropicHttpAgent(EndpointAgent):
             "messages": messages_body(history),
         }
         raw = await self._post(body, headers, key)
-        return message_reply(raw, self._endpoint, secret=key)
+        return self._bill(message_reply(raw, self._endpoint, secret=key), anthropic_usage)
 
 
 def messages_body(history: Sequence[Message]) -> list[dict[str, str]]:
@@ -145,7 +150,9 @@ def message_reply(
             f"(see {HTTP_TARGETS_DOC})"
         ) from None
     if isinstance(data.get("usage"), dict):
-        meta["usage"] = data["usage"]
+        meta[USAGE_META] = data["usage"]
+        if isinstance(data.get("model"), str):
+            meta[MODEL_META] = data["model"]  # what the usage is priced by
     text = "\n".join(t for t in texts if t)
     return AgentReply(text=text, tool_calls=tool_calls, meta=meta)
 
@@ -189,8 +196,16 @@ class AnthropicHttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: AnthropicHttpTargetSpec, max_body_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        spec: AnthropicHttpTargetSpec,
+        max_body_bytes: int | None = None,
+        prices: PriceTable | None = None,
+        budget: Budget | None = None,
+    ) -> None:
         self.spec = spec
+        self._prices = prices or PriceTable()
+        self._budget = budget
         self._session = HttpSession(endpoint_rules(spec.redirect_hosts, max_body_bytes))
         check_key_env(spec.api_key_env)  # fail at set-up, not in every session
 
@@ -198,8 +213,9 @@ class AnthropicHttpTargetFactory:
         """A fresh agent for one session."""
         s = self.spec
         return AnthropicHttpAgent(
-            s.url, s.model, s.api_key_env, s.max_tokens, s.timeout_s, session=self._session
-        )
+            s.url, s.model, s.api_key_env, s.max_tokens, s.timeout_s, session=self._session,
+            billing=TargetBilling(setup.meter, self._prices, self._budget),
+        )  # fmt: skip
 
     async def aclose(self) -> None:
         """Close the shared session."""
@@ -207,8 +223,11 @@ class AnthropicHttpTargetFactory:
 
 
 def anthropic_http_target_factory(
-    spec: AnthropicHttpTargetSpec, max_body_bytes: int | None = None
+    spec: AnthropicHttpTargetSpec,
+    max_body_bytes: int | None = None,
+    prices: PriceTable | None = None,
+    budget: Budget | None = None,
 ) -> AnthropicHttpTargetFactory:
     """A per-session target factory for a Messages endpoint; ``aclose()`` it after the run
-    (``max_body_bytes``: as ``http_target_factory``'s)."""
-    return AnthropicHttpTargetFactory(spec, max_body_bytes)
+    (``max_body_bytes``, ``prices``, ``budget``: as ``http_target_factory``'s)."""
+    return AnthropicHttpTargetFactory(spec, max_body_bytes, prices, budget)

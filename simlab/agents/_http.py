@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from simlab.agents._billing import MODEL_META, USAGE_META, TargetBilling, UsageReader
 from simlab.agents._endpoint_read import (
     MAX_REDIRECTS,
     REDIRECT_STATUSES,
@@ -41,6 +42,7 @@ from simlab.agents._tool_results import (
 )
 from simlab.contracts import SessionSetup
 from simlab.core import AgentCapabilities, AgentReply, Message, SessionContext, ToolCall
+from simlab.llm import Budget, PriceTable, openai_usage
 from simlab.spec import HttpTargetSpec
 
 if TYPE_CHECKING:  # aiohttp is imported when a session opens (start-up time)
@@ -120,6 +122,8 @@ class EndpointAgent:
         timeout_s: Per-request timeout.
         session: A shared ``HttpSession``; by default the agent opens its own,
             which ``aclose`` closes.
+        billing: Where the endpoint's reported ``usage`` is counted; None: nowhere
+            (it stays in each turn's meta).
 
     Raises:
         HttpAgentConfigError: if ``api_key_env`` names an unset variable.
@@ -134,8 +138,10 @@ class EndpointAgent:
         api_key_env: str | None,
         timeout_s: float,
         session: HttpSession | None,
+        billing: TargetBilling | None = None,
     ) -> None:
         check_key_env(api_key_env)
+        self._billing = billing
         self._endpoint = endpoint
         self._model = model
         self._key_env = api_key_env
@@ -151,6 +157,12 @@ class EndpointAgent:
     def _key(self) -> str | None:
         """The key, read from its variable now (None: no key is sent)."""
         return os.environ.get(self._key_env) if self._key_env else None
+
+    def _bill(self, reply: AgentReply, read: UsageReader) -> AgentReply:
+        """Count the reply's reported usage in the session's meter; the reply as it was."""
+        if self._billing is not None:
+            self._billing.bill(reply.meta, read, self._model)
+        return reply
 
     async def _post(self, body: dict[str, Any], headers: dict[str, str], key: str | None) -> str:
         """POST ``body`` to the endpoint; the 2xx response's text."""
@@ -182,9 +194,10 @@ class HttpAgent(EndpointAgent):
         timeout_s: float = 60.0,
         *,
         session: HttpSession | None = None,
+        billing: TargetBilling | None = None,
     ) -> None:
         super().__init__(url.rstrip("/") + "/chat/completions", model, api_key_env, timeout_s,
-                         session)  # fmt: skip
+                         session, billing)  # fmt: skip
 
     async def reply(self, history: Sequence[Message], ctx: SessionContext) -> AgentReply:
         """POST the history and read the completion's text, tool calls and their results."""
@@ -198,7 +211,7 @@ class HttpAgent(EndpointAgent):
             "seed": ctx.seed,
         }
         raw = await self._post(body, headers, key)
-        return completion_reply(raw, self._endpoint, secret=key)
+        return self._bill(completion_reply(raw, self._endpoint, secret=key), openai_usage)
 
 
 async def post_json(
@@ -299,7 +312,9 @@ def completion_reply(
             f"(see {HTTP_TARGETS_DOC})"
         ) from None
     if isinstance(data.get("usage"), dict):
-        meta["usage"] = data["usage"]
+        meta[USAGE_META] = data["usage"]
+        if isinstance(data.get("model"), str):
+            meta[MODEL_META] = data["model"]  # what the usage is priced by
     return AgentReply(text=str(text), tool_calls=tool_calls, meta=meta)
 
 
@@ -351,8 +366,16 @@ class HttpTargetFactory:
     Call ``aclose`` when the run ends.
     """
 
-    def __init__(self, spec: HttpTargetSpec, max_body_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        spec: HttpTargetSpec,
+        max_body_bytes: int | None = None,
+        prices: PriceTable | None = None,
+        budget: Budget | None = None,
+    ) -> None:
         self.spec = spec
+        self._prices = prices or PriceTable()
+        self._budget = budget
         self._session = HttpSession(endpoint_rules(spec.redirect_hosts, max_body_bytes))
         # Fail at set-up, not in every session, when the key variable is missing.
         check_key_env(spec.api_key_env)
@@ -360,7 +383,10 @@ class HttpTargetFactory:
     def __call__(self, setup: SessionSetup) -> HttpAgent:
         """A fresh agent for one session."""
         s = self.spec
-        return HttpAgent(s.url, s.model, s.api_key_env, s.timeout_s, session=self._session)
+        billing = TargetBilling(setup.meter, self._prices, self._budget)
+        return HttpAgent(
+            s.url, s.model, s.api_key_env, s.timeout_s, session=self._session, billing=billing
+        )
 
     async def aclose(self) -> None:
         """Close the shared session."""
@@ -368,14 +394,18 @@ class HttpTargetFactory:
 
 
 def http_target_factory(
-    spec: HttpTargetSpec, max_body_bytes: int | None = None
+    spec: HttpTargetSpec,
+    max_body_bytes: int | None = None,
+    prices: PriceTable | None = None,
+    budget: Budget | None = None,
 ) -> HttpTargetFactory:
     """A per-session target factory for an HTTP endpoint; ``aclose()`` it after the run.
 
     ``max_body_bytes``: the most of one answer read (default: ``body_limit`` of the
-    default output limits; a run passes its suite's).
+    default output limits; a run passes its suite's). The endpoint's reported ``usage``
+    is counted in each session's meter at ``prices`` and charged to ``budget``.
     """
-    return HttpTargetFactory(spec, max_body_bytes)
+    return HttpTargetFactory(spec, max_body_bytes, prices, budget)
 
 
 def endpoint_rules(redirect_hosts: Sequence[str], max_body_bytes: int | None) -> EndpointRules:

@@ -183,7 +183,17 @@ async def execute_plan(
             raise RunInterrupted(run_plan.run_dir, bool(run_plan.retried)) from None
         raise
     not_started = len(run_plan.pending) - bar.finished
-    if not_started:
+    unknown = sum(1 for r in records if r.cost_usd is None)
+    if not_started and unknown:
+        tell(
+            f"budget of ${run_plan.suite.budget_usd:g} cannot be kept: the cost of {unknown} "
+            f"sessions is unknown (a model with no price, as the HTTP target reported it), so "
+            f"{not_started} of {len(run_plan.jobs)} sessions were not started. Add the model "
+            "under the suite's `pricing:` and continue with:\n"
+            f"  simlab run --resume {run_plan.run_dir}"
+            + (" --retry-errors" if run_plan.retried else "")
+        )
+    elif not_started:
         tell(
             f"budget of ${run_plan.suite.budget_usd:g} spent: {not_started} of "
             f"{len(run_plan.jobs)} sessions not started. Raise `budget_usd` and continue with:\n"

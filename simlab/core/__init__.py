@@ -6,6 +6,7 @@ its session. This package imports nothing else of simlab.
 """
 
 from simlab.core._context import AgentCapabilities, Knobs, SessionContext
+from simlab.core._cost import add_cost, sum_costs
 from simlab.core._errors import ReportedError
 from simlab.core._facts import StatedFact, stated_facts
 from simlab.core._frozen import FrozenDict, FrozenJSON, FrozenJSONDict, freeze
@@ -49,11 +50,13 @@ __all__ = [
     "Transcript",
     "Turn",
     "UserTurn",
+    "add_cost",
     "derive_seed",
     "escape_controls",
     "freeze",
     "simlab_version",
     "stated_facts",
     "strip_diacritics",
+    "sum_costs",
     "tool_call_counts",
 ]

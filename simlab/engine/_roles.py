@@ -68,6 +68,8 @@ class RunRoles:
     prices: PriceTable
     models: dict[str, str]
     closers: list[Any] = field(default_factory=list)
+    unpriced: dict[str, str] = field(default_factory=dict)
+    """Role to model, for the LLM roles whose model has no price (their cost is unknown)."""
     graders: list[Grader] = field(default_factory=list)
     """The code graders the suite lists (``grading.graders``), built-ins by default."""
     domains: DomainSet | None = None
@@ -92,6 +94,25 @@ def run_scoring(suite: Suite, suite_dir: Path, overrides: RoleOverrides) -> Scor
     """
     graders = overrides.graders or resolve_graders(suite.grading.graders, [suite_dir, Path.cwd()])
     return Scoring(list(graders), suite.grading, load_domains(suite.domains, suite_dir))
+
+
+def refuse_unknown_budget(suite: Suite, roles: RunRoles) -> None:
+    """A ``budget_usd`` that cannot be computed: refused before any session starts.
+
+    Raises:
+        SpecError: the suite has a budget and some LLM role's model has no price.
+    """
+    if suite.budget_usd is None or not roles.unpriced:
+        return
+    named = ", ".join(f"{role} ({model!r})" for role, model in sorted(roles.unpriced.items()))
+    first = next(iter(sorted(roles.unpriced.values())))
+    message = (
+        f"a budget of ${suite.budget_usd:g} cannot be kept: the cost of {named} is unknown "
+        f"(no price for the model). Fix: add it under the suite's `pricing:` "
+        f"(e.g. `pricing: {{{first}: {{input: 0.5, output: 1.5}}}}`, USD per million "
+        "tokens), or drop budget_usd"
+    )
+    raise SpecError([Problem("suite", None, "budget_usd", message)])
 
 
 def build_roles(
@@ -144,6 +165,8 @@ def build_roles(
         limit = min(spec.concurrency, llm.max_connections)
         roles.max_sessions = min(roles.max_sessions or limit, limit)
         roles.models[role] = f"{spec.backend}:{llm.model}"
+        if llm.needs_price and not prices.priced(llm.model):
+            roles.unpriced[role] = llm.model
         return llm
 
     roles.domains = load_domains(suite.domains, suite_dir)  # the user's and the agent's world
@@ -199,12 +222,14 @@ def _target(suite: Suite, suite_dir: Path, roles: RunRoles, client: Any) -> None
         roles.target = lambda setup: by_seed(setup.agent_seed)
         roles.models["agent"] = target.ref
     elif target.kind == "http":
-        factory = http_target_factory(target, body_limit(suite.limits))
+        factory = http_target_factory(target, body_limit(suite.limits), roles.prices, roles.budget)
         roles.target = factory
         roles.closers.append(factory)
         roles.models["agent"] = f"http:{target.url}"
     elif target.kind == "anthropic_http":
-        anthropic = anthropic_http_target_factory(target, body_limit(suite.limits))
+        anthropic = anthropic_http_target_factory(
+            target, body_limit(suite.limits), roles.prices, roles.budget
+        )
         roles.target = anthropic
         roles.closers.append(anthropic)
         roles.models["agent"] = f"anthropic_http:{target.url}"

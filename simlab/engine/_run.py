@@ -16,12 +16,13 @@ from simlab.engine._executors import choose_executor
 from simlab.engine._expand import SessionJob, expand
 from simlab.engine._hashes import RunHashes, run_hashes
 from simlab.engine._llm_option import apply_llm_options
-from simlab.engine._roles import RunRoles, build_roles
+from simlab.engine._roles import RunRoles, build_roles, refuse_unknown_budget
 from simlab.engine._session import SessionLimits, run_session
 from simlab.engine._source import NO_OVERRIDES, RoleOverrides, SuiteSource
 from simlab.spec import (
     Goal,
     Persona,
+    SpecError,
     Suite,
     check_fit,
     load_goals,
@@ -57,8 +58,9 @@ class RunPlan:
     truncate_to: int | None = None
     retried: list[SessionRecord] = field(default_factory=list)
     """Error records whose sessions run again (``--retry-errors``); not in ``done``."""
-    spent_usd: float = 0.0
-    """What the sessions already in ``sessions.jsonl`` cost, retried ones included."""
+    spent_usd: float | None = 0.0
+    """What the sessions already in ``sessions.jsonl`` cost, retried ones included
+    (None: some of it unknown)."""
     overrides: RoleOverrides = NO_OVERRIDES
     """Roles the caller gave instead of the suite's (recorded in run.json, hashed)."""
     lock: RunLock | None = None
@@ -318,6 +320,11 @@ async def execute(
     """
     suite = plan.suite
     roles = build_roles(suite, plan.suite_dir)
+    try:
+        refuse_unknown_budget(suite, roles)
+    except SpecError:
+        await roles.aclose()
+        raise
     in_code = _given_in_code(plan.overrides, make_target, make_simulator)
     make_target = make_target or plan.overrides.target or roles.target
     make_simulator = make_simulator or plan.overrides.simulator or roles.simulator

@@ -215,7 +215,9 @@ def _base(
     fresh dict the caller may still add to (the record freezes it)."""
     meter = setup.meter
     meta: dict[str, Any] = {}
-    usage, cost_usd = Usage(), 0.0  # no LLM call (the offline path): nothing to add up
+    # no LLM call (the offline path): nothing to add up; None: some call's price unknown
+    usage = Usage()
+    cost_usd: float | None = 0.0
     if meter.roles:
         meta["llm"] = meter.as_json()
         meta["retries"] = meter.retries
@@ -227,7 +229,8 @@ def _base(
             cache_write_tokens=spent.cache_write_tokens,
             calls=meter.calls,
         )
-        cost_usd = round(meter.cost_usd, 8)
+        spent_usd = meter.cost_usd
+        cost_usd = None if spent_usd is None else round(spent_usd, 8)
     simulator = draft.simulator
     faults = getattr(simulator, "faults", None)
     if faults:

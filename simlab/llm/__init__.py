@@ -43,6 +43,7 @@ from simlab.llm._types import (
     canonical_request_hash,
     canonical_request_json,
 )
+from simlab.llm._usage_shapes import anthropic_usage, openai_usage
 
 __all__ = [
     "DEFAULT_PRICING",
@@ -76,6 +77,7 @@ __all__ = [
     "SessionMeter",
     "TokenBucket",
     "Usage",
+    "anthropic_usage",
     "canonical_request_hash",
     "canonical_request_json",
     "classify",
@@ -83,6 +85,7 @@ __all__ = [
     "create_llm",
     "first_json_object",
     "metered_complete",
+    "openai_usage",
     "parse_retry_after",
     "register_backend",
     "zero_retry_waits",

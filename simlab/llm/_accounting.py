@@ -1,7 +1,8 @@
 """Run budget and per-role counters: calls, retries, errors, tokens, cost.
 
 Costs are only ever added, never overwritten: every attempt that reported
-usage is charged, failed ones included.
+usage is charged, failed ones included. A cost is ``None`` when it is unknown
+(a model with no price); a sum with an unknown term is unknown.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from simlab.core import sum_costs
 from simlab.llm._types import Usage
 
 
@@ -23,15 +25,21 @@ class Budget:
     def __init__(self, usd: float | None = None) -> None:
         self.usd = usd
         self.spent_usd = 0.0
+        self.unpriced = 0  # charges whose cost was unknown (not in spent_usd)
 
-    def charge(self, cost_usd: float) -> None:
-        """Add a cost (running calls are charged even past the limit)."""
-        self.spent_usd += cost_usd
+    def charge(self, cost_usd: float | None) -> None:
+        """Add a cost (running calls are charged even past the limit); an unknown one is
+        counted in ``unpriced`` (a run with a limit refuses to start when it could be)."""
+        if cost_usd is None:
+            self.unpriced += 1
+        else:
+            self.spent_usd += cost_usd
 
     @property
     def exhausted(self) -> bool:
-        """True once spending reached the limit: start no new session."""
-        return self.usd is not None and self.spent_usd >= self.usd
+        """True once spending reached the limit, or a cost under a limit is unknown (an
+        HTTP target reported a model with no price): start no new session."""
+        return self.usd is not None and (self.spent_usd >= self.usd or self.unpriced > 0)
 
     @property
     def remaining_usd(self) -> float | None:
@@ -53,7 +61,8 @@ class RoleStats:
         failures: Calls that failed after their last attempt.
         errors: Failed attempts by reason (``http_429``, ``timeout``...).
         usage: Tokens over every attempt that reported usage.
-        cost_usd: Cost over every attempt that reported usage.
+        cost_usd: Cost over every attempt that reported usage; None when some
+            attempt's price is unknown.
     """
 
     calls: int = 0
@@ -62,7 +71,7 @@ class RoleStats:
     failures: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
 
     def as_json(self) -> dict[str, Any]:
         """Plain data for ``run.json`` and reports."""
@@ -91,9 +100,9 @@ class LLMStats:
         return stats
 
     @property
-    def cost_usd(self) -> float:
-        """Total cost over every role."""
-        return sum(s.cost_usd for s in self.roles.values())
+    def cost_usd(self) -> float | None:
+        """Total cost over every role; None when some cost is unknown."""
+        return sum_costs(s.cost_usd for s in self.roles.values())
 
     def as_json(self) -> dict[str, dict[str, Any]]:
         """Plain data, one entry per role."""

@@ -36,6 +36,16 @@ class LLM(ABC):
         return 16
 
     @property
+    def free(self) -> bool:
+        """True when calls cost nothing whatever the model (a model run in-process)."""
+        return False
+
+    @property
+    def needs_price(self) -> bool:
+        """True when a call's cost comes from the price table (not free, not replayed)."""
+        return not (self.free or self.reports_cost)
+
+    @property
     def reports_cost(self) -> bool:
         """True when responses already carry their cost (a replayed recording)."""
         return False

@@ -43,7 +43,7 @@ class ProviderError(LLMError):
             without a usable status; None otherwise.
         usage: Tokens the failed attempt still reported, if any (they are billed).
         cost_usd: Set on the error finally raised to the caller: what every
-            attempt of the call cost.
+            attempt of the call cost; None when some attempt's price is unknown.
     """
 
     kind: str | None = None
@@ -60,7 +60,7 @@ class ProviderError(LLMError):
         self.status = status
         self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}
         self.usage = usage
-        self.cost_usd = 0.0
+        self.cost_usd: float | None = 0.0
 
 
 class ProviderStatusError(ProviderError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from simlab.core import add_cost
 from simlab.llm._accounting import Budget, LLMStats, RoleStats
 from simlab.llm._base import LLM
 from simlab.llm._errors import LLMError, ProviderError
@@ -70,6 +71,14 @@ class GuardedLLM(LLM):
     def reports_cost(self) -> bool:
         return True
 
+    @property
+    def free(self) -> bool:
+        return self.inner.free
+
+    @property
+    def needs_price(self) -> bool:
+        return self.inner.needs_price
+
     def should_retry(self, exc: BaseException) -> RetryDecision:
         return self.inner.should_retry(exc)
 
@@ -85,7 +94,7 @@ class GuardedLLM(LLM):
         stats.calls += 1
         chars = len(req.system) + sum(len(m.content) for m in req.messages)
         estimate = estimate_tokens(chars)
-        spent = [0.0]  # cost over every attempt of this call
+        spent: list[float | None] = [0.0]  # cost over every attempt (None: unknown)
         attempts = 0
         try:
             while True:
@@ -117,7 +126,7 @@ class GuardedLLM(LLM):
         return resp.model_copy(update={"cost_usd": spent[0], "attempts": attempts})
 
     async def _attempt(
-        self, req: LLMRequest, estimate: int, stats: RoleStats, spent: list[float]
+        self, req: LLMRequest, estimate: int, stats: RoleStats, spent: list[float | None]
     ) -> LLMResponse:
         async with self.limits.slots:
             await self.limits.admit(estimate)
@@ -128,21 +137,25 @@ class GuardedLLM(LLM):
                 stats.errors[self.inner.should_retry(exc).reason] += 1
                 if exc.usage is not None:
                     model = req.model or self.inner.model
-                    spent[0] += self._account(stats, model, exc.usage, None, estimate)
+                    cost = self._price(model, exc.usage)
+                    spent[0] = add_cost(spent[0], cost)
+                    self._account(stats, exc.usage, cost, estimate)
                 raise
             except LLMError as exc:
                 stats.errors[type(exc).__name__] += 1
                 raise
-        recorded = resp.cost_usd if self.inner.reports_cost else None
-        spent[0] += self._account(stats, resp.model, resp.usage, recorded, estimate)
+        # A replayed response carries what its recording cost (None: unknown then too).
+        cost = resp.cost_usd if self.inner.reports_cost else self._price(resp.model, resp.usage)
+        spent[0] = add_cost(spent[0], cost)
+        self._account(stats, resp.usage, cost, estimate)
         return resp
 
-    def _account(
-        self, stats: RoleStats, model: str, usage: Usage, cost: float | None, estimate: int
-    ) -> float:
-        cost = self.prices.cost_usd(model, usage) if cost is None else cost
+    def _account(self, stats: RoleStats, usage: Usage, cost: float | None, estimate: int) -> None:
         stats.usage = stats.usage + usage
-        stats.cost_usd += cost
+        stats.cost_usd = add_cost(stats.cost_usd, cost)
         self.budget.charge(cost)
         self.limits.settle(estimate, usage.total_tokens)
-        return cost
+
+    def _price(self, model: str, usage: Usage) -> float | None:
+        """What one attempt cost: 0 on a free backend, None when the model has no price."""
+        return 0.0 if self.inner.free else self.prices.cost_usd(model, usage)

@@ -175,6 +175,10 @@ class LocalLLM(LLM):
         return "local"
 
     @property
+    def free(self) -> bool:
+        return True
+
+    @property
     def model(self) -> str:
         return self._model
 

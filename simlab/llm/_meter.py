@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from simlab.core import add_cost, sum_costs
 from simlab.llm._base import LLM
 from simlab.llm._errors import ProviderError
 from simlab.llm._types import LLMRequest, LLMResponse, Role, Usage
@@ -23,7 +24,7 @@ class RoleMeter:
     attempts: int = 0
     failures: int = 0
     usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: some call's price is unknown
 
     @property
     def retries(self) -> int:
@@ -43,7 +44,15 @@ class SessionMeter:
         meter.calls += 1
         meter.attempts += response.attempts
         meter.usage = meter.usage + response.usage
-        meter.cost_usd += response.cost_usd
+        meter.cost_usd = add_cost(meter.cost_usd, response.cost_usd)
+
+    def record_reported(self, role: Role, usage: Usage, cost_usd: float | None) -> None:
+        """Count a call another party made and reported (an HTTP target's ``usage``)."""
+        meter = self.roles.setdefault(role, RoleMeter())
+        meter.calls += 1
+        meter.attempts += 1
+        meter.usage = meter.usage + usage
+        meter.cost_usd = add_cost(meter.cost_usd, cost_usd)
 
     def record_failure(self, role: Role, error: ProviderError, attempts: int = 1) -> None:
         """Count a call that finally failed; what its attempts cost is still billed."""
@@ -53,7 +62,7 @@ class SessionMeter:
         meter.attempts += attempts
         if error.usage is not None:
             meter.usage = meter.usage + error.usage
-        meter.cost_usd += error.cost_usd or 0.0
+        meter.cost_usd = add_cost(meter.cost_usd, error.cost_usd)
 
     @property
     def usage(self) -> Usage:
@@ -64,9 +73,9 @@ class SessionMeter:
         return total
 
     @property
-    def cost_usd(self) -> float:
-        """USD over every role, retries included."""
-        return sum(m.cost_usd for m in self.roles.values())
+    def cost_usd(self) -> float | None:
+        """USD over every role, retries included; None when some call's price is unknown."""
+        return sum_costs(m.cost_usd for m in self.roles.values())
 
     @property
     def calls(self) -> int:
@@ -78,7 +87,7 @@ class SessionMeter:
         """Retried attempts over every role."""
         return sum(m.retries for m in self.roles.values())
 
-    def as_json(self) -> dict[str, dict[str, float | int]]:
+    def as_json(self) -> dict[str, dict[str, float | int | None]]:
         """Per-role figures for a session record's ``meta``."""
         return {
             role: {
@@ -89,7 +98,7 @@ class SessionMeter:
                 "output_tokens": m.usage.output_tokens,
                 "cache_read_tokens": m.usage.cache_read_tokens,
                 "cache_write_tokens": m.usage.cache_write_tokens,
-                "cost_usd": round(m.cost_usd, 8),
+                "cost_usd": None if m.cost_usd is None else round(m.cost_usd, 8),
             }
             for role, m in sorted(self.roles.items())
         }

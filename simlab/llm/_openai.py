@@ -23,7 +23,8 @@ from simlab.llm._errors import (
 from simlab.llm._http1 import default_transport
 from simlab.llm._spec import LLMSpec
 from simlab.llm._transport import Transport
-from simlab.llm._types import LLMRequest, LLMResponse, Usage
+from simlab.llm._types import LLMRequest, LLMResponse
+from simlab.llm._usage_shapes import openai_usage
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -61,15 +62,7 @@ def parse_completion(data: Any, model: str, latency: float) -> LLMResponse:
     try:
         choice = data["choices"][0]
         text = choice["message"].get("content") or ""
-        raw_usage = data.get("usage") or {}
-        prompt = int(raw_usage.get("prompt_tokens", 0))
-        details = raw_usage.get("prompt_tokens_details") or {}
-        cached = int(details.get("cached_tokens", 0) or 0)
-        usage = Usage(
-            input_tokens=prompt - cached,
-            output_tokens=int(raw_usage.get("completion_tokens", 0)),
-            cache_read_tokens=cached,
-        )
+        usage = openai_usage(data.get("usage") or {})
         return LLMResponse(
             text=str(text),
             usage=usage,

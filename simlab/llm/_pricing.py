@@ -1,8 +1,10 @@
 """Prices per model and the cost of a call.
 
-Prices are USD per million tokens. The defaults cover a few Anthropic models;
-a suite's ``pricing:`` mapping overrides or extends them. A dated model id
-(``claude-sonnet-4-5-20250929``) takes the price of its longest known prefix.
+Prices are USD per million tokens. A suite's ``pricing:`` mapping comes first,
+then a few Anthropic defaults (a dated model id, ``claude-sonnet-4-5-20250929``,
+takes the price of its longest known prefix among these), then the maintained
+``genai-prices`` library's bundled snapshot (offline: its update functions are
+never called). A model none of them prices costs ``None``: unknown, never $0.
 """
 
 from __future__ import annotations
@@ -74,11 +76,41 @@ class PriceTable:
                 return self.prices[prefix]
         return None
 
-    def cost_usd(self, model: str, usage: Usage) -> float:
-        """What ``usage`` costs on ``model``; 0 for a model with no price (local, unknown)."""
+    def priced(self, model: str) -> bool:
+        """True when the cost of a call to ``model`` can be computed."""
+        return self.cost_usd(model, Usage(input_tokens=1, output_tokens=1)) is not None
+
+    def cost_usd(self, model: str, usage: Usage) -> float | None:
+        """What ``usage`` costs on ``model``: the table's price, else ``genai-prices``';
+        None when neither knows the model (its cost is unknown, not zero)."""
         price = self.lookup(model)
-        return 0.0 if price is None else price.cost_usd(usage)
+        if price is not None:
+            return price.cost_usd(usage)
+        return library_cost_usd(model, usage)
 
     def as_json(self) -> dict[str, dict[str, float]]:
         """The table as plain data, for ``run.json``'s ``pricing``."""
         return {model: price.model_dump() for model, price in sorted(self.prices.items())}
+
+
+def library_cost_usd(model: str, usage: Usage) -> float | None:
+    """``genai-prices``' cost of ``usage`` on ``model``, or None when it has no price.
+
+    Its ``input_tokens`` include the cached ones (simlab's do not), so they are added back.
+    """
+    if not model:
+        return None
+    # Imported here: ~0.2 s that a run with no LLM call (or only priced ones) never pays.
+    from genai_prices import Usage as PricedUsage
+    from genai_prices import calc_price
+
+    priced = PricedUsage(
+        input_tokens=usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
+    try:
+        return float(calc_price(priced, model_ref=model).total_price)
+    except (LookupError, ValueError):
+        return None

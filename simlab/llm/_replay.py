@@ -51,6 +51,15 @@ class ReplayLLM(LLM):
         return self._model
 
     @property
+    def free(self) -> bool:
+        return self.inner is not None and self.inner.free
+
+    @property
+    def needs_price(self) -> bool:
+        # recording: the wrapped client prices each call; replaying: the recording did
+        return self.mode != "replay" and self.inner is not None and self.inner.needs_price
+
+    @property
     def reports_cost(self) -> bool:
         # Recorded responses carry what the original call cost.
         return self.mode == "replay" or (self.inner is not None and self.inner.reports_cost)

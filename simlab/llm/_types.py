@@ -86,8 +86,8 @@ class LLMResponse(BaseModel):
     """A model's answer with what it cost.
 
     ``usage`` is the final attempt's; ``cost_usd`` is summed over every attempt
-    of the call that reported usage (retries included), and ``attempts`` says
-    how many were made.
+    of the call that reported usage (retries included), None when the price of
+    its model is unknown; ``attempts`` says how many were made.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -96,7 +96,7 @@ class LLMResponse(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     model: str
     latency_s: float = 0.0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     stop_reason: str | None = None
     raw_id: str | None = None
     attempts: int = 1

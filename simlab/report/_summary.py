@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from simlab.core import add_cost, sum_costs
 from simlab.report._checks import check_rows, grader_failures_section
 from simlab.report._judge import judge_section
 from simlab.report._lengths import (
@@ -43,8 +44,11 @@ from simlab.stats import (
 )
 from simlab.store import SessionRecord, StopReason
 
-SUMMARY_SCHEMA_VERSION = 2
-"""2: length rows by planned length (``lengths``, ``by_realised_length`` added)."""
+SUMMARY_SCHEMA_VERSION = 3
+"""2: length rows by planned length (``lengths``, ``by_realised_length`` added); 3: an
+unknown cost is ``null`` (``cost.total_usd``, a role's ``cost_usd``), with
+``cost.unknown_sessions``, ``cost.known_usd``, ``cost.sessions`` and a role's and
+``efficiency.cost_usd_per_pass``'s ``unknown_sessions``."""
 __all__ = ["SUMMARY_SCHEMA_VERSION", "UNBUCKETED", "summarize"]
 
 _MAX_EXAMPLES = 3
@@ -232,17 +236,27 @@ def _estimands(reps: int, level: float) -> Row:
 def _cost(records: list[SessionRecord], replaced: Sequence[SessionRecord]) -> Row:
     """What the run's LLM calls cost, over every session (errors included: they were
     billed) and every error record a retry replaced, by role, retries included;
-    empty figures on the offline path."""
+    empty figures on the offline path. A total is None (unknown) when some session's
+    or role's cost is, with how many sessions that is and what the priced ones cost."""
     records = [*records, *replaced]
-    roles: dict[str, dict[str, float]] = {}
+    roles: dict[str, dict[str, Any]] = {}
     for r in records:
         for role, m in (r.meta.get("llm") or {}).items():
-            acc = roles.setdefault(role, {"calls": 0, "retries": 0, "cost_usd": 0.0})
+            acc = roles.setdefault(
+                role, {"calls": 0, "retries": 0, "cost_usd": 0.0, "unknown_sessions": 0}
+            )
             acc["calls"] += m.get("calls", 0)
             acc["retries"] += m.get("retries", 0)
-            acc["cost_usd"] += m.get("cost_usd", 0.0)
+            cost = m.get("cost_usd", 0.0)
+            acc["cost_usd"] = add_cost(acc["cost_usd"], cost)
+            acc["unknown_sessions"] += cost is None
+    total = sum_costs(r.cost_usd for r in records)
+    known = [r.cost_usd for r in records if r.cost_usd is not None]
     return {
-        "total_usd": rnd(sum(r.cost_usd for r in records)),
+        "total_usd": None if total is None else rnd(total),
+        "unknown_sessions": len(records) - len(known),
+        "known_usd": rnd(sum(known)),
+        "sessions": len(records),
         "calls": sum(r.usage.calls for r in records),
         "input_tokens": sum(r.usage.input_tokens for r in records),
         "output_tokens": sum(r.usage.output_tokens for r in records),
@@ -250,7 +264,8 @@ def _cost(records: list[SessionRecord], replaced: Sequence[SessionRecord]) -> Ro
         "cache_write_tokens": sum(r.usage.cache_write_tokens for r in records),
         "replaced_sessions": len(replaced),
         "by_role": {
-            role: {**acc, "cost_usd": rnd(acc["cost_usd"])} for role, acc in sorted(roles.items())
+            role: {**acc, "cost_usd": None if acc["cost_usd"] is None else rnd(acc["cost_usd"])}
+            for role, acc in sorted(roles.items())
         },
     }
 

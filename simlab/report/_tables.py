@@ -447,18 +447,33 @@ def _truncated(s: RunSummary) -> str | None:
     )
 
 
+def _usd(cost: float | None, unknown_sessions: int) -> str:
+    """A cost as printed: ``$0.0123``, or ``unknown`` (never $0) when it is not known."""
+    if cost is None:
+        return f"unknown in {unknown_sessions} sessions" if unknown_sessions else "unknown"
+    return f"${cost:.4f}"
+
+
 def _cost(s: RunSummary) -> str:
     c = s.cost
     if not c.calls:
         return "LLM cost: none (no LLM role in this run)."
     roles = ", ".join(
-        f"{role} ${r.cost_usd or 0.0:.4f} ({r.calls} calls, {r.retries} retries)"
+        f"{role} {_usd(r.cost_usd, r.unknown_sessions)} ({r.calls} calls, {r.retries} retries)"
         for role, r in c.by_role.items()
     )
     replaced = c.replaced_sessions
     retried = f" (with {replaced} error sessions a retry replaced)" if replaced else ""
+    total = _usd(c.total_usd, 0)
+    if c.total_usd is None:
+        others = c.sessions - c.unknown_sessions
+        known = f" the other {others} cost ${c.known_usd:.4f};" if others else ""
+        total += (
+            f" ({c.unknown_sessions} of {c.sessions} sessions called a model with no price;"
+            f"{known} add the model under the suite's `pricing:`)"
+        )
     return (
-        f"LLM cost: ${c.total_usd or 0.0:.4f} over {c.calls} calls{retried} — {roles}; "
+        f"LLM cost: {total} over {c.calls} calls{retried} — {roles}; "
         f"tokens in {c.input_tokens:,}, cache read {c.cache_read_tokens:,}, "
         f"cache write {c.cache_write_tokens:,}, out {c.output_tokens:,}."
     )

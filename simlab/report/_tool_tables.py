@@ -101,6 +101,8 @@ def _latency(r: LatencyRow, q: str) -> str:
 def _per_pass(r: PerPass, money: bool) -> str:
     if not r.n:
         return "none (no LLM call billed)"
+    if r.unknown_sessions:
+        return f"unknown ({r.unknown_sessions} of n={r.n} sessions called a model with no price)"
     if r.per_pass is None:
         return f"no passing session (n={r.n})"
 

@@ -191,10 +191,18 @@ def efficiency_section(records: Sequence[SessionRecord], settings: Settings) -> 
             settings,
             "tokens",
         ),
-        "cost_usd_per_pass": _per_pass(
-            graded if billed else [], lambda r: r.cost_usd, settings, "cost"
-        ),
+        "cost_usd_per_pass": _cost_per_pass(graded if billed else [], settings),
     }
+
+
+def _cost_per_pass(graded: Sequence[SessionRecord], settings: Settings) -> Row:
+    """Cost per passing session; when some session's cost is unknown there is no figure,
+    only how many sessions that is (an unpriced model is never counted as $0)."""
+    unknown = sum(1 for r in graded if r.cost_usd is None)
+    if unknown:
+        return {"n": len(graded), "passes": sum(1 for r in graded if r.passed),
+                "unknown_sessions": unknown}  # fmt: skip
+    return _per_pass(graded, lambda r: r.cost_usd or 0.0, settings, "cost")
 
 
 def tool_use_sections(records: Sequence[SessionRecord], settings: Settings) -> dict[str, Any]:

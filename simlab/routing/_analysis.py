@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from simlab.core import sum_costs
 from simlab.llm import PriceTable, Pricing
 from simlab.routing._cost import route_cost, turn_tokens
 from simlab.routing._plan import (
@@ -52,7 +53,8 @@ class RoutingReport:
         choices: The cheapest assignment within the budget.
         policies: per_turn, sticky and sticky_escalate from the assignment, then each
             model alone, priced on the base run's sessions.
-        recorded_usd: What the base run's agent calls cost as recorded, per session.
+        recorded_usd: What the base run's agent calls cost as recorded, per session
+            (None: some session's cost is unknown).
     """
 
     runs: list[RunFigures]
@@ -63,7 +65,7 @@ class RoutingReport:
     rule: Rule
     choices: list[StepChoice]
     policies: list[PolicyRow]
-    recorded_usd: float
+    recorded_usd: float | None
 
 
 def _model_of(run_dir: Path) -> tuple[str, PriceTable]:
@@ -136,11 +138,12 @@ def analyse_routing(
         n = len(records[m])
         figures.append(RunFigures(m, paths[m], n, failed, wilson_interval(failed, n, level)))
     # over the same sessions the policies are priced on: those with agent tokens
-    recorded = [
-        float(((r.meta.get("llm") or {}).get("agent") or {}).get("cost_usd", 0.0))
+    recorded: list[float | None] = [
+        ((r.meta.get("llm") or {}).get("agent") or {}).get("cost_usd", 0.0)
         for r in records[base_model]
         if turn_tokens(r)
     ]
+    recorded_total = sum_costs(recorded)
     return RoutingReport(
         runs=figures,
         ranked=ranked,
@@ -150,5 +153,9 @@ def analyse_routing(
         rule=rule,
         choices=choices,
         policies=rows,
-        recorded_usd=sum(recorded) / len(recorded) if recorded else 0.0,
+        recorded_usd=(
+            None
+            if recorded_total is None
+            else (recorded_total / len(recorded) if recorded else 0.0)
+        ),
     )

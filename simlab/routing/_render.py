@@ -99,7 +99,8 @@ def render_routing(r: RoutingReport) -> str:
                "[95% bootstrap]",
                ["policy", "model by step", "n", "USD per session", "predicted failure",
                 "USD per passing session", "switches", "cache read"], policies),
-        f"Recorded agent cost of the base run: ${r.recorded_usd:.6f} per session "
+        "Recorded agent cost of the base run: "
+        f"{'unknown' if r.recorded_usd is None else f'${r.recorded_usd:.6f}'} per session "
         f"(n={base.n}). Per-turn tokens are apportioned from each session's recorded agent "
         "usage by the history its turns carried (one call per turn assumed).",
     ]  # fmt: skip

@@ -12,12 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from simlab.core import Check, FrozenDict, FrozenJSONDict, SessionKey, Transcript
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """2 added ``planned_turns``; 3 made ``error`` structured (type, message, turn, stage,
 traceback); 4 added ``agent_turn_s`` and ``tool_use``; 5 added ``tool_stages``; 6 added
 ``tool_use.repeats``; 7 added a check's ``error`` (a user's grader that raised, the
 session graded on) and ``uncounted`` (checks a grading's ``waive`` leaves out of the
-verdict and the score). Older records read on: no plan (``None``), their error string
+verdict and the score); 8 lets ``cost_usd`` be ``null`` (unknown: some call's model has
+no price). Older records read on: no plan (``None``), their error string
 parsed, no per-turn latency (``[]``), no tool-use figures and no failure stages
 (``None``), no repeats (``0``: every repeat of the final action counted as waste), no
 grader failures (a raising grader then ended the session in error)."""
@@ -205,7 +206,9 @@ class SessionRecord(BaseModel):
     which the reports show as not counted; left out of the line when there are none."""
     transcript: Transcript = Field(default_factory=Transcript)
     usage: Usage = Field(default_factory=Usage)
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
+    """USD the session's LLM calls cost (0.0 with none); None when some call's model has
+    no price, so the cost is unknown, never printed as $0."""
     error: SessionError | None = None
     duration_s: float = 0.0
     agent_turn_s: tuple[float, ...] = ()

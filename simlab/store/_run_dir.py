@@ -30,7 +30,7 @@ from typing import IO, Any
 from frozendict import frozendict
 from pydantic import ValidationError
 
-from simlab.core import Check, SessionKey, Transcript, tool_call_counts
+from simlab.core import Check, SessionKey, Transcript, add_cost, tool_call_counts
 from simlab.store._encoding import record_line
 from simlab.store._files import RunInfo, first_problem
 from simlab.store._record import SCHEMA_VERSION, SessionRecord
@@ -194,7 +194,7 @@ class SessionsFile:
     replaced: list[SessionRecord] = field(default_factory=list)
     """Error records replaced by a later record of their key (a retried session);
     their calls were billed, so the run's cost counts them."""
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     """What every complete line cost, superseded and duplicate records included."""
 
 
@@ -317,12 +317,13 @@ def read_sessions(run_dir: Path, slim: bool = False) -> SessionsFile:
     outcomes: dict[SessionKey, tuple[int, SessionRecord]] = {}
     duplicates = 0
     replaced: list[SessionRecord] = []
-    cost = 0.0
+    cost: float | None = 0.0
     for number, raw in enumerate(complete, start=1):
         record = _parse(path, number, raw)
         if slim:
             record = slim_record(record)
-        cost += record.cost_usd  # a superseded session's money was spent all the same
+        # a superseded session's money was spent all the same
+        cost = add_cost(cost, record.cost_usd)
         earlier = outcomes.get(record.key)
         if earlier is not None and earlier[1].status != "error":
             duplicates += 1  # a graded key is never re-decided

@@ -396,6 +396,8 @@ class PerPass(_Section):
     total: float | None = None
     per_pass: float | None = None
     ci: OpenInterval | None = None
+    unknown_sessions: int = 0
+    """Sessions whose amount is unknown (a cost at a model with no price): no figure then."""
 
 
 class Efficiency(_Section):
@@ -457,17 +459,26 @@ class Truncated(_Section):
 
 
 class RoleCost(_Section):
-    """One LLM role's calls, retries and cost."""
+    """One LLM role's calls, retries and cost (None: unknown, in ``unknown_sessions``
+    sessions some call of the role went to a model with no price)."""
 
     calls: int = 0
     retries: int = 0
     cost_usd: float | None = None
+    unknown_sessions: int = 0
 
 
 class Cost(_Section):
-    """What the run's LLM calls cost, every session and replaced error record included."""
+    """What the run's LLM calls cost, every session and replaced error record included.
+
+    ``total_usd`` is None when it is unknown: ``unknown_sessions`` of the ``sessions``
+    called a model with no price; ``known_usd`` is what the others cost.
+    """
 
     total_usd: float | None = None
+    unknown_sessions: int = 0
+    known_usd: float = 0.0
+    sessions: int = 0
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0

@@ -15,11 +15,13 @@ from simlab.agents import (
     HttpAgent,
     HttpAgentConfigError,
     HttpAgentError,
+    TargetBilling,
     anthropic_http_target_factory,
     message_reply,
     messages_body,
 )
 from simlab.core import Knobs, Message, SessionContext, ToolCall
+from simlab.llm import PriceTable, SessionMeter
 from simlab.spec import AnthropicHttpTargetSpec, SpecError, load_suite
 from simlab.testing import FakeProvider, scripted
 from tests.agents.loopback import serve
@@ -64,6 +66,26 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(("model", "cost"), [("agent-1", (20 * 1.0 + 9 * 2.0) / 1e6), ("x", None)])
+async def test_the_reported_usage_is_the_sessions_priced_by_the_answering_model(
+    model: str, cost: float | None
+) -> None:
+    answer = {**MESSAGE, "model": model}
+    meter = SessionMeter()
+    prices = PriceTable.from_mapping({"agent-1": {"input": 1.0, "output": 2.0}})
+    async with serve("/v1/messages", lambda *_: web.json_response(answer)) as (url, _):
+        agent = AnthropicHttpAgent(url, "agent-1", billing=TargetBilling(meter, prices))
+        try:
+            await agent.reply(HISTORY, CTX)
+            await agent.reply(HISTORY, CTX)
+        finally:
+            await agent.aclose()
+    assert (meter.usage.input_tokens, meter.usage.output_tokens, meter.calls) == (40, 18, 2)
+    # priced by the model that answered ("x" has no price: unknown, not $0)
+    assert meter.cost_usd == (None if cost is None else pytest.approx(2 * cost))
+
+
+@pytest.mark.anyio
 async def test_a_turn_is_one_messages_request_and_blocks_become_calls_with_results() -> None:
     async with serve("/v1/messages", lambda *_: web.json_response(MESSAGE)) as (url, seen):
         agent = AnthropicHttpAgent(url + "/", "agent-1", "AGENT_KEY", 300, 5.0)
@@ -76,7 +98,7 @@ async def test_a_turn_is_one_messages_request_and_blocks_become_calls_with_resul
         ToolCall(name="lookup", args={"ticket": "T-9"}, result={"status": "open"}),
         ToolCall(name="close", args={"ticket": "T-9"}, result={"receipt": "R-1"}),
     )
-    assert reply.meta == {"usage": MESSAGE["usage"]}
+    assert reply.meta == {"usage": MESSAGE["usage"], "model": "agent-1"}
     assert seen.paths == ["/v1/messages"]
     # the tool-only reply's empty text is dropped, so the two user turns merge
     assert seen.bodies == [

@@ -134,7 +134,11 @@ async def test_reply_parses_text_and_every_tool_call() -> None:
         ToolCall(name="refund", error="arguments are not a JSON object: {not json"),
     )
     # no simlab_tool_results: the calls keep no result, and the reply says so
-    assert reply.meta == {"usage": COMPLETION["usage"], "tool_results": "not_reported"}
+    assert reply.meta == {
+        "usage": COMPLETION["usage"],
+        "model": "agent-1",  # the model the usage is priced by
+        "tool_results": "not_reported",
+    }
     assert seen.paths == ["/v1/chat/completions"]
     assert seen.bodies == [
         {

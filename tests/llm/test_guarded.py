@@ -26,6 +26,7 @@ from simlab.llm import (
     RoleLimits,
     Usage,
 )
+from tests.llm.conftest import ScriptedLLM
 
 pytestmark = pytest.mark.anyio
 
@@ -109,6 +110,26 @@ async def test_cost_sums_failed_attempts_with_usage_and_the_success(
     assert budget.spent_usd == pytest.approx(0.0035)
     assert stats.role("user").cost_usd == pytest.approx(0.0035)
     assert resp.usage == Usage(input_tokens=1_000, output_tokens=1_000)  # the final attempt's
+
+
+async def test_an_unpriced_models_cost_is_unknown_and_a_free_backends_is_zero(
+    scripted: Callable[..., Any],
+) -> None:
+    # (not "m..."-prefixed: the table's "m" would price it)
+    unpriced = LLMResponse(text="ok", model="zz-local-model", usage=Usage(input_tokens=9))
+    stats, budget = LLMStats(), Budget(1.0)
+    resp = await _guard(scripted([unpriced]), stats, budget).complete(REQ)
+    assert resp.cost_usd is None and stats.role("user").cost_usd is None
+    assert stats.cost_usd is None and budget.unpriced == 1 and budget.exhausted
+
+    class Free(ScriptedLLM):
+        @property
+        def free(self) -> bool:
+            return True
+
+    free_stats = LLMStats()
+    resp = await _guard(Free([unpriced]), free_stats).complete(REQ)
+    assert resp.cost_usd == 0.0 and free_stats.cost_usd == 0.0
 
 
 async def test_fail_fast_does_not_retry(

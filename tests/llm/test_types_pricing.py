@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from genai_prices import Usage as GenaiUsage
+from genai_prices import calc_price
 from pydantic import ValidationError
 
+from simlab.core import add_cost, sum_costs
 from simlab.llm import (
     Budget,
     LLMMessage,
@@ -61,9 +64,35 @@ def test_price_table_prefix_override_and_unknown() -> None:
     # Dated id -> longest prefix: opus-4-1 (15 + 75), not opus-4.
     assert table.cost_usd("claude-opus-4-1-20250805", u) == pytest.approx(90.0)
     assert table.cost_usd("claude-haiku-4-5-20251001", u) == pytest.approx(18.0)  # override won
-    assert table.cost_usd("SmolLM2-135M-Instruct.Q4_1", u) == 0.0
+    # No price anywhere: unknown, never $0.
+    assert table.cost_usd("SmolLM2-135M-Instruct.Q4_1", u) is None
+    assert not table.priced("SmolLM2-135M-Instruct.Q4_1") and table.priced("my-model")
     with pytest.raises(ValidationError):
         PriceTable.from_mapping({"m": {"input": 1, "output": 1, "cahce_read": 1}})
+
+
+def test_a_model_the_table_lacks_takes_genai_prices_price() -> None:
+    usage = Usage(input_tokens=1200, output_tokens=300, cache_read_tokens=400)
+    expected = calc_price(
+        # genai-prices counts cached tokens inside input_tokens; simlab keeps them apart
+        GenaiUsage(input_tokens=1600, output_tokens=300, cache_read_tokens=400),
+        model_ref="gpt-4o-mini",
+    ).total_price
+    cost = PriceTable().cost_usd("gpt-4o-mini", usage)
+    assert cost is not None and cost > 0 and cost == pytest.approx(float(expected))
+    # the suite's entry still wins over the library's
+    mine = PriceTable.from_mapping({"gpt-4o-mini": {"input": 1.0, "output": 0.0}})
+    assert mine.cost_usd("gpt-4o-mini", usage) == pytest.approx(1200 / 1e6)
+
+
+def test_costs_that_are_unknown_stay_unknown_in_sums() -> None:
+    assert sum_costs([0.5, 0.25]) == pytest.approx(0.75)
+    assert sum_costs([0.5, None, 0.25]) is None
+    assert sum_costs([]) == 0.0
+    assert add_cost(None, 1.0) is None and add_cost(1.0, None) is None
+    budget = Budget(1.0)
+    budget.charge(None)
+    assert budget.unpriced == 1 and budget.spent_usd == 0.0
 
 
 def test_budget_sums_and_exhausts() -> None:

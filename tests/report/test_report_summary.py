@@ -5,7 +5,7 @@ import pytest
 
 from simlab.report import SUMMARY_SCHEMA_VERSION, render_markdown, summarize
 from simlab.spec import Suite
-from simlab.store import RunSummary, SessionRecord, StopReason
+from simlab.store import RunSummary, SessionRecord, StopReason, Usage
 
 from .conftest import BUCKETS, record
 
@@ -230,3 +230,27 @@ def test_faults_count_the_simulated_users_findings_and_the_judges_failures() -> 
     line = render_markdown(RunSummary.model_validate(summarize(recs, BUCKETS, seed=7)), "t")
     assert "found 5 in 2 sessions (dropped_fact 4, leaked_fact 1 (1 kept" in line
     assert "1 session ended as simulator_error" in line and "failed in 1 session." in line
+
+
+def test_a_cost_some_sessions_leave_unknown_is_unknown_with_how_many() -> None:
+    def billed(rep: int, cost: float | None) -> SessionRecord:
+        llm = {"judge": {"calls": 1, "retries": 0, "cost_usd": cost}}
+        return record("a", "full", rep, 100.0, 2, usage=Usage(calls=1), cost_usd=cost,
+                      meta={"llm": llm})  # fmt: skip
+
+    recs = [billed(0, 0.01), billed(1, None), billed(2, 0.02)]
+    s = summarize(recs, BUCKETS, seed=7)
+    cost = s["cost"]
+    assert cost["total_usd"] is None and cost["unknown_sessions"] == 1
+    assert cost["known_usd"] == pytest.approx(0.03) and cost["sessions"] == 3
+    assert cost["by_role"]["judge"]["cost_usd"] is None
+    assert cost["by_role"]["judge"]["unknown_sessions"] == 1
+    assert s["efficiency"]["cost_usd_per_pass"]["unknown_sessions"] == 1
+    assert s["efficiency"]["cost_usd_per_pass"].get("per_pass") is None
+    text = render_markdown(RunSummary.model_validate(s), "t")
+    assert "LLM cost: unknown (1 of 3 sessions called a model with no price;" in text
+    assert "the other 2 cost \\$0.0300" in text and "judge unknown in 1 sessions" in text
+    assert "unknown (1 of n=3 sessions called a model with no price)" in text  # per pass
+    # every session priced: a figure as before
+    priced = summarize([billed(0, 0.01), billed(1, 0.02)], BUCKETS, seed=7)["cost"]
+    assert priced["total_usd"] == pytest.approx(0.03) and priced["unknown_sessions"] == 0

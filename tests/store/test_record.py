@@ -64,3 +64,15 @@ def test_a_record_writes_its_error_as_fields_under_the_current_schema() -> None:
     }
     assert SessionRecord.model_validate(line) == record
     assert error.headline == "turn 3: ValueError: bad"  # one line for people
+
+
+def test_an_unknown_cost_is_null_in_the_line_and_an_older_records_float_reads_on() -> None:
+    unknown = SessionRecord(
+        key=KEY, seed=1, status="error", stop_reason="agent_error", n_user_turns=1, cost_usd=None
+    )
+    line = json.loads(unknown.model_dump_json())
+    assert line["cost_usd"] is None and SCHEMA_VERSION >= 8
+    assert SessionRecord.model_validate_json(unknown.model_dump_json()).cost_usd is None
+    older = old_record("provider outage", {}) | {"schema_version": 7, "cost_usd": 0.0123}
+    assert SessionRecord.model_validate(older).cost_usd == 0.0123
+    assert SessionRecord.model_validate(old_record("provider outage", {})).cost_usd == 0.0
