@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,10 +102,24 @@ def _load(
     return suite, jobs, run_hashes(suite, used_p, used_g, base, overrides.names())
 
 
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, unique run id: ``YYYYmmdd-HHMMSS-xxxx``."""
+def new_run_id(now: datetime | None = None, taken: Iterable[str] = ()) -> str:
+    """A sortable, unique run id: ``YYYYmmdd-HHMMSS-xxxx``.
+
+    ``xxxx`` is random (in its lower half, leaving room above it), except when a run
+    of ``taken`` (the results folder's) started in the same second: then it is the next
+    after theirs, so runs sort in the order they started (``simlab runs`` draws its
+    trend in that order).
+    """
     now = now or datetime.now(UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    second = f"{now:%Y%m%d-%H%M%S}"
+    same = [int(t[16:20], 16) for t in taken if t[:16] == f"{second}-" and _hex4(t[16:20])]
+    if same and max(same) < 0xFFFF:
+        return f"{second}-{max(same) + 1:04x}"
+    return f"{second}-{secrets.randbelow(0x8000):04x}"
+
+
+def _hex4(text: str) -> bool:
+    return len(text) == 4 and all(c in "0123456789abcdef" for c in text)
 
 
 def plan_new_run(
@@ -125,7 +139,7 @@ def plan_new_run(
     if isinstance(source, Path):
         source = SuiteSource.from_file(source)
     suite, jobs, hashes = _load(source, seed, reps, llm, overrides)
-    run_id = new_run_id()
+    run_id = new_run_id(taken=(p.name for p in out.iterdir()) if out.is_dir() else ())
     run_dir = out / run_id
     run_dir.mkdir(parents=True, exist_ok=False)
     info = {
