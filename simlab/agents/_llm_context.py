@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from simlab.core import Message, ToolCall
@@ -126,11 +127,23 @@ def recap_lines(history: Sequence[Message], keywords: Sequence[str]) -> list[str
     return lines
 
 
-def _rendered(message: Message) -> list[LLMMessage]:
-    """What the model is shown for one past message."""
+def _rendered(message: Message) -> tuple[LLMMessage, ...]:
+    """What the model is shown for one past message: by the message's value (a frozen
+    message is hashable), so each turn renders only the messages new since the last;
+    a message holding an unhashable value (a tool result no JSON made) is rendered anew."""
+    try:
+        return _rendered_by_value(message)
+    except TypeError:
+        return _render(message)
+
+
+def _render(message: Message) -> tuple[LLMMessage, ...]:
     if message.role == "user":
-        return [LLMMessage(role="user", content=message.text)]
-    return _assistant_messages(message)
+        return (LLMMessage(role="user", content=message.text),)
+    return tuple(_assistant_messages(message))
+
+
+_rendered_by_value = lru_cache(maxsize=4096)(_render)
 
 
 def build_messages(

@@ -210,6 +210,13 @@ _MAX_READ = 4096
 """Most texts one domain's reading keeps."""
 
 
+@lru_cache(maxsize=16)
+def domain_reading(domain: Domain) -> DomainReading:
+    """The reading of ``domain``, by its value (a frozen domain is hashable): every
+    session of a run audits with one reading instead of compiling its patterns anew."""
+    return DomainReading(domain)
+
+
 @lru_cache(maxsize=4)
 def shipped_reading(name: str = DEFAULT_DOMAIN) -> DomainReading:
     """The reading of the shipped domain ``name`` (its files do not change while simlab
@@ -454,7 +461,7 @@ class FidelityAudit:
     def __init__(self, goal: Goal, persona: Persona, domain: Domain | None = None) -> None:
         self.persona = persona
         domain = domain or shipped_domain()
-        self._reading = DomainReading(domain)
+        self._reading = domain_reading(domain)
         self._slot = {f.id: f.slot for f in goal.facts}
         self._sigs: dict[tuple[str, FactValue], _Signature] = {}
         for f in goal.facts:

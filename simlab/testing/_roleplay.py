@@ -25,12 +25,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from simlab.agents.reference import reference_agent
+from simlab.agents.reference import ReferenceAgent, SkillFactory, preset, skill_for
 from simlab.core import Message, SessionContext
 from simlab.spec import Domain
 from simlab.testing._judge_play import fake_judge
@@ -62,6 +62,11 @@ class Roleplay:
     def __init__(self, agent_version: str = "v2", domain: Domain | None = None) -> None:
         self.agent_version = agent_version
         self.domain = domain
+        # what the played agents share: the domain's skill (its reader, every phrasing
+        # compiled) and the event loop their replies run on, made once for this responder
+        self._skill: SkillFactory | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
         # conversation so far (user texts) -> (agent, history, its reply to the last text);
         # a conversation only grows, so each agent call advances one cached agent one turn
         # instead of replaying the whole conversation (which made the server the bottleneck)
@@ -108,13 +113,43 @@ class Roleplay:
             agent, history, _ = before
             todo = user_texts[-1:]
         else:
-            agent = reference_agent(self.agent_version, 0, self.domain)
+            agent = ReferenceAgent(preset(self.agent_version), 0, self._skill_factory())
             history, todo = [], user_texts
-        reply = _advance(agent, history, todo)
+        reply = self._advance(agent, history, todo)
         self._agents[user_texts] = (agent, history, reply)
         while len(self._agents) > _MAX_CONVERSATIONS:
             self._agents.popitem(last=False)
         return reply
+
+    def _skill_factory(self) -> SkillFactory:
+        if self._skill is None:
+            self._skill = skill_for(self.domain)
+        return self._skill
+
+    def _advance(self, agent: Any, history: list[Any], user_texts: Sequence[str]) -> Any:
+        """Feed ``user_texts`` to ``agent`` after ``history`` (extended in place); its last
+        reply."""
+        reply = None
+        for text in user_texts:
+            history.append(Message(role="user", text=text))
+            turn = sum(1 for m in history if m.role == "user")
+            reply = self._finish(agent.reply(history, SessionContext("roleplay", 0, turn)))
+            history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
+        return reply
+
+    def _finish(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """The agent's coroutine run to its end on this responder's own event loop, in a
+        thread of its own: a responder is a plain function, and may be called inside the
+        fake server's running loop."""
+        return asyncio.run_coroutine_threadsafe(coro, self._agent_loop()).result()
+
+    def _agent_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="roleplay", daemon=True).start()
+                self._loop = loop
+            return self._loop
 
 
 roleplay = Roleplay("v2")
@@ -171,25 +206,6 @@ def _user_turn(prompt: str, draft: str) -> str:
     if facts is not None:
         ids = [line.split(":", 1)[0].strip() for line in facts.group(1).splitlines() if ":" in line]
     return json.dumps({"response": draft, "disclosed": [i for i in ids if i and " " not in i]})
-
-
-def _advance(agent: Any, history: list[Any], user_texts: Sequence[str]) -> Any:
-    """Feed ``user_texts`` to ``agent`` after ``history`` (extended in place); its last reply."""
-    reply = None
-    for text in user_texts:
-        history.append(Message(role="user", text=text))
-        turn = sum(1 for m in history if m.role == "user")
-        reply = _finish(agent.reply(history, SessionContext("roleplay", 0, turn)))
-        history.append(Message(role="assistant", text=reply.text, tool_calls=reply.tool_calls))
-    return reply
-
-
-def _finish(coro: Coroutine[Any, Any, Any]) -> Any:
-    """The agent's coroutine run to its end on an event loop of its own, in a thread of
-    its own: a responder is a plain function, and may be called inside the fake
-    server's running loop."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def _with_their_values(reply: Any, results: list[dict[str, Any]]) -> str:
