@@ -1,5 +1,12 @@
 """Offline engine throughput: sessions/s, agent turns/s, and where the time goes.
 
+Its old goal (10,000 offline agent turns per CPU-second) is retired (issue 27): it
+measured simlab's own scripted user against its own reference agent, and the caches
+that chased it (``mark_read_only`` and the like, named in the history below) are gone.
+The engine's speed is now judged by ``bench/engine_overhead.py`` (its CPU as a share of
+a 300 ms agent's turn) and ``bench/llm_sessions.py``; this one still says where the
+offline time goes. The figures below are history, of code that no longer exists.
+
 Runs the default suite (scaled by --reps) in one process on one core against
 the reference agent and the scripted simulator, writing a real run directory.
 The time inside simulator calls, agent calls and grading is measured by
