@@ -131,7 +131,8 @@ async def browser_process(argv: list[str]) -> AsyncIterator[Process]:
 @asynccontextmanager
 async def chromium_page(tg: TaskGroup) -> AsyncIterator[Page]:
     """Start headless Chromium with a fresh profile and attach to its blank page."""
-    with tempfile.TemporaryDirectory() as profile:
+    # the browser's helper processes may still write to the profile as it is removed
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         argv = [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", "about:blank"]
         async with browser_process(argv) as proc:
             assert proc.stderr is not None
