@@ -23,7 +23,6 @@ ENCODING_META = "encoding"
 
 _HOW = "lone surrogates (text that is no valid Unicode) stored as \\uXXXX text"
 
-_RECORD_JSON = SessionRecord.__pydantic_serializer__
 
 
 def record_line(record: SessionRecord) -> bytes:
@@ -45,7 +44,7 @@ def encodable_record(record: SessionRecord) -> tuple[SessionRecord, bytes]:
         PydanticSerializationError: The record cannot be written for another reason.
     """
     try:
-        return record, _RECORD_JSON.to_json(record)
+        return record, _json(record)
     except PydanticSerializationError as e:
         if "surrogates not allowed" not in str(e):
             raise
@@ -56,7 +55,11 @@ def encodable_record(record: SessionRecord) -> tuple[SessionRecord, bytes]:
         ENCODING_META: {"escaped": escaped, "how": _HOW},
     }
     fixed = SessionRecord.model_validate(data)
-    return fixed, _RECORD_JSON.to_json(fixed)
+    return fixed, _json(fixed)
+
+
+def _json(record: SessionRecord) -> bytes:
+    return record.model_dump_json().encode("utf-8")
 
 
 def escape_text(text: str) -> str:
