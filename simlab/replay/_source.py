@@ -74,9 +74,7 @@ def read_records(path: Path) -> tuple[list[SourceRecord], list[ImportProblem]]:
     text = _read_text(path)
     start = len(text) - len(text.lstrip(_WS))
     if text[start] == "[":
-        if len(text) > MAX_RECORD_BYTES:  # each element decoded within a bounded window
-            return _read_large_array(path, text, start)
-        return _read_array(path, text, start)
+        return _read_array(path, text, start)  # each element within a bounded window
     whole = _whole_value(text, start)
     lines = text.split("\n")
     if whole is not None and _first_line_incomplete(lines):
@@ -214,38 +212,10 @@ def _read_jsonl(path: Path, lines: list[str]) -> tuple[list[SourceRecord], list[
 def _read_array(
     path: Path, text: str, start: int
 ) -> tuple[list[SourceRecord], list[ImportProblem]]:
-    records: list[SourceRecord] = []
-    pos = _skip_ws(text, start + 1)
-    index = 0
-    if pos < len(text) and text[pos] == "]":
-        return records, []
-    while pos < len(text):
-        where = f"{path}:{_line_of(text, pos)} (element {index})"
-        try:
-            value, pos = _DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError) as e:
-            why = _unreadable(e)
-            return records, [ImportProblem(where, f"{why}; the rest of the array is unread")]
-        records.append(SourceRecord(where, value))
-        index += 1
-        pos = _skip_ws(text, pos)
-        if pos < len(text) and text[pos] == ",":
-            pos = _skip_ws(text, pos + 1)
-            continue
-        if pos < len(text) and text[pos] == "]":
-            return records, []
-        break
-    where = f"{path}:{_line_of(text, min(pos, len(text)))}"
-    return records, [ImportProblem(where, "the JSON array is not closed (expected ',' or ']')")]
-
-
-def _read_large_array(
-    path: Path, text: str, start: int
-) -> tuple[list[SourceRecord], list[ImportProblem]]:
-    """``_read_array`` for an array past ``MAX_RECORD_BYTES``: each element is decoded
-    from a window of at most that many characters starting at or before it, so an
-    element longer than that is refused (with the rest of the array: where it ends is
-    unknown) without decoding more than the window holds."""
+    """The elements of the JSON array at ``start``: each is decoded from a window of at
+    most ``MAX_RECORD_BYTES`` characters starting at or before it, so an element longer
+    than that is refused (with the rest of the array: where it ends is unknown) without
+    decoding more than the window holds. An array within the limit is one window."""
     records: list[SourceRecord] = []
     pos = _skip_ws(text, start + 1)
     index = 0
