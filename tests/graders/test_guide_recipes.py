@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import simlab
 from simlab.spec import starter_dir
+from tests.graders.test_precondition import tea_orders
 
 HASTY = '''from agent import _required, act, intent, stated
 from agent import reply as careful
@@ -61,10 +61,7 @@ def _shop(tmp: Path) -> Path:
 
 
 def _orders(project: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    monkeypatch.chdir(project)
-    monkeypatch.syspath_prepend(str(project))
-    result = simlab.run("simlab.yaml", target=target, reps=1, progress=False)
-    return [r for r in result.records if r.key.goal == "order_tea" and r.status == "ok"]
+    return [r for r in tea_orders(project, target, monkeypatch) if r.status == "ok"]
 
 
 def test_an_agent_that_acts_without_a_yes_fails_under_the_old_recipe(

@@ -77,7 +77,9 @@ def _project_with_a_rule(tmp: Path) -> Path:
     return project
 
 
-def _run(project: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def tea_orders(project: Path, target: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``order_tea`` sessions of one repetition of ``project``'s suite against
+    ``target`` (a ``module:attr`` beside the suite)."""
     monkeypatch.chdir(project)
     monkeypatch.syspath_prepend(str(project))
     result = simlab.run(project / "simlab.yaml", target=target, reps=1, progress=False)
@@ -88,8 +90,8 @@ def test_an_agent_that_skips_the_required_lookup_fails_precondition(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = _project_with_a_rule(tmp_path)
-    careful = _run(project, "agent:reply", monkeypatch)
-    careless = _run(project, "careless:reply", monkeypatch)
+    careful = tea_orders(project, "agent:reply", monkeypatch)
+    careless = tea_orders(project, "careless:reply", monkeypatch)
     assert careful and len(careful) == len(careless)
     placed = [r for r in careful if r.checks["goal_completed"].passed]
     assert placed and all(r.checks["precondition"].passed for r in placed)
