@@ -24,7 +24,6 @@ ENCODING_META = "encoding"
 _HOW = "lone surrogates (text that is no valid Unicode) stored as \\uXXXX text"
 
 
-
 def record_line(record: SessionRecord) -> bytes:
     """``record`` as its ``sessions.jsonl`` line (UTF-8 JSON, no newline); text that
     cannot be encoded is escaped (see ``encodable_record``).
